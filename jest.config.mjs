@@ -1,0 +1,22 @@
+/**
+ * Jest in native ESM mode (`node --experimental-vm-modules`), TypeScript through ts-jest.
+ * Unit specs live next to the code (*.spec.ts); end-to-end tests against real redis-server
+ * processes live under test/ (*.e2e-spec.ts). Tests import the library from source; worker
+ * processes they spawn import the built package (npm run build runs first).
+ */
+export default {
+  testEnvironment: 'node',
+  rootDir: '.',
+  extensionsToTreatAsEsm: ['.ts'],
+  moduleNameMapper: {
+    '^nestjs-distributed-lock$': '<rootDir>/libs/distributed-lock/src/index.ts',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: '<rootDir>/tsconfig.spec.json' }],
+  },
+  testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  testTimeout: 30_000,
+  maxWorkers: 2,
+};

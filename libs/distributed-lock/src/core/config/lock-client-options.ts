@@ -1,0 +1,45 @@
+import type { ConnectionConfig } from '../connection/connection-config.js';
+import type { RedisClient } from '../connection/connection-strategy.js';
+import type { Duration } from '../util/duration.js';
+
+/** Options of the framework-free `LockClient` (the Nest module accepts the same, plus its own). */
+export interface LockClientOptions {
+  /** Where Redis is. Omit it (and `client`) to read `REDIS_*` environment variables. */
+  connection?: ConnectionConfig;
+  /**
+   * An ioredis client you already have. The library runs its scripts on it and opens one extra
+   * connection for subscriptions (`duplicate()`); it never closes your client.
+   */
+  client?: RedisClient;
+  /** Prefix of every key and channel (default `LOCK_KEY_PREFIX` or `'lock:'`). */
+  keyPrefix?: string;
+  /**
+   * Lease of a lock taken without leaseTime; the watchdog renews it every third of this while the
+   * owner holds it (default `LOCK_WATCHDOG_TIMEOUT` or 30 s, minimum 30 ms).
+   */
+  watchdogTimeout?: Duration;
+  /**
+   * Longest a single Redis round trip of a lock operation may take before it fails with
+   * LockBackendError (default 5 s). A late success of an abandoned acquisition is released again.
+   */
+  operationTimeout?: Duration;
+  /** Do not connect at start-up; the first lock call connects (default false: connect, fail fast). */
+  lazyConnect?: boolean;
+  /** Environment to read when `connection` is omitted (default `process.env`). */
+  env?: Record<string, string | undefined>;
+}
+
+export const LOCK_CLIENT_OPTION_KEYS = [
+  'connection',
+  'client',
+  'keyPrefix',
+  'watchdogTimeout',
+  'operationTimeout',
+  'lazyConnect',
+  'env',
+] as const;
+
+export const DEFAULT_KEY_PREFIX = 'lock:';
+export const DEFAULT_WATCHDOG_TIMEOUT_MS = 30_000;
+export const MIN_WATCHDOG_TIMEOUT_MS = 30;
+export const DEFAULT_OPERATION_TIMEOUT_MS = 5_000;

@@ -1,0 +1,91 @@
+import { InvalidLockConfigError } from '../errors/invalid-lock-config.error.js';
+import { DistributedLockError } from '../errors/distributed-lock.error.js';
+import { createConnectionStrategy } from '../connection/create-connection-strategy.js';
+import type { ConnectionStrategy, RedisClient } from '../connection/connection-strategy.js';
+import { describe, toMilliseconds } from '../util/duration.js';
+import { isPlainObject } from '../util/validate.js';
+import { validateConnectionConfig } from './connection-config.validator.js';
+import { readConnectionConfigFromEnv, type Environment } from './env-config.parser.js';
+import {
+  DEFAULT_KEY_PREFIX,
+  DEFAULT_OPERATION_TIMEOUT_MS,
+  DEFAULT_WATCHDOG_TIMEOUT_MS,
+  LOCK_CLIENT_OPTION_KEYS,
+  MIN_WATCHDOG_TIMEOUT_MS,
+  type LockClientOptions,
+} from './lock-client-options.js';
+
+export interface ResolvedLockClientOptions {
+  /** Set when the library creates its own connections. */
+  strategy: ConnectionStrategy | undefined;
+  /** Set when the user brought a client. */
+  client: RedisClient | undefined;
+  keyPrefix: string;
+  watchdogTimeoutMs: number;
+  operationTimeoutMs: number;
+  lazyConnect: boolean;
+}
+
+const MAX_PREFIX_LENGTH = 128;
+
+/**
+ * Validates options and fills the gaps from the environment, then from defaults. Everything wrong is
+ * reported here, at start-up, naming the option or the variable.
+ */
+export function resolveLockClientOptions(input: LockClientOptions, extraKeys: readonly string[] = []): ResolvedLockClientOptions {
+  if (!isPlainObject(input)) {
+    throw new InvalidLockConfigError('options', `expected an object, got ${describe(input)}.`);
+  }
+  const options: LockClientOptions = input;
+  for (const key of Object.keys(options)) {
+    if (!(LOCK_CLIENT_OPTION_KEYS as readonly string[]).includes(key) && !extraKeys.includes(key)) {
+      throw new InvalidLockConfigError(key, `is not an option; known options are ${[...LOCK_CLIENT_OPTION_KEYS, ...extraKeys].join(', ')}.`);
+    }
+  }
+  const env: Environment = options.env ?? process.env;
+  if (options.client !== undefined && options.connection !== undefined) {
+    throw new InvalidLockConfigError('client', 'give either an existing client or connection settings, not both.');
+  }
+  if (options.client !== undefined && typeof (options.client as { defineCommand?: unknown }).defineCommand !== 'function') {
+    throw new InvalidLockConfigError('client', 'expected an ioredis Redis or Cluster instance.');
+  }
+  const strategy =
+    options.client !== undefined
+      ? undefined
+      : createConnectionStrategy(options.connection !== undefined ? validateConnectionConfig(options.connection) : readConnectionConfigFromEnv(env));
+
+  const keyPrefix = options.keyPrefix ?? env.LOCK_KEY_PREFIX ?? DEFAULT_KEY_PREFIX;
+  const prefixSetting = options.keyPrefix !== undefined ? 'keyPrefix' : 'LOCK_KEY_PREFIX';
+  if (typeof keyPrefix !== 'string' || keyPrefix.length > MAX_PREFIX_LENGTH || /[{}\s]/.test(keyPrefix)) {
+    throw new InvalidLockConfigError(prefixSetting, `expected up to ${MAX_PREFIX_LENGTH} characters without braces or spaces, e.g. "lock:", got ${describe(keyPrefix)}.`);
+  }
+
+  return {
+    strategy,
+    client: options.client,
+    keyPrefix,
+    watchdogTimeoutMs: configDuration(options.watchdogTimeout, 'watchdogTimeout', env, 'LOCK_WATCHDOG_TIMEOUT', DEFAULT_WATCHDOG_TIMEOUT_MS, MIN_WATCHDOG_TIMEOUT_MS),
+    operationTimeoutMs: configDuration(options.operationTimeout, 'operationTimeout', undefined, undefined, DEFAULT_OPERATION_TIMEOUT_MS, 1),
+    lazyConnect: options.lazyConnect ?? false,
+  };
+}
+
+/** A duration from an option, else an environment variable, else a default; errors name the source. */
+export function configDuration(
+  value: unknown,
+  option: string,
+  env: Environment | undefined,
+  variable: string | undefined,
+  fallback: number,
+  min: number,
+): number {
+  const fromEnv = variable !== undefined && env?.[variable]?.trim() ? env[variable]!.trim() : undefined;
+  const source = value !== undefined ? option : fromEnv !== undefined ? variable! : undefined;
+  if (source === undefined) return fallback;
+  try {
+    return toMilliseconds(value !== undefined ? value : fromEnv, source, { min });
+  } catch (error) {
+    if (error instanceof DistributedLockError) throw new InvalidLockConfigError(source, error.message.replace(/^Invalid [^:]+: /, ''));
+    throw error;
+  }
+}

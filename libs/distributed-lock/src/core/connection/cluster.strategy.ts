@@ -1,0 +1,41 @@
+import { Cluster, type ClusterOptions } from 'ioredis';
+import { formatHostPort, type ClusterConnectionConfig } from './connection-config.js';
+import type { ConnectionStrategy, RedisClient } from './connection-strategy.js';
+import { baseRedisOptions } from './redis-options.js';
+
+/**
+ * Redis Cluster. Every key of one lock carries the `{name}` hash tag, so a lock's scripts always run
+ * in one slot; unlock notifications use sharded pub/sub, so they reach only the shard of that slot.
+ */
+export class ClusterConnectionStrategy implements ConnectionStrategy {
+  readonly mode = 'cluster' as const;
+  readonly shardedPubSub = true;
+  readonly target: string;
+
+  constructor(private readonly config: ClusterConnectionConfig) {
+    this.target = `cluster ${config.nodes.map(formatHostPort).join(',')}`;
+  }
+
+  createCommandClient(): RedisClient {
+    return new Cluster(this.config.nodes, this.clusterOptions());
+  }
+
+  createSubscriberClient(): RedisClient {
+    return new Cluster(this.config.nodes, { ...this.clusterOptions(), shardedSubscribers: true });
+  }
+
+  private clusterOptions(): ClusterOptions {
+    const { lazyConnect, enableAutoPipelining, maxRetriesPerRequest, ...redisOptions } = baseRedisOptions(this.config);
+    const options: ClusterOptions = {
+      lazyConnect,
+      enableAutoPipelining,
+      maxRedirections: 16,
+      retryDelayOnTryAgain: 100,
+      retryDelayOnFailover: 100,
+      redisOptions: { ...redisOptions, maxRetriesPerRequest },
+      ...this.config.clusterOptions,
+    };
+    if (this.config.natMap) options.natMap = this.config.natMap;
+    return options;
+  }
+}

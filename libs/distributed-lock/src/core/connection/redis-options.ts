@@ -1,0 +1,23 @@
+import type { RedisOptions } from 'ioredis';
+import type { CommonConnectionConfig } from './connection-config.js';
+
+/**
+ * The ioredis options every connection we create starts from:
+ * - lazyConnect, so start-up can connect explicitly and report failure instead of retrying forever;
+ * - auto-pipelining, so concurrent lock calls share round trips;
+ * - few retries per command, so an unreachable Redis turns into a typed error quickly (waiters keep
+ *   retrying on their own, bounded by their wait time).
+ */
+export function baseRedisOptions(config: CommonConnectionConfig): RedisOptions {
+  const options: RedisOptions = {
+    lazyConnect: true,
+    enableAutoPipelining: true,
+    maxRetriesPerRequest: 2,
+    connectTimeout: 5000,
+  };
+  if (config.username !== undefined) options.username = config.username;
+  if (config.password !== undefined) options.password = config.password;
+  if (config.tls === true) options.tls = {};
+  else if (config.tls) options.tls = { ...config.tls };
+  return { ...options, ...config.redisOptions };
+}

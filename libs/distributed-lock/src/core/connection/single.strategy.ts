@@ -1,0 +1,42 @@
+import { Redis, type RedisOptions } from 'ioredis';
+import type { SingleConnectionConfig } from './connection-config.js';
+import type { ConnectionStrategy, RedisClient } from './connection-strategy.js';
+import { baseRedisOptions } from './redis-options.js';
+
+/** One Redis server. */
+export class SingleConnectionStrategy implements ConnectionStrategy {
+  readonly mode = 'single' as const;
+  readonly shardedPubSub = false;
+  readonly target: string;
+
+  constructor(private readonly config: SingleConnectionConfig) {
+    this.target = config.url
+      ? `single ${redactUrl(config.url)}`
+      : `single ${config.host ?? '127.0.0.1'}:${config.port ?? 6379}`;
+  }
+
+  createCommandClient(): RedisClient {
+    const options: RedisOptions = baseRedisOptions(this.config);
+    if (this.config.db !== undefined) options.db = this.config.db;
+    if (this.config.url) {
+      // Options given explicitly win over the URL's parts, as in ioredis.
+      return new Redis(this.config.url, options);
+    }
+    return new Redis({ host: this.config.host ?? '127.0.0.1', port: this.config.port ?? 6379, ...options });
+  }
+
+  createSubscriberClient(command: RedisClient): RedisClient {
+    return (command as Redis).duplicate();
+  }
+}
+
+/** The URL without its password, for messages and logs. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '<unparseable REDIS_URL>';
+  }
+}

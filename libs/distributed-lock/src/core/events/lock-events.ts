@@ -1,0 +1,54 @@
+import { EventEmitter } from 'node:events';
+import type { LockLostReason } from '../errors/lock-lost.error.js';
+
+/** Kinds of lock the library offers. */
+export type LockKind = 'reentrant';
+
+interface LockEventBase {
+  name: string;
+  kind: LockKind;
+}
+
+export interface LockAcquiredEvent extends LockEventBase {
+  /** Milliseconds from the call to the grant (0 for an immediate grant). */
+  waitedMs: number;
+  /** True when the owner already held it (reentrant acquisition). */
+  reentrant: boolean;
+}
+export interface LockReleasedEvent extends LockEventBase {
+  /** Milliseconds from the first acquisition to the final release. */
+  heldMs: number;
+}
+export interface LockRenewedEvent extends LockEventBase {
+  leaseMs: number;
+}
+export interface LockLostEvent extends LockEventBase {
+  reason: LockLostReason;
+  heldMs: number;
+}
+export interface LockFailedEvent extends LockEventBase {
+  /** `timeout`: still held by another owner after waitTime; `error`: Redis failed; `aborted`: caller gave up. */
+  outcome: 'timeout' | 'error' | 'aborted';
+  waitedMs: number;
+  error?: Error;
+}
+export interface LockBackgroundErrorEvent {
+  /** What the library was doing in the background when Redis failed. */
+  operation: 'renew' | 'release' | 'subscribe' | 'unsubscribe' | 'connection';
+  name?: string;
+  error: Error;
+}
+
+/** Events of a lock client. None carries an owner id or a fencing token. */
+export interface LockEventMap {
+  acquired: [LockAcquiredEvent];
+  released: [LockReleasedEvent];
+  renewed: [LockRenewedEvent];
+  lost: [LockLostEvent];
+  failed: [LockFailedEvent];
+  'background-error': [LockBackgroundErrorEvent];
+  /** A channel was (un)subscribed: waiting started or ended for a lock in this process. */
+  subscription: [{ channel: string; subscribed: boolean }];
+}
+
+export class LockEvents extends EventEmitter<LockEventMap> {}

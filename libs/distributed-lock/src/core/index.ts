@@ -1,0 +1,23 @@
+export * from './errors/index.js';
+export type { Duration } from './util/duration.js';
+export type {
+  ConnectionConfig,
+  SingleConnectionConfig,
+  ClusterConnectionConfig,
+  MasterSlaveConnectionConfig,
+  SentinelConnectionConfig,
+  CommonConnectionConfig,
+  HostPort,
+  RedisMode,
+} from './connection/connection-config.js';
+export { REDIS_MODES } from './connection/connection-config.js';
+export type { RedisClient } from './connection/connection-strategy.js';
+export type { LockClientOptions } from './config/lock-client-options.js';
+export { DEFAULT_KEY_PREFIX, DEFAULT_WATCHDOG_TIMEOUT_MS } from './config/lock-client-options.js';
+export { LOCK_ENV_VARIABLES, readConnectionConfigFromEnv } from './config/env-config.parser.js';
+export { getLockContext, runInLockContext, runInNewLockContext, type LockContext } from './context/lock-context.js';
+export * from './events/lock-events.js';
+export type { LockHandle } from './lock/lock-handle.js';
+export type { LockOptions, TryLockOptions } from './locks/acquire-options.js';
+export { ReentrantLock } from './locks/reentrant-lock.js';
+export { LockClient } from './lock-client.js';

@@ -1,0 +1,37 @@
+import type { LockLostError } from '../errors/lock-lost.error.js';
+import type { LeaseResource } from './lease-resource.js';
+
+/**
+ * What this process knows about one lock held by one owner: shared by every handle of a reentrant
+ * holder. `validUntil` is a monotonic deadline counted from the start of the acquiring (or renewing)
+ * round trip, so it is never later than Redis's own expiry.
+ */
+export class HeldLock {
+  active = true;
+  lostBecause: LockLostError | undefined;
+  expiryTimer: NodeJS.Timeout | undefined;
+  private controller: AbortController | undefined;
+
+  constructor(
+    readonly resource: LeaseResource,
+    readonly owner: string,
+    readonly token: number,
+    public holds: number,
+    public leaseMs: number,
+    public validUntil: number,
+    public watchdog: boolean,
+    readonly acquiredAt: number,
+  ) {}
+
+  /** Aborted when the lock is lost; created on first use, so locks nobody watches cost nothing. */
+  get signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    return this.controller.signal;
+  }
+
+  abort(reason: LockLostError): void {
+    this.lostBecause = reason;
+    this.controller ??= new AbortController();
+    this.controller.abort(reason);
+  }
+}

@@ -1,0 +1,282 @@
+import { randomUUID } from 'node:crypto';
+import type { RedisClient } from '../connection/connection-strategy.js';
+import { getLockContext, nextOwnerSequence, type LockContext } from '../context/lock-context.js';
+import { LockBackendError } from '../errors/lock-backend.error.js';
+import { LockClientClosedError } from '../errors/lock-client-closed.error.js';
+import { LockLostError, type LockLostReason } from '../errors/lock-lost.error.js';
+import { LockNotHeldError } from '../errors/lock-not-held.error.js';
+import type { LockEvents } from '../events/lock-events.js';
+import { FORCE_UNLOCK_SCRIPT } from '../scripts/force-unlock.script.js';
+import { bindScript } from '../scripts/lock-script.js';
+import { REENTRANT_ACQUIRE_SCRIPT } from '../scripts/reentrant-acquire.script.js';
+import { REENTRANT_RELEASE_SCRIPT } from '../scripts/reentrant-release.script.js';
+import { REENTRANT_RENEW_SCRIPT } from '../scripts/reentrant-renew.script.js';
+import { monotonicNow } from '../util/clock.js';
+import { UnlockNotifier } from '../waiting/unlock-notifier.js';
+import type { SubscriberPort } from '../waiting/subscriber-port.js';
+import { LeaseWatchdog } from '../watchdog/lease-watchdog.js';
+import { HeldLock } from './held-lock.js';
+import type { LeaseResource } from './lease-resource.js';
+import { AcquiredLock, type LockReleaser } from './lock-handle.js';
+import { LockKeys } from './lock-keys.js';
+
+export interface LockEngineSettings {
+  keyPrefix: string;
+  watchdogTimeoutMs: number;
+  operationTimeoutMs: number;
+  shardedPubSub: boolean;
+}
+
+/** Thrown inside the engine when a round trip is given up (timeout or caller abort). */
+export class AbandonedOperation extends Error {
+  constructor(readonly why: 'timeout' | 'aborted') {
+    super(why);
+  }
+}
+
+/**
+ * The machinery shared by every lock kind of one client: owner ids, the registry of locks held by
+ * this process, lease expiry, the watchdog, the unlock notifier and the bound scripts.
+ */
+export class LockEngine implements LockReleaser {
+  /** Random per client: the first half of every owner id this client writes to Redis. */
+  readonly clientId = randomUUID();
+  readonly keys: LockKeys;
+  readonly notifier: UnlockNotifier;
+  readonly publishCommand: 'publish' | 'spublish';
+  readonly scripts;
+  private readonly watchdog: LeaseWatchdog;
+  private readonly held = new Map<string, HeldLock>();
+  private closed = false;
+
+  constructor(
+    readonly redis: RedisClient,
+    subscriber: SubscriberPort,
+    readonly settings: LockEngineSettings,
+    readonly events: LockEvents,
+  ) {
+    this.keys = new LockKeys(settings.keyPrefix);
+    this.publishCommand = settings.shardedPubSub ? 'spublish' : 'publish';
+    this.notifier = new UnlockNotifier(subscriber, events);
+    this.watchdog = new LeaseWatchdog(Math.floor(settings.watchdogTimeoutMs / 3), (locks) => this.renewAll(locks));
+    this.scripts = {
+      reentrantAcquire: bindScript<[number, number]>(redis, REENTRANT_ACQUIRE_SCRIPT),
+      reentrantRelease: bindScript<number>(redis, REENTRANT_RELEASE_SCRIPT),
+      reentrantRenew: bindScript<number>(redis, REENTRANT_RENEW_SCRIPT),
+      forceUnlock: bindScript<number>(redis, FORCE_UNLOCK_SCRIPT),
+    };
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Locks this process holds right now (all owners, all kinds). */
+  get heldCount(): number {
+    return this.held.size;
+  }
+
+  get watchdogTimeoutMs(): number {
+    return this.settings.watchdogTimeoutMs;
+  }
+
+  assertOpen(operation: string): void {
+    if (this.closed) throw new LockClientClosedError(operation);
+  }
+
+  ownerOf(context: LockContext): string {
+    return `${this.clientId}:${context.id}`;
+  }
+
+  /** The caller's owner id, or a fresh one when it runs outside any lock context. */
+  currentOwner(): string {
+    const context = getLockContext();
+    return `${this.clientId}:${context ? context.id : nextOwnerSequence()}`;
+  }
+
+  find(owner: string, resource: LeaseResource): HeldLock | undefined {
+    return this.held.get(registryKey(owner, resource));
+  }
+
+  /**
+   * Runs one Redis round trip of a lock operation, giving up after the operation timeout or when
+   * `signal` aborts (AbandonedOperation). The promise itself keeps running: callers decide what to do
+   * with a late reply.
+   */
+  async bounded<T>(operation: Promise<T>, signal?: AbortSignal): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    try {
+      return await Promise.race([
+        operation,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new AbandonedOperation('timeout')), this.settings.operationTimeoutMs);
+          timer.unref();
+          if (signal) {
+            onAbort = () => reject(new AbandonedOperation('aborted'));
+            if (signal.aborted) onAbort();
+            else signal.addEventListener('abort', onAbort, { once: true });
+          }
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Records a successful acquisition and returns its handle. */
+  register(
+    resource: LeaseResource,
+    owner: string,
+    token: number,
+    holds: number,
+    leaseMs: number,
+    startedAt: number,
+    watchdog: boolean,
+  ): AcquiredLock {
+    const key = registryKey(owner, resource);
+    const validUntil = startedAt + leaseMs;
+    let held = this.held.get(key);
+    if (held && held.token !== token) {
+      // Redis granted a new lifetime: the one we remember expired there before our timer noticed.
+      this.markLost(held, 'lease-expired');
+      held = undefined;
+    }
+    if (held) {
+      held.holds = holds;
+      held.leaseMs = Math.max(held.leaseMs, leaseMs);
+      if (watchdog && !held.watchdog) {
+        held.watchdog = true;
+        this.watchdog.add(held);
+      }
+      if (validUntil > held.validUntil) {
+        held.validUntil = validUntil;
+        this.armExpiry(held);
+      }
+    } else {
+      held = new HeldLock(resource, owner, token, holds, leaseMs, validUntil, watchdog, startedAt);
+      this.held.set(key, held);
+      if (watchdog) this.watchdog.add(held);
+      this.armExpiry(held);
+    }
+    return new AcquiredLock(held, this);
+  }
+
+  /** Drops one hold of `held` in Redis. LockNotHeldError if it is no longer ours. */
+  async release(held: HeldLock): Promise<void> {
+    const name = held.resource.name;
+    if (!held.active) {
+      throw new LockNotHeldError(name, held.lostBecause ? `it was lost before (${held.lostBecause.reason})` : 'it was already released');
+    }
+    let remaining: number;
+    try {
+      remaining = await this.bounded(held.resource.release(held.owner, false));
+    } catch (error) {
+      // Unknown outcome: stop renewing and let the lease run out rather than hold it forever.
+      this.forget(held);
+      throw new LockBackendError('unlock', name, error instanceof AbandonedOperation ? new Error(`no reply within ${this.settings.operationTimeoutMs} ms`) : error);
+    }
+    if (remaining < 0) {
+      this.markLost(held, 'not-owner');
+      throw new LockNotHeldError(name, 'its lease ran out or it was force-unlocked, so another owner may hold it now');
+    }
+    held.holds = remaining;
+    if (remaining === 0) {
+      this.forget(held);
+      this.events.emit('released', { name, kind: held.resource.kind, heldMs: monotonicNow() - held.acquiredAt });
+    }
+  }
+
+  /** The lock is gone for its holder: abort its signal, stop renewing, tell listeners. */
+  markLost(held: HeldLock, reason: LockLostReason): void {
+    if (!held.active) return;
+    this.forget(held);
+    const error = new LockLostError(held.resource.name, reason);
+    held.abort(error);
+    this.events.emit('lost', { name: held.resource.name, kind: held.resource.kind, reason, heldMs: monotonicNow() - held.acquiredAt });
+  }
+
+  /** Marks every local holder of `resource` as lost (after a force unlock). */
+  markResourceLost(resource: LeaseResource, reason: LockLostReason): void {
+    for (const held of [...this.held.values()]) {
+      if (held.resource.id === resource.id) this.markLost(held, reason);
+    }
+  }
+
+  /** Stops renewals, wakes waiters with LockClientClosedError, and releases what this process holds. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.watchdog.stop();
+    this.notifier.close();
+    const holders = [...this.held.values()];
+    await Promise.all(
+      holders.map(async (held) => {
+        this.markLost(held, 'client-closed');
+        try {
+          await this.bounded(held.resource.release(held.owner, true));
+        } catch (error) {
+          this.reportBackground('release', held.resource.name, error);
+        }
+      }),
+    );
+  }
+
+  reportBackground(operation: 'renew' | 'release', name: string, error: unknown): void {
+    const failure = error instanceof AbandonedOperation ? new Error(`no reply within ${this.settings.operationTimeoutMs} ms`) : error;
+    this.events.emit('background-error', { operation, name, error: failure instanceof Error ? failure : new Error(String(failure)) });
+  }
+
+  private forget(held: HeldLock): void {
+    held.active = false;
+    clearTimeout(held.expiryTimer);
+    held.expiryTimer = undefined;
+    if (held.watchdog) this.watchdog.delete(held);
+    const key = registryKey(held.owner, held.resource);
+    if (this.held.get(key) === held) this.held.delete(key);
+  }
+
+  private armExpiry(held: HeldLock): void {
+    clearTimeout(held.expiryTimer);
+    held.expiryTimer = setTimeout(() => this.onLeaseDeadline(held), Math.max(0, held.validUntil - monotonicNow()));
+    held.expiryTimer.unref();
+  }
+
+  private onLeaseDeadline(held: HeldLock): void {
+    if (!held.active) return;
+    if (monotonicNow() < held.validUntil) {
+      this.armExpiry(held);
+      return;
+    }
+    this.markLost(held, 'lease-expired');
+    // Our deadline is never later than Redis's: if the key is still ours for a moment, free it now
+    // so that waiters do not sit out the rest of the lease. Owner-checked, so harmless otherwise.
+    held.resource.release(held.owner, true).catch((error: unknown) => this.reportBackground('release', held.resource.name, error));
+  }
+
+  private async renewAll(locks: HeldLock[]): Promise<void> {
+    await Promise.all(
+      locks.map(async (held) => {
+        const startedAt = monotonicNow();
+        try {
+          const renewed = await held.resource.renew(held.owner, held.leaseMs);
+          if (!held.active) return;
+          if (!renewed) {
+            this.markLost(held, 'not-owner');
+            return;
+          }
+          held.validUntil = Math.max(held.validUntil, startedAt + held.leaseMs);
+          this.armExpiry(held);
+          this.events.emit('renewed', { name: held.resource.name, kind: held.resource.kind, leaseMs: held.leaseMs });
+        } catch (error) {
+          this.reportBackground('renew', held.resource.name, error);
+        }
+      }),
+    );
+  }
+}
+
+function registryKey(owner: string, resource: LeaseResource): string {
+  return `${owner}\u0000${resource.kind}\u0000${resource.id}`;
+}

@@ -1,0 +1,23 @@
+/**
+ * Key and channel names of one lock. Every name carries the lock name as a `{hash tag}`, so all keys
+ * of one lock live in one cluster slot and one script can touch them all; every name starts with the
+ * prefix, so an ACL can confine a lock user to `~<prefix>*` and `&<prefix>*`.
+ */
+export class LockKeys {
+  constructor(readonly prefix: string) {}
+
+  /** The lock itself (a hash: owner, holds, token). */
+  lock(name: string): string {
+    return `${this.prefix}{${name}}`;
+  }
+
+  /** The fencing-token counter. Never expires, so tokens keep increasing across lock lifetimes. */
+  fence(name: string): string {
+    return `${this.prefix}{${name}}:fence`;
+  }
+
+  /** The channel the release script publishes on. */
+  channel(name: string): string {
+    return `${this.prefix}{${name}}:released`;
+  }
+}

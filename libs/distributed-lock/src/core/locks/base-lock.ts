@@ -1,0 +1,206 @@
+import { getLockContext } from '../context/lock-context.js';
+import { LockAcquireAbortedError } from '../errors/lock-acquire-aborted.error.js';
+import { LockAcquireTimeoutError } from '../errors/lock-acquire-timeout.error.js';
+import { LockBackendError } from '../errors/lock-backend.error.js';
+import { LockClientClosedError } from '../errors/lock-client-closed.error.js';
+import { LockNotHeldError } from '../errors/lock-not-held.error.js';
+import type { LockKind } from '../events/lock-events.js';
+import type { LeaseResource } from '../lock/lease-resource.js';
+import { AbandonedOperation, type LockEngine } from '../lock/lock-engine.js';
+import type { AcquiredLock, LockHandle } from '../lock/lock-handle.js';
+import { monotonicNow } from '../util/clock.js';
+import { lockRequest, tryLockRequest, type AcquireRequest, type LockOptions, type TryLockOptions } from './acquire-options.js';
+import type { Duration } from '../util/duration.js';
+
+export type AttemptResult = { acquired: true; token: number; holds: number } | { acquired: false; ttl: number };
+
+/** Retry pause after a Redis error while waiting: doubles from 50 ms up to 1 s. */
+const ERROR_BACKOFF_MS = [50, 100, 200, 400, 800, 1000];
+/** Pause when the lock exists without an expiry (should not happen with this library's keys). */
+const NO_TTL_PAUSE_MS = 100;
+
+/**
+ * The acquire / wait / release protocol shared by the lock kinds. A kind supplies the one-round-trip
+ * attempt, renewal and release scripts; the base does ownership, waiting without polling, deadlines,
+ * cancellation and bookkeeping.
+ */
+export abstract class BaseLock implements LeaseResource {
+  abstract readonly kind: LockKind;
+  abstract readonly id: string;
+  /** Channel the kind's release script publishes on. */
+  protected abstract readonly channel: string;
+
+  protected constructor(
+    protected readonly engine: LockEngine,
+    readonly name: string,
+  ) {}
+
+  /** One acquisition attempt in one round trip. */
+  protected abstract attempt(owner: string, leaseMs: number): Promise<AttemptResult>;
+  abstract renew(owner: string, leaseMs: number): Promise<boolean>;
+  abstract release(owner: string, all: boolean): Promise<number>;
+
+  /**
+   * Acquires, waiting as long as it takes (Redisson `lock()`); with `waitTime`, throws
+   * LockAcquireTimeoutError when the wait is over.
+   */
+  async lock(leaseTimeOrOptions?: Duration | LockOptions): Promise<LockHandle> {
+    const request = lockRequest(leaseTimeOrOptions);
+    const outcome = await this.acquire(this.engine.currentOwner(), request);
+    if ('ttl' in outcome) throw new LockAcquireTimeoutError(this.name, request.waitMs, outcome.ttl);
+    return outcome;
+  }
+
+  /** Acquires if possible within `waitTime` (default: no wait); resolves false otherwise. */
+  async tryLock(waitTimeOrOptions?: Duration | TryLockOptions, leaseTime?: Duration): Promise<LockHandle | false> {
+    const request = tryLockRequest(waitTimeOrOptions, leaseTime);
+    const outcome = await this.acquire(this.engine.currentOwner(), request);
+    return 'ttl' in outcome ? false : outcome;
+  }
+
+  /**
+   * Releases one hold taken by the current lock context. Outside any context there is no owner to
+   * release for: use the handle returned by the acquisition.
+   */
+  async unlock(): Promise<void> {
+    const context = getLockContext();
+    if (!context) {
+      throw new LockNotHeldError(
+        this.name,
+        'no lock context is active here, so nothing is held by name (outside a request or scope every acquisition is its own owner)',
+      );
+    }
+    const held = this.engine.find(this.engine.ownerOf(context), this);
+    if (!held) throw new LockNotHeldError(this.name, 'the current lock context does not hold it');
+    await this.engine.release(held);
+  }
+
+  /** Acquires for `owner`, waiting per `request`. Returns the handle, or the last seen TTL on timeout. */
+  async acquire(owner: string, request: AcquireRequest): Promise<AcquiredLock | { ttl: number }> {
+    this.engine.assertOpen(`acquire lock "${this.name}"`);
+    const { signal } = request;
+    if (signal?.aborted) throw new LockAcquireAbortedError(this.name, signal.reason);
+    const leaseMs = request.leaseMs ?? this.engine.watchdogTimeoutMs;
+    const watchdog = request.leaseMs === undefined;
+    const calledAt = monotonicNow();
+
+    try {
+      const first = await this.attemptOnce(owner, leaseMs, signal);
+      if (first.acquired) return this.granted(owner, first, leaseMs, watchdog, calledAt, first.startedAt);
+      if (request.waitMs <= 0) return this.timedOut(first.ttl, calledAt);
+      return await this.waitFor(owner, leaseMs, watchdog, calledAt, calledAt + request.waitMs, signal, first.ttl);
+    } catch (error) {
+      const outcome = error instanceof LockAcquireAbortedError ? 'aborted' : 'error';
+      this.engine.events.emit('failed', {
+        name: this.name,
+        kind: this.kind,
+        outcome,
+        waitedMs: monotonicNow() - calledAt,
+        error: error as Error,
+      });
+      throw error;
+    }
+  }
+
+  private async waitFor(
+    owner: string,
+    leaseMs: number,
+    watchdog: boolean,
+    calledAt: number,
+    deadline: number,
+    signal: AbortSignal | undefined,
+    firstTtl: number,
+  ): Promise<AcquiredLock | { ttl: number }> {
+    const { notifier } = this.engine;
+    const waiter = notifier.join(this.channel);
+    let acquired = false;
+    try {
+      // Subscribe first, then retry: a release in between is seen by the retry, any later one by the subscription.
+      const ready = await notifier.ready(waiter, deadline, signal, monotonicNow);
+      if (ready === 'aborted') throw new LockAcquireAbortedError(this.name, signal?.reason);
+      if (ready === 'closed') throw new LockClientClosedError(`wait for lock "${this.name}"`);
+      let ttl = firstTtl;
+      let failures = 0;
+      let lastError: LockBackendError | undefined;
+      for (;;) {
+        try {
+          const result = await this.attemptOnce(owner, leaseMs, signal);
+          lastError = undefined;
+          failures = 0;
+          if (result.acquired) {
+            acquired = true;
+            return this.granted(owner, result, leaseMs, watchdog, calledAt, result.startedAt);
+          }
+          ttl = result.ttl;
+        } catch (error) {
+          if (!(error instanceof LockBackendError)) throw error;
+          lastError = error; // Redis hiccup (restart, failover): keep waiting, retry with back-off.
+        }
+        const remaining = deadline - monotonicNow();
+        if (remaining <= 0) {
+          if (lastError) throw lastError;
+          return this.timedOut(ttl, calledAt);
+        }
+        const pause = lastError
+          ? ERROR_BACKOFF_MS[Math.min(failures++, ERROR_BACKOFF_MS.length - 1)]!
+          : ttl > 0
+            ? ttl
+            : NO_TTL_PAUSE_MS;
+        const outcome = await waiter.wait(Math.min(pause, remaining), signal);
+        if (outcome === 'aborted') throw new LockAcquireAbortedError(this.name, signal?.reason);
+        if (outcome === 'closed') throw new LockClientClosedError(`wait for lock "${this.name}"`);
+      }
+    } finally {
+      notifier.leave(waiter, acquired);
+    }
+  }
+
+  /**
+   * One bounded attempt. If it is abandoned (operation timeout, caller abort) and Redis grants it
+   * after all, the late grant is released again so that nobody sits out a lease nobody holds.
+   */
+  private async attemptOnce(owner: string, leaseMs: number, signal: AbortSignal | undefined): Promise<AttemptResult & { startedAt: number }> {
+    this.engine.assertOpen(`acquire lock "${this.name}"`);
+    const startedAt = monotonicNow();
+    const pending = this.attempt(owner, leaseMs);
+    try {
+      const result = await this.engine.bounded(pending, signal);
+      return { ...result, startedAt };
+    } catch (error) {
+      if (error instanceof AbandonedOperation) {
+        pending.then(
+          (late) => {
+            if (late.acquired) this.release(owner, false).catch((e: unknown) => this.engine.reportBackground('release', this.name, e));
+          },
+          () => undefined, // the attempt failed anyway: nothing was granted
+        );
+        if (error.why === 'aborted') throw new LockAcquireAbortedError(this.name, signal?.reason);
+        throw new LockBackendError('lock', this.name, new Error(`no reply within ${this.engine.settings.operationTimeoutMs} ms`));
+      }
+      throw new LockBackendError('lock', this.name, error);
+    }
+  }
+
+  private granted(
+    owner: string,
+    result: { token: number; holds: number },
+    leaseMs: number,
+    watchdog: boolean,
+    calledAt: number,
+    startedAt: number,
+  ): AcquiredLock {
+    const handle = this.engine.register(this, owner, result.token, result.holds, leaseMs, startedAt, watchdog);
+    this.engine.events.emit('acquired', {
+      name: this.name,
+      kind: this.kind,
+      waitedMs: monotonicNow() - calledAt,
+      reentrant: result.holds > 1,
+    });
+    return handle;
+  }
+
+  private timedOut(ttl: number, calledAt: number): { ttl: number } {
+    this.engine.events.emit('failed', { name: this.name, kind: this.kind, outcome: 'timeout', waitedMs: monotonicNow() - calledAt });
+    return { ttl };
+  }
+}

@@ -1,0 +1,144 @@
+import type { LockEvents } from '../events/lock-events.js';
+import type { SubscriberPort } from './subscriber-port.js';
+import { Waiter } from './waiter.js';
+
+interface ChannelState {
+  readonly channel: string;
+  /** Waiters in arrival order; the head is the one woken by the next release. */
+  readonly waiters: Waiter[];
+  subscribed: boolean;
+  /** Subscribe/unsubscribe operations, one after the other. */
+  operations: Promise<void>;
+  pendingOperations: number;
+}
+
+export type ReadyOutcome = 'ready' | 'timeout' | 'aborted' | 'closed';
+
+/**
+ * Wakes waiting callers when a lock is released, through Redis pub/sub.
+ *
+ * - One subscription per lock name per process, however many callers wait for it; it is dropped
+ *   when the last waiter leaves.
+ * - A caller subscribes before it retries, so a release between its failed attempt and the
+ *   subscription is seen by the retry, and every later one by the subscription.
+ * - One release wakes one local waiter (the oldest): no thundering herd. A waiter that leaves
+ *   without the lock passes on a wake-up it had not consumed, so none is lost.
+ * - After a reconnect every waiter retries once, since releases may have been missed meanwhile.
+ */
+export class UnlockNotifier {
+  private readonly channels = new Map<string, ChannelState>();
+  private closed = false;
+
+  constructor(
+    private readonly port: SubscriberPort,
+    private readonly events: LockEvents,
+  ) {
+    port.onMessage((channel) => this.channels.get(channel)?.waiters[0]?.notify());
+    port.onReconnect(() => this.wakeAll());
+  }
+
+  /** Number of channels with waiters or with a pending (un)subscription. */
+  get activeChannels(): number {
+    return this.channels.size;
+  }
+
+  join(channel: string): Waiter {
+    let state = this.channels.get(channel);
+    if (!state) {
+      state = { channel, waiters: [], subscribed: false, operations: Promise.resolve(), pendingOperations: 0 };
+      this.channels.set(channel, state);
+    }
+    const waiter = new Waiter(channel);
+    if (this.closed) waiter.close();
+    state.waiters.push(waiter);
+    if (state.waiters.length === 1) this.reconcile(state);
+    return waiter;
+  }
+
+  /**
+   * Resolves once the subscription for the waiter's channel is in place (or could not be made: the
+   * waiter then relies on its timer), bounded by `deadline` and `signal`.
+   */
+  async ready(waiter: Waiter, deadline: number, signal: AbortSignal | undefined, now: () => number): Promise<ReadyOutcome> {
+    const state = this.channels.get(waiter.channel);
+    // With an (un)subscription still queued, a stale `subscribed` would let the caller retry while the
+    // channel is briefly unsubscribed, and miss the release: wait for the queue to drain instead.
+    if (!state || (state.subscribed && state.pendingOperations === 0)) return 'ready';
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    try {
+      return await Promise.race<ReadyOutcome>([
+        state.operations.then(() => (this.closed ? 'closed' : 'ready')),
+        new Promise<ReadyOutcome>((resolve) => {
+          if (Number.isFinite(deadline)) {
+            timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - now()));
+            timer.unref();
+          }
+          if (signal) {
+            onAbort = () => resolve('aborted');
+            if (signal.aborted) onAbort();
+            else signal.addEventListener('abort', onAbort, { once: true });
+          }
+        }),
+      ]);
+    } finally {
+      if (timer) clearTimeout(timer);
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Removes the waiter. Pass `acquired = false` when it leaves without the lock. */
+  leave(waiter: Waiter, acquired: boolean): void {
+    const state = this.channels.get(waiter.channel);
+    if (!state) return;
+    const index = state.waiters.indexOf(waiter);
+    if (index >= 0) state.waiters.splice(index, 1);
+    if (!acquired && waiter.pending) state.waiters[0]?.notify();
+    if (state.waiters.length === 0) this.reconcile(state);
+  }
+
+  /** Wakes every waiter of every channel (after a reconnect, or to re-check after a failure). */
+  wakeAll(): void {
+    for (const state of this.channels.values()) {
+      for (const waiter of state.waiters) waiter.notify();
+    }
+  }
+
+  /** Wakes every waiter with 'closed'; later joins are closed at once. Subscriptions die with the connection. */
+  close(): void {
+    this.closed = true;
+    for (const state of this.channels.values()) {
+      for (const waiter of state.waiters) waiter.close();
+    }
+  }
+
+  /** Brings the subscription in line with whether anyone waits, one operation at a time. */
+  private reconcile(state: ChannelState): void {
+    state.pendingOperations += 1;
+    state.operations = state.operations
+      .then(async () => {
+        const wanted = state.waiters.length > 0 && !this.closed;
+        if (wanted === state.subscribed) return;
+        if (wanted) {
+          await this.port.subscribe(state.channel);
+          state.subscribed = true;
+        } else {
+          state.subscribed = false;
+          if (!this.closed) await this.port.unsubscribe(state.channel);
+        }
+        this.events.emit('subscription', { channel: state.channel, subscribed: state.subscribed });
+      })
+      .catch((error: unknown) => {
+        this.events.emit('background-error', {
+          operation: state.waiters.length > 0 ? 'subscribe' : 'unsubscribe',
+          error: error instanceof Error ? error : new Error(String(error)),
+        });
+      })
+      .finally(() => {
+        state.pendingOperations -= 1;
+        if (state.pendingOperations === 0 && state.waiters.length === 0 && !state.subscribed) {
+          this.channels.delete(state.channel);
+        }
+      });
+  }
+}

@@ -1,0 +1,17 @@
+import type { Duration, LockClientOptions } from '../core/index.js';
+
+/** Options of `DistributedLockModule.forRoot()` / `forRootAsync()`. Every field is optional. */
+export interface DistributedLockModuleOptions extends LockClientOptions {
+  /** Default waitTime of @DistributedLock (default `LOCK_WAIT_TIME` or 10 s). */
+  defaultWaitTime?: Duration;
+  /**
+   * Run every incoming request (HTTP, RPC, WebSocket) in its own lock context, so that
+   * `lock(name)` ... `unlock(name)` in one request pairs up, and another request is another owner
+   * (default true).
+   */
+  requestContext?: boolean;
+  /** HTTP status when @DistributedLock does not get the lock within waitTime: 423 (default) or 409. */
+  unavailableStatus?: 409 | 423;
+}
+
+export const MODULE_ONLY_OPTION_KEYS = ['defaultWaitTime', 'requestContext', 'unavailableStatus'] as const;
