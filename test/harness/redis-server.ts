@@ -25,6 +25,7 @@ export class RedisServer {
   private process: ChildProcess | undefined;
   private readonly log: string[] = [];
   private exited: Promise<void> = Promise.resolve();
+  private readonly clients = new Set<Redis>();
 
   private constructor(
     readonly port: number,
@@ -61,9 +62,15 @@ export class RedisServer {
     return this.process !== undefined && this.process.exitCode === null && this.process.signalCode === null;
   }
 
-  /** A plain ioredis client for assertions (the caller quits it). */
+  /**
+   * A plain ioredis client for assertions. It belongs to the server: `stop()` disconnects it, so a
+   * test that fails half-way cannot leave a reconnecting client behind to keep Jest alive.
+   */
   client(options: Record<string, unknown> = {}): Redis {
-    return new Redis({ host: this.host, port: this.port, maxRetriesPerRequest: 1, ...options });
+    const client = new Redis({ host: this.host, port: this.port, maxRetriesPerRequest: 1, ...options });
+    this.clients.add(client);
+    client.once('end', () => this.clients.delete(client));
+    return client;
   }
 
   private launch(): Promise<void> {
@@ -114,8 +121,14 @@ export class RedisServer {
     return this.log.join('\n');
   }
 
-  /** Stops the server (SIGTERM, SIGKILL after 5 s) and waits for it to exit. */
+  /** Stops the server (SIGTERM, SIGKILL after 5 s), waits for it to exit, and disconnects assertion clients. */
   async stop(): Promise<void> {
+    for (const client of this.clients) client.disconnect();
+    this.clients.clear();
+    await this.stopProcess();
+  }
+
+  private async stopProcess(): Promise<void> {
     const child = this.process;
     if (child && this.isRunning) {
       child.kill('SIGCONT');
@@ -139,7 +152,7 @@ export class RedisServer {
 
   /** Stops it and starts it again on the same port, with an empty dataset (no persistence). */
   async restart(): Promise<void> {
-    await this.stop();
+    await this.stopProcess();
     await this.launch();
   }
 

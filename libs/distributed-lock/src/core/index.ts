@@ -20,4 +20,4 @@ export * from './events/lock-events.js';
 export type { LockHandle } from './lock/lock-handle.js';
 export type { LockOptions, TryLockOptions } from './locks/acquire-options.js';
 export { ReentrantLock } from './locks/reentrant-lock.js';
-export { LockClient } from './lock-client.js';
+export { LockClient, type LockClientStats } from './lock-client.js';

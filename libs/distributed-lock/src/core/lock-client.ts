@@ -13,6 +13,12 @@ import type { Duration } from './util/duration.js';
 import { assertLockName } from './util/validate.js';
 import { createSubscriberPort } from './waiting/subscriber-port.js';
 
+export interface LockClientStats {
+  held: number;
+  renewing: number;
+  waitingChannels: number;
+}
+
 /**
  * Distributed locks on Redis, without any framework: Redisson's RLock semantics (reentrant,
  * watchdog-renewed, pub/sub wake-up) plus fencing tokens and a lock-lost signal.
@@ -113,6 +119,18 @@ export class LockClient {
 
   get watchdogTimeoutMs(): number {
     return this.engine.watchdogTimeoutMs;
+  }
+
+  /**
+   * What this client is doing right now: locks held by this process, locks the watchdog renews, and
+   * lock names with a pub/sub subscription (someone waiting). All zero when idle.
+   */
+  stats(): LockClientStats {
+    return {
+      held: this.engine.heldCount,
+      renewing: this.engine.renewingCount,
+      waitingChannels: this.engine.notifier.activeChannels,
+    };
   }
 
   /** The connection lock scripts run on (for health checks and the fencing-protected resource). */

@@ -76,6 +76,11 @@ export class LockEngine implements LockReleaser {
     return this.held.size;
   }
 
+  /** Locks the watchdog renews right now. */
+  get renewingCount(): number {
+    return this.watchdog.size;
+  }
+
   get watchdogTimeoutMs(): number {
     return this.settings.watchdogTimeoutMs;
   }

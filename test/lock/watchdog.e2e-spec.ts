@@ -1,0 +1,75 @@
+import type { Redis } from 'ioredis';
+import { LockLostError } from 'nestjs-distributed-lock';
+import { useRedis } from '../harness/use-redis.js';
+import { stopAllWorkers, WorkerProcess } from '../harness/worker-process.js';
+import { nextEvent } from '../harness/wait.js';
+
+const WATCHDOG_MS = 300;
+
+describe('watchdog and leases', () => {
+  const redis = useRedis();
+  let admin: Redis;
+  beforeAll(() => {
+    admin = redis.server().client();
+  });
+  afterEach(stopAllWorkers);
+
+  it('keeps a lock without leaseTime alive past 3x the watchdog timeout, and stops on unlock', async () => {
+    const client = await redis.client({ watchdogTimeout: WATCHDOG_MS });
+    let renewals = 0;
+    client.events.on('renewed', () => renewals++);
+    const handle = await client.lock('dog:a');
+    // One renewal every timeout/3: nine of them span three full watchdog timeouts.
+    await new Promise<void>((resolve) => client.events.on('renewed', () => renewals >= 9 && resolve()));
+    expect(handle.isHeld).toBe(true);
+    expect(handle.signal.aborted).toBe(false);
+    expect(await admin.hget('lock:{dog:a}', 'token')).toBe(String(handle.token));
+    expect(await admin.pttl('lock:{dog:a}')).toBeGreaterThan(0);
+    expect(client.stats().renewing).toBe(1);
+    await handle.unlock();
+    expect(client.stats()).toEqual({ held: 0, renewing: 0, waitingChannels: 0 });
+  });
+
+  it('an explicit leaseTime is not renewed: the lock expires, the signal aborts, an event tells', async () => {
+    const client = await redis.client({ watchdogTimeout: WATCHDOG_MS });
+    let renewals = 0;
+    client.events.on('renewed', () => renewals++);
+    const handle = await client.lock('dog:b', 200);
+    expect(client.stats().renewing).toBe(0);
+    const [event] = await nextEvent(client.events, 'lost');
+    expect(event).toMatchObject({ name: 'dog:b', reason: 'lease-expired' });
+    expect(handle.signal.aborted).toBe(true);
+    expect((handle.signal.reason as LockLostError).code).toBe('LOCK_LOST');
+    expect(renewals).toBe(0);
+    expect(await admin.exists('lock:{dog:b}')).toBe(0);
+    expect(client.stats().held).toBe(0);
+  });
+
+  it('a killed holder keeps others out until its lease runs out, then not longer', async () => {
+    const worker = WorkerProcess.start('holder-worker.mjs', {
+      REDIS_PORT: redis.server().port,
+      LOCK_NAME: 'dog:c',
+      LEASE: 'watchdog',
+      WATCHDOG: WATCHDOG_MS,
+    });
+    const acquired = await worker.waitForType('acquired');
+    // Alive past 3x the watchdog timeout thanks to renewals in the holder process.
+    await worker.waitFor(() => worker.messages.filter((m) => m.type === 'renewed').length >= 9, 'nine renewals');
+    expect(await admin.hget('lock:{dog:c}', 'token')).toBe(String(acquired.token));
+
+    worker.signal('SIGKILL');
+    await worker.exited;
+    const killedAt = performance.now();
+    const ttlAtKill = await admin.pttl('lock:{dog:c}');
+    expect(ttlAtKill).toBeGreaterThan(0);
+
+    const client = await redis.client({ watchdogTimeout: WATCHDOG_MS });
+    const handle = await client.lock('dog:c', { waitTime: '5s' });
+    const waited = performance.now() - killedAt;
+    // No early entry: the waiter got in only once the dead holder's remaining lease had passed
+    // (2 ms allowance for the granularity of Redis expiry and of our clock reads).
+    expect(waited).toBeGreaterThanOrEqual(ttlAtKill - 2);
+    expect(handle.token).toBeGreaterThan(acquired.token as number);
+    await handle.unlock();
+  });
+});
