@@ -4,7 +4,8 @@ import { useRedis } from '../harness/use-redis.js';
 import { stopAllWorkers, WorkerProcess } from '../harness/worker-process.js';
 import { nextEvent } from '../harness/wait.js';
 
-const WATCHDOG_MS = 300;
+// Long enough that a CI stall of a few hundred ms cannot cost a renewal; short enough for 3x to pass quickly.
+const WATCHDOG_MS = 600;
 
 describe('watchdog and leases', () => {
   const redis = useRedis();

@@ -1,4 +1,4 @@
-import { Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import { Module, type DynamicModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import type { DistributedLockModuleOptions } from './distributed-lock-module.options.js';
 import {
@@ -11,10 +11,9 @@ import { DistributedLockInterceptor } from './distributed-lock.interceptor.js';
 import { LockContextInterceptor } from './lock-context.interceptor.js';
 import { LockService } from './lock.service.js';
 
-async function createLockService(options: DistributedLockModuleOptions | undefined): Promise<LockService> {
-  const service = new LockService(options ?? {});
-  await service.connect();
-  return service;
+/** Validates the options at once (a bad setting fails while the module graph is built); connects later. */
+function createLockService(options: DistributedLockModuleOptions | undefined): LockService {
+  return new LockService(options ?? {});
 }
 
 /**
@@ -25,8 +24,9 @@ async function createLockService(options: DistributedLockModuleOptions | undefin
  * DistributedLockModule.forRoot({ connection: { mode: 'single', host: 'redis', port: 6379 } })
  * DistributedLockModule.forRootAsync({ inject: [ConfigService], useFactory: (c) => ({ ... }) })
  * ```
- * Connects at start-up (a clear LockConnectionError if Redis is unreachable, unless lazyConnect),
- * and on shutdown stops renewals, releases held locks and closes its connections.
+ * Connects during module initialisation (a clear LockConnectionError if Redis is unreachable, unless
+ * lazyConnect), not while the graph is built: if another provider fails to resolve, no socket is left
+ * open. On shutdown it stops renewals, releases held locks and closes its connections.
  */
 @Module({
   providers: [
@@ -36,7 +36,7 @@ async function createLockService(options: DistributedLockModuleOptions | undefin
   ],
   exports: [LockService, DistributedLockInterceptor],
 })
-export class DistributedLockModule extends ConfigurableDistributedLockModule implements OnApplicationShutdown {
+export class DistributedLockModule extends ConfigurableDistributedLockModule implements OnModuleInit, OnApplicationShutdown {
   constructor(private readonly locks: LockService) {
     super();
   }
@@ -47,6 +47,10 @@ export class DistributedLockModule extends ConfigurableDistributedLockModule imp
 
   static forRootAsync(options: typeof DISTRIBUTED_LOCK_ASYNC_OPTIONS_TYPE): DynamicModule {
     return super.forRootAsync(options);
+  }
+
+  async onModuleInit(): Promise<void> {
+    await this.locks.connect();
   }
 
   async onApplicationShutdown(): Promise<void> {

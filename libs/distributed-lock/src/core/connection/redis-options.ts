@@ -6,7 +6,9 @@ import type { CommonConnectionConfig } from './connection-config.js';
  * - lazyConnect, so start-up can connect explicitly and report failure instead of retrying forever;
  * - auto-pipelining, so concurrent lock calls share round trips;
  * - few retries per command, so an unreachable Redis turns into a typed error quickly (waiters keep
- *   retrying on their own, bounded by their wait time).
+ *   retrying on their own, bounded by their wait time);
+ * - a short disconnect timeout: ioredis otherwise keeps a 2 s timer alive after disconnecting a
+ *   socket that had already failed, which holds the process open after app.close().
  */
 export function baseRedisOptions(config: CommonConnectionConfig): RedisOptions {
   const options: RedisOptions = {
@@ -14,6 +16,7 @@ export function baseRedisOptions(config: CommonConnectionConfig): RedisOptions {
     enableAutoPipelining: true,
     maxRetriesPerRequest: 2,
     connectTimeout: 5000,
+    disconnectTimeout: 100,
   };
   if (config.username !== undefined) options.username = config.username;
   if (config.password !== undefined) options.password = config.password;

@@ -61,9 +61,9 @@ export class UnlockNotifier {
    */
   async ready(waiter: Waiter, deadline: number, signal: AbortSignal | undefined, now: () => number): Promise<ReadyOutcome> {
     const state = this.channels.get(waiter.channel);
-    // With an (un)subscription still queued, a stale `subscribed` would let the caller retry while the
-    // channel is briefly unsubscribed, and miss the release: wait for the queue to drain instead.
-    if (!state || (state.subscribed && state.pendingOperations === 0)) return 'ready';
+    // `subscribed` is set only once a SUBSCRIBE is confirmed and cleared before an UNSUBSCRIBE is
+    // sent, so when it reads true the channel is covered and the caller may retry at once.
+    if (!state || state.subscribed) return 'ready';
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
     try {

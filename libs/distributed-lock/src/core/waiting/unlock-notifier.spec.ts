@@ -1,0 +1,158 @@
+import { LockEvents } from '../events/lock-events.js';
+import type { SubscriberPort } from './subscriber-port.js';
+import { UnlockNotifier } from './unlock-notifier.js';
+
+/**
+ * The notifier's local bookkeeping (who is woken, what is handed over, when to (un)subscribe), with
+ * a scripted subscription port. Lock semantics themselves are tested against Redis in test/lock.
+ */
+class ScriptedPort implements SubscriberPort {
+  readonly calls: string[] = [];
+  private message: ((channel: string) => void) | undefined;
+  private reconnect: (() => void) | undefined;
+  /** Pending (un)subscribe operations, resolved by the test. */
+  readonly pending: (() => void)[] = [];
+
+  subscribe(channel: string): Promise<unknown> {
+    this.calls.push(`subscribe ${channel}`);
+    return new Promise((resolve) => this.pending.push(() => resolve(1)));
+  }
+  unsubscribe(channel: string): Promise<unknown> {
+    this.calls.push(`unsubscribe ${channel}`);
+    return new Promise((resolve) => this.pending.push(() => resolve(0)));
+  }
+  onMessage(listener: (channel: string) => void): void {
+    this.message = listener;
+  }
+  onReconnect(listener: () => void): void {
+    this.reconnect = listener;
+  }
+  publish(channel: string): void {
+    this.message?.(channel);
+  }
+  reconnected(): void {
+    this.reconnect?.();
+  }
+  /** Completes every (un)subscription, including those queued while completing earlier ones. */
+  async settle(): Promise<void> {
+    for (;;) {
+      await new Promise((resolve) => setImmediate(resolve));
+      const next = this.pending.shift();
+      if (!next) return;
+      next();
+    }
+  }
+}
+
+const now = (): number => performance.now();
+
+describe('UnlockNotifier', () => {
+  let port: ScriptedPort;
+  let notifier: UnlockNotifier;
+
+  beforeEach(() => {
+    port = new ScriptedPort();
+    notifier = new UnlockNotifier(port, new LockEvents());
+  });
+
+  it('subscribes once per channel however many wait, and unsubscribes after the last leaves', async () => {
+    const a = notifier.join('c');
+    const b = notifier.join('c');
+    await port.settle();
+    expect(await notifier.ready(a, Infinity, undefined, now)).toBe('ready');
+    expect(await notifier.ready(b, Infinity, undefined, now)).toBe('ready');
+    notifier.leave(a, true);
+    notifier.leave(b, false);
+    await port.settle();
+    expect(port.calls).toEqual(['subscribe c', 'unsubscribe c']);
+    expect(notifier.activeChannels).toBe(0);
+  });
+
+  it('wakes only the oldest waiter per release', async () => {
+    const a = notifier.join('c');
+    const b = notifier.join('c');
+    await port.settle();
+    const waitA = a.wait(10_000, undefined);
+    const waitB = b.wait(50, undefined);
+    port.publish('c');
+    expect(await waitA).toBe('notified');
+    expect(await waitB).toBe('timeout');
+  });
+
+  it('keeps a release that arrives while the waiter is busy, so its next wait returns at once', async () => {
+    const a = notifier.join('c');
+    await port.settle();
+    port.publish('c'); // a is between attempts, not waiting
+    expect(await a.wait(10_000, undefined)).toBe('notified');
+  });
+
+  it('hands an unconsumed wake-up to the next waiter when its owner leaves without the lock', async () => {
+    const a = notifier.join('c');
+    const b = notifier.join('c');
+    await port.settle();
+    port.publish('c'); // meant for a, which is busy and then gives up
+    notifier.leave(a, false);
+    expect(await b.wait(10_000, undefined)).toBe('notified');
+  });
+
+  it('does not hand over a wake-up when the leaving waiter took the lock', async () => {
+    const a = notifier.join('c');
+    const b = notifier.join('c');
+    await port.settle();
+    port.publish('c');
+    notifier.leave(a, true);
+    expect(await b.wait(30, undefined)).toBe('timeout');
+  });
+
+  it('a leave and a join in the same tick coalesce: the subscription simply stays', async () => {
+    const a = notifier.join('c');
+    await port.settle();
+    notifier.leave(a, false);
+    const b = notifier.join('c');
+    await port.settle();
+    expect(await notifier.ready(b, Infinity, undefined, now)).toBe('ready');
+    expect(port.calls).toEqual(['subscribe c']);
+  });
+
+  it('a waiter joining while an unsubscribe is in flight waits for the resubscription', async () => {
+    const a = notifier.join('c');
+    await port.settle();
+    notifier.leave(a, false);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(port.calls).toEqual(['subscribe c', 'unsubscribe c']); // in flight, not yet answered
+    const b = notifier.join('c');
+    let ready = false;
+    const readyB = notifier.ready(b, Infinity, undefined, now).then((outcome) => {
+      ready = true;
+      return outcome;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(ready).toBe(false); // a stale "subscribed" flag must not let b retry while unsubscribed
+    await port.settle();
+    expect(await readyB).toBe('ready');
+    expect(port.calls).toEqual(['subscribe c', 'unsubscribe c', 'subscribe c']);
+  });
+
+  it('wakes every waiter after a reconnect, and closes them all on close', async () => {
+    const a = notifier.join('c');
+    const b = notifier.join('d');
+    await port.settle();
+    port.reconnected();
+    expect(await a.wait(10_000, undefined)).toBe('notified');
+    expect(await b.wait(10_000, undefined)).toBe('notified');
+    const waiting = a.wait(10_000, undefined);
+    notifier.close();
+    expect(await waiting).toBe('closed');
+    expect(await notifier.join('e').wait(10_000, undefined)).toBe('closed');
+  });
+
+  it('ready() respects the deadline and the abort signal while the subscription is pending', async () => {
+    const a = notifier.join('c');
+    expect(await notifier.ready(a, now() + 20, undefined, now)).toBe('timeout');
+    const controller = new AbortController();
+    const pending = notifier.ready(a, Infinity, controller.signal, now);
+    controller.abort();
+    expect(await pending).toBe('aborted');
+    await port.settle();
+  });
+});
