@@ -73,4 +73,22 @@ describe('watchdog and leases', () => {
     expect(handle.token).toBeGreaterThan(acquired.token as number);
     await handle.unlock();
   });
+
+  it('a queue of waiters behind a killed holder: the head watches the lease, and each waiter is served in turn', async () => {
+    const worker = WorkerProcess.start('holder-worker.mjs', { REDIS_PORT: redis.server().port, LOCK_NAME: 'dog:d', LEASE: 400 });
+    await worker.waitForType('acquired');
+    const client = await redis.client();
+    const order: number[] = [];
+    const waiters = [0, 1, 2].map((i) =>
+      client.withLock('dog:d', async () => {
+        order.push(i);
+      }, { waitTime: '10s', leaseTime: '5s' }),
+    );
+    worker.signal('SIGKILL');
+    await worker.exited;
+    // Only the head polls the dead holder's lease; when it takes the lock, the next one watches the
+    // new lease, and each release wakes the next: everyone gets in, in arrival order.
+    await Promise.all(waiters);
+    expect(order).toEqual([0, 1, 2]);
+  });
 });

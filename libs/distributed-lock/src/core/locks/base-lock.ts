@@ -112,46 +112,54 @@ export abstract class BaseLock implements LeaseResource {
     firstTtl: number,
   ): Promise<AcquiredLock | { ttl: number }> {
     const { notifier } = this.engine;
-    const waiter = notifier.join(this.channel);
+    const waiter = notifier.join(this.channel, deadline);
     let acquired = false;
     try {
-      // Subscribe first, then retry: a release in between is seen by the retry, any later one by the subscription.
       const ready = await notifier.ready(waiter, deadline, signal, monotonicNow);
       if (ready === 'aborted') throw new LockAcquireAbortedError(this.name, signal?.reason);
       if (ready === 'closed') throw new LockClientClosedError(`wait for lock "${this.name}"`);
+      // First in the local queue: retry now that the subscription is in place, in case the lock was
+      // released in between. Queued behind others: such a release woke the head; wait for our turn.
+      let attemptNow = notifier.isHead(waiter);
       let ttl = firstTtl;
       let failures = 0;
       let lastError: LockBackendError | undefined;
       for (;;) {
-        try {
-          const result = await this.attemptOnce(owner, leaseMs, signal);
-          lastError = undefined;
-          failures = 0;
-          if (result.acquired) {
-            acquired = true;
-            return this.granted(owner, result, leaseMs, watchdog, calledAt, result.startedAt);
+        if (attemptNow) {
+          try {
+            const result = await this.attemptOnce(owner, leaseMs, signal);
+            lastError = undefined;
+            failures = 0;
+            if (result.acquired) {
+              acquired = true;
+              return this.granted(owner, result, leaseMs, watchdog, calledAt, result.startedAt);
+            }
+            ttl = result.ttl;
+          } catch (error) {
+            if (!(error instanceof LockBackendError)) throw error;
+            lastError = error; // Redis hiccup (restart, failover): keep waiting, retry with back-off.
           }
-          ttl = result.ttl;
-        } catch (error) {
-          if (!(error instanceof LockBackendError)) throw error;
-          lastError = error; // Redis hiccup (restart, failover): keep waiting, retry with back-off.
         }
+        attemptNow = true;
         const remaining = deadline - monotonicNow();
         if (remaining <= 0) {
           if (lastError) throw lastError;
           return this.timedOut(ttl, calledAt);
         }
+        // The head watches the holder's lease; the rest wait for their turn (or their deadline).
         const pause = lastError
           ? ERROR_BACKOFF_MS[Math.min(failures++, ERROR_BACKOFF_MS.length - 1)]!
-          : ttl > 0
-            ? ttl
-            : NO_TTL_PAUSE_MS;
+          : !notifier.isHead(waiter)
+            ? Infinity
+            : ttl > 0
+              ? ttl
+              : NO_TTL_PAUSE_MS;
         const outcome = await waiter.wait(Math.min(pause, remaining), signal);
         if (outcome === 'aborted') throw new LockAcquireAbortedError(this.name, signal?.reason);
         if (outcome === 'closed') throw new LockClientClosedError(`wait for lock "${this.name}"`);
       }
     } finally {
-      notifier.leave(waiter, acquired);
+      notifier.leave(waiter, acquired, leaseMs);
     }
   }
 

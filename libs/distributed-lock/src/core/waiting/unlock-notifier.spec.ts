@@ -56,21 +56,21 @@ describe('UnlockNotifier', () => {
   });
 
   it('subscribes once per channel however many wait, and unsubscribes after the last leaves', async () => {
-    const a = notifier.join('c');
-    const b = notifier.join('c');
+    const a = notifier.join('c', Infinity);
+    const b = notifier.join('c', Infinity);
     await port.settle();
     expect(await notifier.ready(a, Infinity, undefined, now)).toBe('ready');
     expect(await notifier.ready(b, Infinity, undefined, now)).toBe('ready');
-    notifier.leave(a, true);
-    notifier.leave(b, false);
+    notifier.leave(a, true, 30_000);
+    notifier.leave(b, false, 30_000);
     await port.settle();
     expect(port.calls).toEqual(['subscribe c', 'unsubscribe c']);
     expect(notifier.activeChannels).toBe(0);
   });
 
   it('wakes only the oldest waiter per release', async () => {
-    const a = notifier.join('c');
-    const b = notifier.join('c');
+    const a = notifier.join('c', Infinity);
+    const b = notifier.join('c', Infinity);
     await port.settle();
     const waitA = a.wait(10_000, undefined);
     const waitB = b.wait(50, undefined);
@@ -80,47 +80,80 @@ describe('UnlockNotifier', () => {
   });
 
   it('keeps a release that arrives while the waiter is busy, so its next wait returns at once', async () => {
-    const a = notifier.join('c');
+    const a = notifier.join('c', Infinity);
     await port.settle();
     port.publish('c'); // a is between attempts, not waiting
     expect(await a.wait(10_000, undefined)).toBe('notified');
   });
 
   it('hands an unconsumed wake-up to the next waiter when its owner leaves without the lock', async () => {
-    const a = notifier.join('c');
-    const b = notifier.join('c');
+    const a = notifier.join('c', Infinity);
+    const b = notifier.join('c', Infinity);
     await port.settle();
     port.publish('c'); // meant for a, which is busy and then gives up
-    notifier.leave(a, false);
+    notifier.leave(a, false, 30_000);
     expect(await b.wait(10_000, undefined)).toBe('notified');
   });
 
-  it('does not hand over a wake-up when the leaving waiter took the lock', async () => {
-    const a = notifier.join('c');
-    const b = notifier.join('c');
+  it('when the head takes the lock, the next waiter is not woken but watches the new lease', async () => {
+    const a = notifier.join('c', Infinity);
+    const b = notifier.join('c', Infinity);
     await port.settle();
-    port.publish('c');
-    notifier.leave(a, true);
-    expect(await b.wait(30, undefined)).toBe('timeout');
+    const waitB = b.wait(Infinity, undefined); // not the head: no lease timer of its own
+    port.publish('c'); // wakes a, which takes the lock
+    notifier.leave(a, true, 40);
+    expect(notifier.isHead(b)).toBe(true);
+    expect(await waitB).toBe('timeout'); // re-armed to a's 40 ms lease, in case a dies holding it
+  });
+
+  it('when the head gives up, the next waiter is woken to look for itself', async () => {
+    const a = notifier.join('c', Infinity);
+    const b = notifier.join('c', Infinity);
+    await port.settle();
+    const waitB = b.wait(Infinity, undefined);
+    notifier.leave(a, false, 30_000); // a times out without any pending wake-up
+    expect(await waitB).toBe('notified');
+  });
+
+  it('a waiter that is not the head leaves without disturbing anyone', async () => {
+    const a = notifier.join('c', Infinity);
+    const b = notifier.join('c', Infinity);
+    const c = notifier.join('c', Infinity);
+    await port.settle();
+    notifier.leave(b, false, 30_000);
+    expect(await a.wait(30, undefined)).toBe('timeout');
+    expect(await c.wait(30, undefined)).toBe('timeout');
+    expect(notifier.isHead(a)).toBe(true);
+  });
+
+  it('re-arming never extends a waiter past its own deadline', async () => {
+    const a = notifier.join('c', Infinity);
+    const b = notifier.join('c', performance.now() + 30);
+    await port.settle();
+    const waitB = b.wait(Infinity, undefined);
+    notifier.leave(a, true, 60_000);
+    const started = performance.now();
+    expect(await waitB).toBe('timeout');
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 
   it('a leave and a join in the same tick coalesce: the subscription simply stays', async () => {
-    const a = notifier.join('c');
+    const a = notifier.join('c', Infinity);
     await port.settle();
-    notifier.leave(a, false);
-    const b = notifier.join('c');
+    notifier.leave(a, false, 30_000);
+    const b = notifier.join('c', Infinity);
     await port.settle();
     expect(await notifier.ready(b, Infinity, undefined, now)).toBe('ready');
     expect(port.calls).toEqual(['subscribe c']);
   });
 
   it('a waiter joining while an unsubscribe is in flight waits for the resubscription', async () => {
-    const a = notifier.join('c');
+    const a = notifier.join('c', Infinity);
     await port.settle();
-    notifier.leave(a, false);
+    notifier.leave(a, false, 30_000);
     await new Promise((resolve) => setImmediate(resolve));
     expect(port.calls).toEqual(['subscribe c', 'unsubscribe c']); // in flight, not yet answered
-    const b = notifier.join('c');
+    const b = notifier.join('c', Infinity);
     let ready = false;
     const readyB = notifier.ready(b, Infinity, undefined, now).then((outcome) => {
       ready = true;
@@ -134,8 +167,8 @@ describe('UnlockNotifier', () => {
   });
 
   it('wakes every waiter after a reconnect, and closes them all on close', async () => {
-    const a = notifier.join('c');
-    const b = notifier.join('d');
+    const a = notifier.join('c', Infinity);
+    const b = notifier.join('d', Infinity);
     await port.settle();
     port.reconnected();
     expect(await a.wait(10_000, undefined)).toBe('notified');
@@ -143,11 +176,11 @@ describe('UnlockNotifier', () => {
     const waiting = a.wait(10_000, undefined);
     notifier.close();
     expect(await waiting).toBe('closed');
-    expect(await notifier.join('e').wait(10_000, undefined)).toBe('closed');
+    expect(await notifier.join('e', Infinity).wait(10_000, undefined)).toBe('closed');
   });
 
   it('ready() respects the deadline and the abort signal while the subscription is pending', async () => {
-    const a = notifier.join('c');
+    const a = notifier.join('c', Infinity);
     expect(await notifier.ready(a, now() + 20, undefined, now)).toBe('timeout');
     const controller = new AbortController();
     const pending = notifier.ready(a, Infinity, controller.signal, now);

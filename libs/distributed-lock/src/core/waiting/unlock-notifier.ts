@@ -19,10 +19,15 @@ export type ReadyOutcome = 'ready' | 'timeout' | 'aborted' | 'closed';
  *
  * - One subscription per lock name per process, however many callers wait for it; it is dropped
  *   when the last waiter leaves.
- * - A caller subscribes before it retries, so a release between its failed attempt and the
- *   subscription is seen by the retry, and every later one by the subscription.
- * - One release wakes one local waiter (the oldest): no thundering herd. A waiter that leaves
- *   without the lock passes on a wake-up it had not consumed, so none is lost.
+ * - Local waiters form a FIFO queue. One release wakes one local waiter, the head: no thundering herd.
+ * - Only the head watches the holder's lease (a timer at the remaining TTL, for a holder that dies
+ *   without releasing); the others sleep until their turn or their deadline, so a long queue does not
+ *   poll Redis. When the head leaves, the next waiter is promoted: after the head took the lock, its
+ *   timer is re-armed to that lease; after the head gave up, it is woken to look for itself (this also
+ *   hands over a wake-up the head had not consumed, so none is lost).
+ * - A caller that arrives first subscribes before it retries, so a release between its failed attempt
+ *   and the subscription is seen by the retry, and every later one by the subscription. A caller that
+ *   queues behind others needs no retry: a release it missed woke the head.
  * - After a reconnect every waiter retries once, since releases may have been missed meanwhile.
  */
 export class UnlockNotifier {
@@ -42,13 +47,14 @@ export class UnlockNotifier {
     return this.channels.size;
   }
 
-  join(channel: string): Waiter {
+  /** Queues a waiter for `channel` that gives up at monotonic time `deadline`. */
+  join(channel: string, deadline: number): Waiter {
     let state = this.channels.get(channel);
     if (!state) {
       state = { channel, waiters: [], subscribed: false, operations: Promise.resolve(), pendingOperations: 0 };
       this.channels.set(channel, state);
     }
-    const waiter = new Waiter(channel);
+    const waiter = new Waiter(channel, deadline);
     if (this.closed) waiter.close();
     state.waiters.push(waiter);
     if (state.waiters.length === 1) this.reconcile(state);
@@ -87,13 +93,25 @@ export class UnlockNotifier {
     }
   }
 
-  /** Removes the waiter. Pass `acquired = false` when it leaves without the lock. */
-  leave(waiter: Waiter, acquired: boolean): void {
+  /** Whether `waiter` is first in its queue: the one the next release wakes, and the one watching the lease. */
+  isHead(waiter: Waiter): boolean {
+    return this.channels.get(waiter.channel)?.waiters[0] === waiter;
+  }
+
+  /**
+   * Removes the waiter and promotes the next one if it was the head. `leaseMs`: the lease of the lock
+   * it took (when `acquired`), which the next waiter must now watch.
+   */
+  leave(waiter: Waiter, acquired: boolean, leaseMs: number): void {
     const state = this.channels.get(waiter.channel);
     if (!state) return;
     const index = state.waiters.indexOf(waiter);
     if (index >= 0) state.waiters.splice(index, 1);
-    if (!acquired && waiter.pending) state.waiters[0]?.notify();
+    const next = state.waiters[0];
+    if (next) {
+      if (index === 0 && acquired) next.rearm(leaseMs);
+      else if (index === 0 || waiter.pending) next.notify();
+    }
     if (state.waiters.length === 0) this.reconcile(state);
   }
 

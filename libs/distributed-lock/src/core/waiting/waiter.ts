@@ -1,3 +1,5 @@
+import { monotonicNow } from '../util/clock.js';
+
 export type WaitOutcome = 'notified' | 'timeout' | 'aborted' | 'closed';
 
 /**
@@ -9,9 +11,14 @@ export class Waiter {
   /** A notification not yet consumed by `wait`. */
   pending = false;
   private finish: ((outcome: WaitOutcome) => void) | undefined;
+  private timer: NodeJS.Timeout | undefined;
   private closed = false;
 
-  constructor(readonly channel: string) {}
+  /** `deadline`: monotonic time at which the caller stops waiting (Infinity: never). */
+  constructor(
+    readonly channel: string,
+    readonly deadline: number,
+  ) {}
 
   notify(): void {
     if (this.finish) this.finish('notified');
@@ -23,7 +30,15 @@ export class Waiter {
     this.finish?.('closed');
   }
 
-  /** Sleeps until notified, `ms` elapse, `signal` aborts, or the client closes. */
+  /**
+   * This waiter became the one that must watch the lock's lease: if it sleeps, wake it after at most
+   * `ms` (capped by its own deadline). A waiter that is busy sets its own timer when it next sleeps.
+   */
+  rearm(ms: number): void {
+    if (this.finish) this.schedule(Math.min(ms, this.deadline - monotonicNow()));
+  }
+
+  /** Sleeps until notified, `ms` elapse (Infinity: no timer), `signal` aborts, or the client closes. */
   wait(ms: number, signal: AbortSignal | undefined): Promise<WaitOutcome> {
     if (this.closed) return Promise.resolve('closed');
     if (signal?.aborted) return Promise.resolve('aborted');
@@ -33,16 +48,25 @@ export class Waiter {
     }
     return new Promise<WaitOutcome>((resolve) => {
       const onAbort = (): void => finish('aborted');
-      const timer = setTimeout(() => finish('timeout'), Math.max(0, ms));
-      timer.unref();
       signal?.addEventListener('abort', onAbort, { once: true });
       const finish = (outcome: WaitOutcome): void => {
-        clearTimeout(timer);
+        clearTimeout(this.timer);
+        this.timer = undefined;
         signal?.removeEventListener('abort', onAbort);
         this.finish = undefined;
         resolve(outcome);
       };
       this.finish = finish;
+      this.schedule(ms);
     });
+  }
+
+  private schedule(ms: number): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (!Number.isFinite(ms)) return;
+    const finish = this.finish;
+    this.timer = setTimeout(() => finish?.('timeout'), Math.max(0, ms));
+    this.timer.unref();
   }
 }
