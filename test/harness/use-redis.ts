@@ -1,5 +1,5 @@
 import { LockClient, type LockClientOptions } from 'nestjs-distributed-lock';
-import { RedisServer, type RedisServerOptions } from './redis-server.js';
+import { RedisServer, type RedisServerOptions } from 'redis-topology';
 
 /**
  * Starts a redis-server for the current test file (beforeAll) and stops it (afterAll). Clients made

@@ -1,5 +1,5 @@
 import { InvalidLockArgumentError, LockClient } from 'nestjs-distributed-lock';
-import { freePort } from '../harness/free-port.js';
+import { freePort } from 'redis-topology';
 
 describe('bad input is refused before any Redis call', () => {
   let client: LockClient;

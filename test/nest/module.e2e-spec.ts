@@ -10,8 +10,7 @@ import {
   LockService,
   type DistributedLockModuleOptions,
 } from 'nestjs-distributed-lock';
-import { freePort } from '../harness/free-port.js';
-import { RedisServer } from '../harness/redis-server.js';
+import { freePort, RedisServer } from 'redis-topology';
 import { useRedis } from '../harness/use-redis.js';
 import { stopAllWorkers, WorkerProcess } from '../harness/worker-process.js';
 
@@ -167,7 +166,8 @@ describe('DistributedLockModule', () => {
         args: [
           ...['--user', 'default', 'off'],
           ...['--user', 'admin', 'on', '>admin-pw', '~*', '&*', '+@all'],
-          ...['--user', 'locker', 'on', '>locker-pw', '~lock:*', '&lock:*', '+@all', '-@dangerous'],
+          // The rule the README recommends for a lock user (INFO: ioredis' ready check).
+          ...['--user', 'locker', 'on', '>locker-pw', '~lock:*', '&lock:*', '+@all', '-@dangerous', '+info'],
         ],
       });
     });
