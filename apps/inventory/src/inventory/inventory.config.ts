@@ -1,0 +1,40 @@
+import { InvalidLockConfigError, type Duration } from 'nestjs-distributed-lock';
+
+/** The demo app's own settings, from environment variables (the lock library reads REDIS_* / LOCK_*). */
+export interface InventoryConfig {
+  /** HTTP port (PORT, default 3000). */
+  port: number;
+  /** Business work inside the critical section, in ms (INVENTORY_WORK_MS, default 50). */
+  workMs: number;
+  /** Lease of the lock and tryLock endpoints (INVENTORY_LEASE_TIME; default: watchdog-renewed). */
+  leaseTime: Duration | undefined;
+  /** How long the tryLock endpoint waits (INVENTORY_TRY_WAIT, default 10s). */
+  tryWait: Duration;
+  /** Lease of the tryLock endpoint (INVENTORY_TRY_LEASE, default 10s: the seeds' tryLock(wait, lease)). */
+  tryLease: Duration;
+  /** Name of this instance in orders and logs (INSTANCE_ID, default the pid). */
+  instanceId: string;
+}
+
+export const INVENTORY_CONFIG = Symbol('INVENTORY_CONFIG');
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new InvalidLockConfigError(name, `expected an integer from ${min} to ${max}, got "${raw}".`);
+  }
+  return value;
+}
+
+export function readInventoryConfig(env: NodeJS.ProcessEnv = process.env): InventoryConfig {
+  return {
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    workMs: integer(env, 'INVENTORY_WORK_MS', 50, 0, 60_000),
+    leaseTime: env.INVENTORY_LEASE_TIME?.trim() || undefined,
+    tryWait: env.INVENTORY_TRY_WAIT?.trim() || '10s',
+    tryLease: env.INVENTORY_TRY_LEASE?.trim() || '10s',
+    instanceId: env.INSTANCE_ID?.trim() || `pid-${process.pid}`,
+  };
+}

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { InventoryController } from './inventory.controller.js';
+import { INVENTORY_CONFIG, readInventoryConfig } from './inventory.config.js';
+import { InventoryService } from './inventory.service.js';
+import { InventoryStore } from './inventory.store.js';
+
+@Module({
+  controllers: [InventoryController],
+  providers: [{ provide: INVENTORY_CONFIG, useFactory: () => readInventoryConfig() }, InventoryStore, InventoryService],
+  exports: [INVENTORY_CONFIG],
+})
+export class InventoryModule {}

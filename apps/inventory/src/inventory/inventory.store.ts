@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { LockService } from 'nestjs-distributed-lock';
+
+/**
+ * Stock and orders of a product, in Redis. The keys carry the product's lock name as hash tag
+ * (`{product:<id>}`), so in cluster mode they live in the lock's slot.
+ *
+ * Fencing: a holder reads with its lock's token, and the read records the token as the highest seen
+ * for the product; a write is refused if a higher token has been seen since. So a holder whose lease
+ * ran out (pause, slow work) cannot write back a stock value that a newer holder has already read.
+ * Without a token (the unprotected endpoint) reads and writes are plain, and race.
+ */
+const READ_SCRIPT = `
+if ARGV[1] ~= '' then
+  local seen = tonumber(redis.call('get', KEYS[2]) or '0')
+  if tonumber(ARGV[1]) > seen then redis.call('set', KEYS[2], ARGV[1]) end
+end
+return redis.call('get', KEYS[1])
+`;
+
+const WRITE_SCRIPT = `
+if ARGV[1] ~= '' then
+  local seen = tonumber(redis.call('get', KEYS[3]) or '0')
+  if tonumber(ARGV[1]) < seen then return -1 end
+  redis.call('set', KEYS[3], ARGV[1])
+end
+redis.call('set', KEYS[1], ARGV[2])
+redis.call('rpush', KEYS[2], ARGV[3])
+return 1
+`;
+
+type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
+
+export interface ProductState {
+  productId: string;
+  stock: number;
+  orders: number;
+  highestToken: number;
+}
+
+export interface Order {
+  id: string;
+  productId: string;
+  token: number | null;
+  instance: string;
+}
+
+@Injectable()
+export class InventoryStore {
+  private readonly readFenced: ScriptCall;
+  private readonly writeFenced: ScriptCall;
+
+  constructor(private readonly locks: LockService) {
+    const redis = locks.redis;
+    redis.defineCommand('inventoryRead', { numberOfKeys: 2, lua: READ_SCRIPT });
+    redis.defineCommand('inventoryWrite', { numberOfKeys: 3, lua: WRITE_SCRIPT });
+    const commands = redis as unknown as Record<string, ScriptCall>;
+    this.readFenced = commands.inventoryRead!.bind(redis);
+    this.writeFenced = commands.inventoryWrite!.bind(redis);
+  }
+
+  /** The lock that protects a product: its keys here share this hash tag. */
+  static lockName(productId: string): string {
+    return `product:${productId}`;
+  }
+
+  private keys(productId: string): { stock: string; orders: string; fence: string } {
+    const tag = `inventory:{${InventoryStore.lockName(productId)}}`;
+    return { stock: `${tag}:stock`, orders: `${tag}:orders`, fence: `${tag}:highest-token` };
+  }
+
+  async setUp(productId: string, stock: number): Promise<ProductState> {
+    const keys = this.keys(productId);
+    await this.locks.redis.del(keys.orders, keys.fence);
+    await this.locks.redis.set(keys.stock, stock);
+    return this.state(productId);
+  }
+
+  async state(productId: string): Promise<ProductState> {
+    const keys = this.keys(productId);
+    const [stock, orders, fence] = await Promise.all([
+      this.locks.redis.get(keys.stock),
+      this.locks.redis.llen(keys.orders),
+      this.locks.redis.get(keys.fence),
+    ]);
+    return { productId, stock: stock === null ? Number.NaN : Number(stock), orders, highestToken: Number(fence ?? 0) };
+  }
+
+  /** Current stock, or null for an unknown product. With a token, a fenced read (see class doc). */
+  async readStock(productId: string, token: number | null): Promise<number | null> {
+    const keys = this.keys(productId);
+    const value = (await this.readFenced(keys.stock, keys.fence, token ?? '')) as string | null;
+    return value === null ? null : Number(value);
+  }
+
+  /** Writes the new stock and records the order; false when a newer lock holder has been seen. */
+  async commit(productId: string, newStock: number, token: number | null, instance: string): Promise<Order | null> {
+    const keys = this.keys(productId);
+    const order: Order = { id: randomUUID(), productId, token, instance };
+    const result = await this.writeFenced(keys.stock, keys.orders, keys.fence, token ?? '', newStock, JSON.stringify(order));
+    return result === 1 ? order : null;
+  }
+}

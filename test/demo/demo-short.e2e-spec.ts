@@ -1,0 +1,50 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+interface Run {
+  experiment: number;
+  endpoint: string;
+  oversold: number;
+  consistent: boolean;
+  sold: number;
+  errors: number;
+}
+
+describe('npm run demo -- --short (the CI form of the main job)', () => {
+  let out: string;
+  beforeAll(() => {
+    out = mkdtempSync(join(tmpdir(), 'dlock-demo-'));
+  });
+  afterAll(() => {
+    rmSync(out, { recursive: true, force: true });
+  });
+
+  it('runs both experiments over two app processes: no protected endpoint oversells, the control does', async () => {
+    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = execFile(process.execPath, [join(ROOT, 'dist/apps/inventory-demo/main.js'), '--short', '--out', out], { cwd: ROOT, timeout: 170_000 }, (error, stdout, stderr) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      );
+      child.stdin?.end();
+    });
+    const report = JSON.parse(readFileSync(join(out, 'demo-results.json'), 'utf8')) as { runs: Run[]; failures: string[]; instances: number };
+    expect({ code, failures: report.failures }).toEqual({ code: 0, failures: [] });
+    expect(report.instances).toBe(2);
+    for (const run of report.runs.filter((r) => r.endpoint !== 'unsafe')) {
+      expect({ run: `${run.experiment}/${run.endpoint}`, oversold: run.oversold, consistent: run.consistent, errors: run.errors }).toEqual({
+        run: `${run.experiment}/${run.endpoint}`,
+        oversold: 0,
+        consistent: true,
+        errors: 0,
+      });
+    }
+    expect(report.runs.find((r) => r.experiment === 1 && r.endpoint === 'unsafe')!.oversold).toBeGreaterThan(0);
+    expect(report.runs.filter((r) => r.experiment === 1 && r.endpoint !== 'unsafe').map((r) => r.sold)).toEqual([10, 10, 10]);
+    expect(stdout).toContain('Experiment 2');
+    expect(stderr).not.toMatch(/Unhandled|ERR_/);
+  }, 180_000);
+});
