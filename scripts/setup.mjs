@@ -1,0 +1,77 @@
+#!/usr/bin/env node
+// `npm run setup`: everything a fresh machine needs, using Node built-ins only (it runs before
+// node_modules exists). 1) npm dependencies from the lockfile, 2) redis-server >= 7 (Debian's
+// package, installed when missing and possible), 3) the build.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+
+const MIN_REDIS_MAJOR = 7;
+
+function step(title) {
+  console.log(`\n[setup] ${title}`);
+}
+
+function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { stdio: 'inherit', ...options });
+  if (result.error) throw result.error;
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} exited with ${result.status}`);
+}
+
+function has(command) {
+  return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+}
+
+function redisMajor() {
+  if (!has('redis-server')) return undefined;
+  const version = execFileSync('redis-server', ['--version'], { encoding: 'utf8' });
+  const match = /v=(\d+)\./.exec(version);
+  return match ? Number(match[1]) : undefined;
+}
+
+function fail(message) {
+  console.error(`\n[setup] ${message}`);
+  process.exit(1);
+}
+
+const [nodeMajor, nodeMinor] = process.versions.node.split('.').map(Number);
+if (nodeMajor < 20 || (nodeMajor === 20 && nodeMinor < 19)) {
+  fail(`Node ${process.versions.node} is too old: this project needs Node >= 20.19 (NestJS 12 is ESM-only).`);
+}
+
+step('installing npm dependencies (npm ci)');
+run('npm', ['ci', '--no-audit', '--no-fund']);
+
+step(`checking for redis-server >= ${MIN_REDIS_MAJOR}`);
+let major = redisMajor();
+if (major === undefined || major < MIN_REDIS_MAJOR) {
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  const sudo = !isRoot && has('sudo') && spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status === 0;
+  if (has('apt-get') && (isRoot || sudo)) {
+    const prefix = isRoot ? [] : ['sudo'];
+    const apt = (args) => run(prefix.length ? 'sudo' : 'apt-get', prefix.length ? ['-E', 'apt-get', ...args] : args, { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    console.log('[setup] redis-server is missing or too old; installing Debian\'s redis-server package');
+    apt(['update', '-qq']);
+    apt(['install', '-y', '-qq', '--no-install-recommends', 'redis-server']);
+    major = redisMajor();
+  }
+  if (major === undefined) {
+    fail(
+      'redis-server was not found and could not be installed automatically.\n' +
+        '  Debian/Ubuntu: sudo apt-get install redis-server   (provides redis-server and redis-cli;\n' +
+        '                 sentinel runs as `redis-server --sentinel`)\n' +
+        '  macOS:         brew install redis\n' +
+        'Then run `npm run setup` again.',
+    );
+  }
+  if (major < MIN_REDIS_MAJOR) {
+    fail(`redis-server ${major}.x is too old: sharded pub/sub (cluster mode) needs Redis ${MIN_REDIS_MAJOR}. Install Redis ${MIN_REDIS_MAJOR}+ and run setup again.`);
+  }
+}
+console.log(`[setup] ${execFileSync('redis-server', ['--version'], { encoding: 'utf8' }).trim()}`);
+if (!has('redis-cli')) console.log('[setup] note: redis-cli is not on PATH; the tests do not need it.');
+
+step('building the library and the demo app (npm run build)');
+run('npm', ['run', 'build']);
+
+if (!existsSync('libs/distributed-lock/dist/index.js')) fail('the build did not produce libs/distributed-lock/dist/index.js');
+console.log('\n[setup] done. Next: `npm run demo` (the demo) or `npm test` (the test suite).');
