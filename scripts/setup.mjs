@@ -39,7 +39,18 @@ if (nodeMajor < 20 || (nodeMajor === 20 && nodeMinor < 19)) {
 }
 
 step('installing npm dependencies (npm ci)');
-run('npm', ['ci', '--no-audit', '--no-fund']);
+const ci = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { stdio: ['inherit', 'inherit', 'pipe'], encoding: 'utf8' });
+if (ci.status !== 0) {
+  process.stderr.write(ci.stderr ?? '');
+  // A registry mirror that serves only this platform's optional binaries cannot produce a lock file
+  // that lists every platform's, and then `npm ci` refuses it. `npm install` installs the same locked
+  // versions and skips the optional packages it cannot fetch.
+  if (!/can only install packages when your package\.json and package-lock\.json/.test(ci.stderr ?? '')) {
+    fail('npm ci failed (see above).');
+  }
+  console.log('[setup] the lock file lacks optional packages for other platforms; installing the locked versions with npm install');
+  run('npm', ['install', '--no-audit', '--no-fund']);
+}
 
 step(`checking for redis-server >= ${MIN_REDIS_MAJOR}`);
 let major = redisMajor();
