@@ -7,7 +7,7 @@ describe('holder paused (SIGSTOP) past its lease', () => {
 
   it('another process takes over with a higher token; the resumed holder is told and cannot unlock', async () => {
     const worker = WorkerProcess.start('holder-worker.mjs', {
-      REDIS_PORT: redis.server().port,
+      REDIS_MODE: 'single', REDIS_HOST: '127.0.0.1', REDIS_PORT: redis.server().port,
       LOCK_NAME: 'pause:a',
       LEASE: 'watchdog',
       WATCHDOG: 300,

@@ -46,8 +46,10 @@ export class WorkerProcess {
   }
 
   static start(script: string, env: Record<string, string | number>, args: (string | number)[] = []): WorkerProcess {
+    // Only the test's own Redis settings: never REDIS_* / LOCK_* inherited from the shell.
+    const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(REDIS|LOCK)_/.test(name)));
     const child = spawn(process.execPath, [join(WORKERS, script), ...args.map(String)], {
-      env: { ...process.env, ...Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v)])) },
+      env: { ...inherited, ...Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v)])) },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     return new WorkerProcess(child);

@@ -207,7 +207,7 @@ describe('DistributedLockModule', () => {
     const other = await redis.client();
     const busy = await other.lock('close:busy', '30s');
     const worker = WorkerProcess.start('nest-app-worker.mjs', {
-      REDIS_PORT: redis.server().port,
+      REDIS_MODE: 'single', REDIS_HOST: '127.0.0.1', REDIS_PORT: redis.server().port,
       LOCK_WATCHDOG_TIMEOUT: 3000,
     });
     const ready = await worker.waitForType('ready');

@@ -1,15 +1,12 @@
 // Holds one lock and reports what happens to it, for fault tests (SIGKILL, SIGSTOP, Redis restart).
-// env: REDIS_PORT, LOCK_NAME, LEASE (ms, or "watchdog"), WATCHDOG (ms, default 30000)
+// env: REDIS_* (any mode), LOCK_NAME, LEASE (ms, or "watchdog"), WATCHDOG (ms, default 30000)
 // Prints {"type":"acquired","token"}, {"type":"renewed"}, {"type":"lost","reason"}, {"type":"aborted","reason"}
 // Commands on stdin: "unlock" -> {"type":"unlocked"} or {"type":"unlock-failed","code"}; "exit".
 import { createInterface } from 'node:readline';
 import { LockClient } from 'nestjs-distributed-lock';
 
 const send = (message) => console.log(JSON.stringify(message));
-const client = await LockClient.connect({
-  connection: { mode: 'single', host: '127.0.0.1', port: Number(process.env.REDIS_PORT) },
-  watchdogTimeout: Number(process.env.WATCHDOG ?? 30000),
-});
+const client = await LockClient.connect({ watchdogTimeout: Number(process.env.WATCHDOG ?? 30000) });
 client.events.on('renewed', () => send({ type: 'renewed' }));
 client.events.on('lost', ({ reason }) => send({ type: 'lost', reason }));
 

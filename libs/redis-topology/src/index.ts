@@ -1,2 +1,16 @@
 export { freePort } from './free-port.js';
 export { RedisServer, stopAllRedisServers, type RedisServerOptions } from './redis-server.js';
+export {
+  clusterMasterOf,
+  currentSentinelMaster,
+  startCluster,
+  startIndependentNodes,
+  startMasterReplicas,
+  startSentinelTopology,
+  startSingle,
+  startTopology,
+  waitUntil,
+  withClient,
+  type Topology,
+  type TopologyMode,
+} from './topologies.js';

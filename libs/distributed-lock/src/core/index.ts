@@ -6,18 +6,21 @@ export type {
   ClusterConnectionConfig,
   MasterSlaveConnectionConfig,
   SentinelConnectionConfig,
+  RedlockConnectionConfig,
   CommonConnectionConfig,
   HostPort,
   RedisMode,
 } from './connection/connection-config.js';
 export { REDIS_MODES } from './connection/connection-config.js';
 export type { RedisClient } from './connection/connection-strategy.js';
-export type { LockClientOptions } from './config/lock-client-options.js';
+export type { LockClientOptions, ReplicaAckOptions } from './config/lock-client-options.js';
 export { DEFAULT_KEY_PREFIX, DEFAULT_WATCHDOG_TIMEOUT_MS } from './config/lock-client-options.js';
 export { LOCK_ENV_VARIABLES, readConnectionConfigFromEnv } from './config/env-config.parser.js';
 export { getLockContext, runInLockContext, runInNewLockContext, type LockContext } from './context/lock-context.js';
 export * from './events/lock-events.js';
 export type { LockHandle } from './lock/lock-handle.js';
 export type { LockOptions, TryLockOptions } from './locks/acquire-options.js';
+export { BaseLock } from './locks/base-lock.js';
 export { ReentrantLock } from './locks/reentrant-lock.js';
+export { RedLock } from './locks/red-lock.js';
 export { LockClient, type LockClientStats } from './lock-client.js';

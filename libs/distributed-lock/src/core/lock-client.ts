@@ -1,17 +1,21 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { LockClientOptions } from './config/lock-client-options.js';
 import { resolveLockClientOptions } from './config/resolve-lock-client-options.js';
-import type { RedisClient } from './connection/connection-strategy.js';
+import type { NodeConnections, RedisClient } from './connection/connection-strategy.js';
 import { closeConnection, establishConnection } from './connection/establish-connection.js';
 import { getLockContext, runInLockContext, runInNewLockContext, runWithCurrentLock } from './context/lock-context.js';
 import { LockEvents } from './events/lock-events.js';
 import { LockEngine } from './lock/lock-engine.js';
 import type { LockHandle } from './lock/lock-handle.js';
 import type { LockOptions, TryLockOptions } from './locks/acquire-options.js';
+import type { BaseLock } from './locks/base-lock.js';
+import { RedLock } from './locks/red-lock.js';
 import { ReentrantLock } from './locks/reentrant-lock.js';
+import { LockNode } from './lock/lock-node.js';
+import type { RedisMode } from './connection/connection-config.js';
 import type { Duration } from './util/duration.js';
 import { assertLockName } from './util/validate.js';
-import { createSubscriberPort } from './waiting/subscriber-port.js';
+import { combineSubscriberPorts, createSubscriberPort } from './waiting/subscriber-port.js';
 
 export interface LockClientStats {
   held: number;
@@ -30,9 +34,11 @@ export class LockClient {
   readonly events = new LockEvents();
   /** Where this client connects, for logs (no credentials). */
   readonly target: string;
+  /** The deployment mode ('client' when an ioredis client was given). */
+  readonly mode: RedisMode | 'client';
   protected readonly engine: LockEngine;
-  private readonly command: RedisClient;
-  private readonly subscriber: RedisClient;
+  private readonly connections: NodeConnections[];
+  private readonly replicaReaders: RedisClient[];
   private readonly ownsCommand: boolean;
   private readonly lazyConnect: boolean;
   private connecting: Promise<void> | undefined;
@@ -44,42 +50,49 @@ export class LockClient {
     const { strategy } = resolved;
     let sharded: boolean;
     if (strategy) {
-      this.command = strategy.createCommandClient();
-      this.subscriber = strategy.createSubscriberClient(this.command);
+      this.connections = strategy.createNodes();
+      this.replicaReaders = strategy.createReplicaReaders?.() ?? [];
       this.ownsCommand = true;
       this.target = strategy.target;
+      this.mode = strategy.mode;
       sharded = strategy.shardedPubSub;
     } else {
       const client = resolved.client!;
-      this.command = client;
       sharded = client.isCluster;
-      this.subscriber = client.isCluster
+      const subscriber = client.isCluster
         ? (client as Cluster).duplicate(undefined, { shardedSubscribers: true, lazyConnect: true })
         : (client as Redis).duplicate({ lazyConnect: true });
+      this.connections = [{ command: client, subscriber, target: 'the ioredis client given in options.client' }];
+      this.replicaReaders = [];
       this.ownsCommand = false;
-      this.target = 'the ioredis client given in options.client';
+      this.target = this.connections[0]!.target;
+      this.mode = 'client';
     }
-    for (const [role, connection] of [
-      ['command', this.ownsCommand ? this.command : undefined],
-      ['subscriber', this.subscriber],
-    ] as const) {
-      // Our own connections report errors as events (the Nest module logs them); without a listener
-      // ioredis would print them to the console.
-      connection?.on('error', (error: Error) =>
-        this.events.emit('background-error', { operation: 'connection', name: role, error }),
-      );
+    // Our own connections report errors as events (the Nest module logs them, rate-limited); without
+    // a listener ioredis would print every reconnection failure to the console.
+    const owned = [
+      ...this.connections.flatMap((node) => [...(this.ownsCommand ? [node.command] : []), node.subscriber]),
+      ...this.replicaReaders,
+    ];
+    for (const connection of owned) {
+      connection.on('error', (error: Error) => this.events.emit('background-error', { operation: 'connection', name: this.target, error }));
     }
     this.lazyConnect = resolved.lazyConnect;
+    const nodes = this.connections.map((node) => new LockNode(node.command, node.target));
+    const subscribers = combineSubscriberPorts(this.connections.map((node) => createSubscriberPort(node.subscriber, sharded)));
     this.engine = new LockEngine(
-      this.command,
-      createSubscriberPort(this.subscriber, sharded),
+      nodes,
+      subscribers,
       {
         keyPrefix: resolved.keyPrefix,
         watchdogTimeoutMs: resolved.watchdogTimeoutMs,
         operationTimeoutMs: resolved.operationTimeoutMs,
         shardedPubSub: sharded,
+        replicaAck: resolved.replicaAck,
+        quorum: this.mode === 'redlock',
       },
       this.events,
+      this.replicaReaders,
     );
   }
 
@@ -90,15 +103,34 @@ export class LockClient {
     return client;
   }
 
-  /** Opens the connections (unless `lazyConnect`), proving each with a PING. Idempotent. */
+  /**
+   * Opens the connections (unless `lazyConnect`), proving each with a PING. Every node must answer,
+   * except in redlock mode, where a majority is enough and the others keep reconnecting. Idempotent.
+   */
   connect(): Promise<void> {
-    this.connecting ??= this.lazyConnect
-      ? Promise.resolve()
-      : (async () => {
-          await establishConnection(this.command, this.target);
-          await establishConnection(this.subscriber, `${this.target} (subscriber connection)`);
-        })();
+    this.connecting ??= this.lazyConnect ? Promise.resolve() : this.establish();
     return this.connecting;
+  }
+
+  private async establish(): Promise<void> {
+    const results = await Promise.allSettled(
+      this.connections.map(async (node) => {
+        await establishConnection(node.command, node.target);
+        await establishConnection(node.subscriber, `${node.target} (subscriber connection)`);
+      }),
+    );
+    const failures = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (failures.length === 0) return;
+    const needed = this.mode === 'redlock' ? Math.floor(this.connections.length / 2) + 1 : this.connections.length;
+    if (this.connections.length - failures.length < needed) throw failures[0]!.reason;
+    // RedLock with a majority up: keep reconnecting to the nodes that are down.
+    results.forEach((result, i) => {
+      if (result.status === 'rejected') {
+        const node = this.connections[i]!;
+        this.engine.reportBackground('connection', node.target, result.reason);
+        for (const connection of [node.command, node.subscriber]) connection.connect().catch(() => undefined);
+      }
+    });
   }
 
   /**
@@ -108,7 +140,10 @@ export class LockClient {
   close(): Promise<void> {
     this.closing ??= (async () => {
       await this.engine.close();
-      await Promise.all([closeConnection(this.subscriber), this.ownsCommand ? closeConnection(this.command) : undefined]);
+      await Promise.all([
+        ...this.connections.flatMap((node) => [closeConnection(node.subscriber), this.ownsCommand ? closeConnection(node.command) : undefined]),
+        ...this.replicaReaders.map(closeConnection),
+      ]);
     })();
     return this.closing;
   }
@@ -133,15 +168,15 @@ export class LockClient {
     };
   }
 
-  /** The connection lock scripts run on (for health checks and the fencing-protected resource). */
+  /** The connection lock scripts run on (RedLock: the first node), for health checks and your own data. */
   get redis(): RedisClient {
-    return this.command;
+    return this.engine.redis;
   }
 
-  /** A Redisson-style lock object for `name`. Cheap: create one per use. */
-  getLock(name: string): ReentrantLock {
+  /** A Redisson-style lock object for `name` (RedLock over all nodes in redlock mode). Cheap: create one per use. */
+  getLock(name: string): BaseLock {
     assertLockName(name);
-    return new ReentrantLock(this.engine, name);
+    return this.engine.settings.quorum ? new RedLock(this.engine, name) : new ReentrantLock(this.engine, name);
   }
 
   /** Acquires `name`, waiting as long as it takes (or up to `waitTime`, then LockAcquireTimeoutError). */

@@ -9,6 +9,7 @@ const KEYS_BY_MODE: Record<ConnectionConfig['mode'], string[]> = {
   cluster: [...COMMON_KEYS, 'nodes', 'natMap', 'clusterOptions'],
   'master-slave': [...COMMON_KEYS, 'master', 'replicas', 'db'],
   sentinel: [...COMMON_KEYS, 'sentinels', 'masterName', 'sentinelUsername', 'sentinelPassword', 'db'],
+  redlock: [...COMMON_KEYS, 'nodes', 'db'],
 };
 
 /** Checks a programmatic `connection` option with the same rigour as the environment parser. */
@@ -43,6 +44,7 @@ export function validateConnectionConfig(config: unknown, path = 'connection'): 
       if (config.port !== undefined) checkPort(config.port, `${path}.port`);
       break;
     case 'cluster':
+    case 'redlock':
       checkNodes(config.nodes, `${path}.nodes`);
       break;
     case 'master-slave':

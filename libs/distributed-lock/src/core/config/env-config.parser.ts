@@ -6,6 +6,7 @@ import {
   type ConnectionConfig,
   type MasterSlaveConnectionConfig,
   type RedisMode,
+  type RedlockConnectionConfig,
   type SentinelConnectionConfig,
   type SingleConnectionConfig,
 } from '../connection/connection-config.js';
@@ -35,6 +36,8 @@ export const LOCK_ENV_VARIABLES = [
   'LOCK_KEY_PREFIX',
   'LOCK_WATCHDOG_TIMEOUT',
   'LOCK_WAIT_TIME',
+  'LOCK_REPLICA_ACK',
+  'LOCK_REPLICA_ACK_TIMEOUT',
 ] as const;
 
 function read(env: Environment, name: string): string | undefined {
@@ -102,6 +105,10 @@ export function readConnectionConfigFromEnv(env: Environment): ConnectionConfig 
       if (sentinelUsername !== undefined) config.sentinelUsername = sentinelUsername;
       if (sentinelPassword !== undefined) config.sentinelPassword = sentinelPassword;
       return withDb(config, db);
+    }
+    case 'redlock': {
+      const nodes = parseHostPortList(required(env, 'REDIS_NODES', mode, 'comma-separated host:port of independent Redis masters, e.g. 3 or 5'), 'REDIS_NODES');
+      return withDb<RedlockConnectionConfig>({ mode, nodes, ...common }, db);
     }
   }
 }

@@ -2,6 +2,13 @@ import type { ConnectionConfig } from '../connection/connection-config.js';
 import type { RedisClient } from '../connection/connection-strategy.js';
 import type { Duration } from '../util/duration.js';
 
+/** How many replicas must confirm a lock write, and how long to wait for them. */
+export interface ReplicaAckOptions {
+  replicas: number;
+  /** Default 100 ms. */
+  timeout?: Duration;
+}
+
 /** Options of the framework-free `LockClient` (the Nest module accepts the same, plus its own). */
 export interface LockClientOptions {
   /** Where Redis is. Omit it (and `client`) to read `REDIS_*` environment variables. */
@@ -25,6 +32,14 @@ export interface LockClientOptions {
   operationTimeout?: Duration;
   /** Do not connect at start-up; the first lock call connects (default false: connect, fail fast). */
   lazyConnect?: boolean;
+  /**
+   * Replica acknowledgement: after acquiring or renewing, `WAIT replicas timeout` on the same
+   * connection; if fewer replicas confirm, an acquisition is undone (ReplicaAckError) and a renewal
+   * does not extend the local lease. Best effort: it narrows, but cannot close, the window in which a
+   * failover loses a lock. Default `LOCK_REPLICA_ACK` / `LOCK_REPLICA_ACK_TIMEOUT`, or off.
+   * Not available in redlock mode (its nodes are independent masters). Can be set per lock too.
+   */
+  replicaAck?: ReplicaAckOptions | false;
   /** Environment to read when `connection` is omitted (default `process.env`). */
   env?: Record<string, string | undefined>;
 }
@@ -36,6 +51,7 @@ export const LOCK_CLIENT_OPTION_KEYS = [
   'watchdogTimeout',
   'operationTimeout',
   'lazyConnect',
+  'replicaAck',
   'env',
 ] as const;
 
@@ -43,3 +59,4 @@ export const DEFAULT_KEY_PREFIX = 'lock:';
 export const DEFAULT_WATCHDOG_TIMEOUT_MS = 30_000;
 export const MIN_WATCHDOG_TIMEOUT_MS = 30;
 export const DEFAULT_OPERATION_TIMEOUT_MS = 5_000;
+export const DEFAULT_REPLICA_ACK_TIMEOUT_MS = 100;

@@ -6,6 +6,7 @@ import { describe, toMilliseconds } from '../util/duration.js';
 import { isPlainObject } from '../util/validate.js';
 import { validateConnectionConfig } from './connection-config.validator.js';
 import { readConnectionConfigFromEnv, type Environment } from './env-config.parser.js';
+import { parseReplicaAck, replicaAckFromEnv, type ReplicaAck } from './replica-ack.js';
 import {
   DEFAULT_KEY_PREFIX,
   DEFAULT_OPERATION_TIMEOUT_MS,
@@ -24,6 +25,7 @@ export interface ResolvedLockClientOptions {
   watchdogTimeoutMs: number;
   operationTimeoutMs: number;
   lazyConnect: boolean;
+  replicaAck: ReplicaAck | undefined;
 }
 
 const MAX_PREFIX_LENGTH = 128;
@@ -60,14 +62,37 @@ export function resolveLockClientOptions(input: LockClientOptions, extraKeys: re
     throw new InvalidLockConfigError(prefixSetting, `expected up to ${MAX_PREFIX_LENGTH} characters without braces or spaces, e.g. "lock:", got ${describe(keyPrefix)}.`);
   }
 
+  const replicaAck = asConfigError(() =>
+    options.replicaAck !== undefined ? parseReplicaAck(options.replicaAck, 'replicaAck') : replicaAckFromEnv(env),
+  );
+  if (replicaAck && strategy?.mode === 'redlock') {
+    throw new InvalidLockConfigError(
+      options.replicaAck !== undefined ? 'replicaAck' : 'LOCK_REPLICA_ACK',
+      'replica acknowledgement does not apply to redlock mode: its nodes are independent masters. Unset it, or use a replicated mode.',
+    );
+  }
+
   return {
     strategy,
     client: options.client,
+    replicaAck,
     keyPrefix,
     watchdogTimeoutMs: configDuration(options.watchdogTimeout, 'watchdogTimeout', env, 'LOCK_WATCHDOG_TIMEOUT', DEFAULT_WATCHDOG_TIMEOUT_MS, MIN_WATCHDOG_TIMEOUT_MS),
     operationTimeoutMs: configDuration(options.operationTimeout, 'operationTimeout', undefined, undefined, DEFAULT_OPERATION_TIMEOUT_MS, 1),
     lazyConnect: options.lazyConnect ?? false,
   };
+}
+
+/** Runs `parse`, turning an argument error into a configuration error that names the same setting. */
+function asConfigError<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (error instanceof DistributedLockError && 'argument' in error) {
+      throw new InvalidLockConfigError(String((error as { argument: string }).argument), error.message.replace(/^Invalid [^:]+: /, ''));
+    }
+    throw error;
+  }
 }
 
 /** A duration from an option, else an environment variable, else a default; errors name the source. */

@@ -1,6 +1,6 @@
 import { Cluster, type ClusterOptions } from 'ioredis';
 import { formatHostPort, type ClusterConnectionConfig } from './connection-config.js';
-import type { ConnectionStrategy, RedisClient } from './connection-strategy.js';
+import type { ConnectionStrategy, NodeConnections } from './connection-strategy.js';
 import { baseRedisOptions } from './redis-options.js';
 
 /**
@@ -16,12 +16,15 @@ export class ClusterConnectionStrategy implements ConnectionStrategy {
     this.target = `cluster ${config.nodes.map(formatHostPort).join(',')}`;
   }
 
-  createCommandClient(): RedisClient {
-    return new Cluster(this.config.nodes, this.clusterOptions());
-  }
-
-  createSubscriberClient(): RedisClient {
-    return new Cluster(this.config.nodes, { ...this.clusterOptions(), shardedSubscribers: true });
+  createNodes(): NodeConnections[] {
+    return [
+      {
+        command: new Cluster(this.config.nodes, this.clusterOptions()),
+        // One subscriber connection per master; SSUBSCRIBE is routed to the master of the channel's slot.
+        subscriber: new Cluster(this.config.nodes, { ...this.clusterOptions(), shardedSubscribers: true }),
+        target: this.target,
+      },
+    ];
   }
 
   private clusterOptions(): ClusterOptions {

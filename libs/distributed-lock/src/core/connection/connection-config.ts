@@ -1,7 +1,7 @@
 import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
 import type { ClusterOptions, NatMap, RedisOptions } from 'ioredis';
 
-export const REDIS_MODES = ['single', 'cluster', 'master-slave', 'sentinel'] as const;
+export const REDIS_MODES = ['single', 'cluster', 'master-slave', 'sentinel', 'redlock'] as const;
 export type RedisMode = (typeof REDIS_MODES)[number];
 
 export interface HostPort {
@@ -56,11 +56,19 @@ export interface SentinelConnectionConfig extends CommonConnectionConfig {
   db?: number;
 }
 
+export interface RedlockConnectionConfig extends CommonConnectionConfig {
+  mode: 'redlock';
+  /** Independent masters (not replicas of each other); a lock needs a majority of them. Use an odd number, 3 or 5. */
+  nodes: HostPort[];
+  db?: number;
+}
+
 export type ConnectionConfig =
   | SingleConnectionConfig
   | ClusterConnectionConfig
   | MasterSlaveConnectionConfig
-  | SentinelConnectionConfig;
+  | SentinelConnectionConfig
+  | RedlockConnectionConfig;
 
 export function formatHostPort({ host, port }: HostPort): string {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;

@@ -5,6 +5,17 @@ import type { RedisMode } from './connection-config.js';
 export type RedisClient = Redis | Cluster;
 
 /**
+ * One place lock state lives: a connection that runs the lock scripts, and a separate one for
+ * subscriptions (a subscribed connection cannot run commands). Created with lazyConnect.
+ */
+export interface NodeConnections {
+  command: RedisClient;
+  subscriber: RedisClient;
+  /** Where, for error messages. */
+  target: string;
+}
+
+/**
  * How to reach Redis in one deployment mode. One implementation per mode; the client picks it from
  * configuration, so application code never changes between modes.
  */
@@ -14,8 +25,8 @@ export interface ConnectionStrategy {
   readonly target: string;
   /** Unlock notifications over sharded pub/sub (SPUBLISH/SSUBSCRIBE) instead of PUBLISH/SUBSCRIBE. */
   readonly shardedPubSub: boolean;
-  /** The connection that runs lock scripts. Created with lazyConnect; the client connects it. */
-  createCommandClient(): RedisClient;
-  /** A separate connection for subscriptions (a subscribed connection cannot run commands). */
-  createSubscriberClient(command: RedisClient): RedisClient;
+  /** One node for every mode but redlock, which has one per independent master. */
+  createNodes(): NodeConnections[];
+  /** master-slave only: connections to replicas, for reads that may be stale by design. */
+  createReplicaReaders?(): RedisClient[];
 }

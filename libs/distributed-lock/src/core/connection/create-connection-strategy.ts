@@ -2,6 +2,7 @@ import type { ConnectionConfig } from './connection-config.js';
 import type { ConnectionStrategy } from './connection-strategy.js';
 import { ClusterConnectionStrategy } from './cluster.strategy.js';
 import { MasterSlaveConnectionStrategy } from './master-slave.strategy.js';
+import { RedlockConnectionStrategy } from './redlock.strategy.js';
 import { SentinelConnectionStrategy } from './sentinel.strategy.js';
 import { SingleConnectionStrategy } from './single.strategy.js';
 
@@ -15,5 +16,7 @@ export function createConnectionStrategy(config: ConnectionConfig): ConnectionSt
       return new MasterSlaveConnectionStrategy(config);
     case 'sentinel':
       return new SentinelConnectionStrategy(config);
+    case 'redlock':
+      return new RedlockConnectionStrategy(config);
   }
 }

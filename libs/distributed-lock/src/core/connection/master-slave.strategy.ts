@@ -1,12 +1,13 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { formatHostPort, type MasterSlaveConnectionConfig } from './connection-config.js';
-import type { ConnectionStrategy, RedisClient } from './connection-strategy.js';
+import type { ConnectionStrategy, NodeConnections, RedisClient } from './connection-strategy.js';
 import { baseRedisOptions } from './redis-options.js';
 
 /**
  * A fixed master with replicas (no automatic failover). Lock state lives only on the master: every
- * script and every read that decides ownership goes there. The replicas serve replica acknowledgement
- * (`WAIT`), which the client asks the master for after acquire and renew when configured.
+ * script and every read that decides ownership goes there. Replicas answer only reads that are stale
+ * by design (isLocked, remainTimeToLive: the answer may change the moment it is given anyway), and
+ * they back replica acknowledgement (`WAIT` on the master) when it is configured.
  */
 export class MasterSlaveConnectionStrategy implements ConnectionStrategy {
   readonly mode = 'master-slave' as const;
@@ -19,13 +20,19 @@ export class MasterSlaveConnectionStrategy implements ConnectionStrategy {
       (config.replicas.length ? `, replicas ${config.replicas.map(formatHostPort).join(',')}` : '');
   }
 
-  createCommandClient(): RedisClient {
-    const options: RedisOptions = { ...baseRedisOptions(this.config), ...this.config.master };
-    if (this.config.db !== undefined) options.db = this.config.db;
-    return new Redis(options);
+  createNodes(): NodeConnections[] {
+    const command = new Redis(this.options(this.config.master));
+    return [{ command, subscriber: command.duplicate(), target: this.target }];
   }
 
-  createSubscriberClient(command: RedisClient): RedisClient {
-    return (command as Redis).duplicate();
+  /** Read-only connections to the replicas (stale by the replication lag, so never used for ownership). */
+  createReplicaReaders(): RedisClient[] {
+    return this.config.replicas.map((replica) => new Redis({ ...this.options(replica), readOnly: true }));
+  }
+
+  private options(node: { host: string; port: number }): RedisOptions {
+    const options: RedisOptions = { ...baseRedisOptions(this.config), host: node.host, port: node.port };
+    if (this.config.db !== undefined) options.db = this.config.db;
+    return options;
   }
 }

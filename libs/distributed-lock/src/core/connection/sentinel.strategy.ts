@@ -1,6 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { formatHostPort, type SentinelConnectionConfig } from './connection-config.js';
-import type { ConnectionStrategy, RedisClient } from './connection-strategy.js';
+import type { ConnectionStrategy, NodeConnections } from './connection-strategy.js';
 import { baseRedisOptions } from './redis-options.js';
 
 /**
@@ -17,12 +17,8 @@ export class SentinelConnectionStrategy implements ConnectionStrategy {
     this.target = `sentinel master "${config.masterName}" via ${config.sentinels.map(formatHostPort).join(',')}`;
   }
 
-  createCommandClient(): RedisClient {
-    return new Redis(this.options());
-  }
-
-  createSubscriberClient(): RedisClient {
-    return new Redis(this.options());
+  createNodes(): NodeConnections[] {
+    return [{ command: new Redis(this.options()), subscriber: new Redis(this.options()), target: this.target }];
   }
 
   private options(): RedisOptions {

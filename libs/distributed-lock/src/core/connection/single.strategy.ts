@@ -1,6 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import type { SingleConnectionConfig } from './connection-config.js';
-import type { ConnectionStrategy, RedisClient } from './connection-strategy.js';
+import type { ConnectionStrategy, NodeConnections, RedisClient } from './connection-strategy.js';
 import { baseRedisOptions } from './redis-options.js';
 
 /** One Redis server. */
@@ -15,7 +15,12 @@ export class SingleConnectionStrategy implements ConnectionStrategy {
       : `single ${config.host ?? '127.0.0.1'}:${config.port ?? 6379}`;
   }
 
-  createCommandClient(): RedisClient {
+  createNodes(): NodeConnections[] {
+    const command = this.createCommandClient();
+    return [{ command, subscriber: command.duplicate(), target: this.target }];
+  }
+
+  private createCommandClient(): Redis {
     const options: RedisOptions = baseRedisOptions(this.config);
     if (this.config.db !== undefined) options.db = this.config.db;
     if (this.config.url) {
@@ -23,10 +28,6 @@ export class SingleConnectionStrategy implements ConnectionStrategy {
       return new Redis(this.config.url, options);
     }
     return new Redis({ host: this.config.host ?? '127.0.0.1', port: this.config.port ?? 6379, ...options });
-  }
-
-  createSubscriberClient(command: RedisClient): RedisClient {
-    return (command as Redis).duplicate();
   }
 }
 

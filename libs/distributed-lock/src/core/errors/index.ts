@@ -9,3 +9,5 @@ export * from './lock-connection.error.js';
 export * from './lock-key-template.error.js';
 export * from './lock-lost.error.js';
 export * from './lock-not-held.error.js';
+export * from './lock-quorum.error.js';
+export * from './replica-ack.error.js';

@@ -1,3 +1,4 @@
+import type { ReplicaAck } from '../config/replica-ack.js';
 import type { LockLostError } from '../errors/lock-lost.error.js';
 import type { LeaseResource } from './lease-resource.js';
 
@@ -9,7 +10,8 @@ import type { LeaseResource } from './lease-resource.js';
 export class HeldLock {
   active = true;
   lostBecause: LockLostError | undefined;
-  expiryTimer: NodeJS.Timeout | undefined;
+  /** Cancels the pending lease-deadline check. */
+  cancelExpiry: (() => void) | undefined;
   private controller: AbortController | undefined;
 
   constructor(
@@ -21,6 +23,8 @@ export class HeldLock {
     public validUntil: number,
     public watchdog: boolean,
     readonly acquiredAt: number,
+    /** Replica acknowledgement the renewals of this lock require. */
+    readonly replicaAck: ReplicaAck | undefined,
   ) {}
 
   /** Aborted when the lock is lost; created on first use, so locks nobody watches cost nothing. */

@@ -6,12 +6,9 @@ import { LockClientClosedError } from '../errors/lock-client-closed.error.js';
 import { LockLostError, type LockLostReason } from '../errors/lock-lost.error.js';
 import { LockNotHeldError } from '../errors/lock-not-held.error.js';
 import type { LockEvents } from '../events/lock-events.js';
-import { FORCE_UNLOCK_SCRIPT } from '../scripts/force-unlock.script.js';
-import { bindScript } from '../scripts/lock-script.js';
-import { REENTRANT_ACQUIRE_SCRIPT } from '../scripts/reentrant-acquire.script.js';
-import { REENTRANT_RELEASE_SCRIPT } from '../scripts/reentrant-release.script.js';
-import { REENTRANT_RENEW_SCRIPT } from '../scripts/reentrant-renew.script.js';
+import type { ReplicaAck } from '../config/replica-ack.js';
 import { monotonicNow } from '../util/clock.js';
+import { afterTimeout } from '../util/late-timer.js';
 import { UnlockNotifier } from '../waiting/unlock-notifier.js';
 import type { SubscriberPort } from '../waiting/subscriber-port.js';
 import { LeaseWatchdog } from '../watchdog/lease-watchdog.js';
@@ -19,12 +16,17 @@ import { HeldLock } from './held-lock.js';
 import type { LeaseResource } from './lease-resource.js';
 import { AcquiredLock, type LockReleaser } from './lock-handle.js';
 import { LockKeys } from './lock-keys.js';
+import type { LockNode } from './lock-node.js';
 
 export interface LockEngineSettings {
   keyPrefix: string;
   watchdogTimeoutMs: number;
   operationTimeoutMs: number;
   shardedPubSub: boolean;
+  /** Every lock's default; a lock may override it. */
+  replicaAck: ReplicaAck | undefined;
+  /** RedLock: the nodes are independent masters and a lock needs a majority of them. */
+  quorum: boolean;
 }
 
 /** Thrown inside the engine when a round trip is given up (timeout or caller abort). */
@@ -44,27 +46,42 @@ export class LockEngine implements LockReleaser {
   readonly keys: LockKeys;
   readonly notifier: UnlockNotifier;
   readonly publishCommand: 'publish' | 'spublish';
-  readonly scripts;
   private readonly watchdog: LeaseWatchdog;
+  private staleReaderIndex = 0;
   private readonly held = new Map<string, HeldLock>();
   private closed = false;
 
+  /**
+   * `nodes`: where lock state lives (one node, or RedLock's independent masters). `staleReaders`:
+   * replicas that may answer reads that are stale by design (master-slave mode).
+   */
   constructor(
-    readonly redis: RedisClient,
+    readonly nodes: LockNode[],
     subscriber: SubscriberPort,
     readonly settings: LockEngineSettings,
     readonly events: LockEvents,
+    private readonly staleReaders: RedisClient[] = [],
   ) {
     this.keys = new LockKeys(settings.keyPrefix);
     this.publishCommand = settings.shardedPubSub ? 'spublish' : 'publish';
     this.notifier = new UnlockNotifier(subscriber, events);
     this.watchdog = new LeaseWatchdog(Math.floor(settings.watchdogTimeoutMs / 3), (locks) => this.renewAll(locks));
-    this.scripts = {
-      reentrantAcquire: bindScript<[number, number]>(redis, REENTRANT_ACQUIRE_SCRIPT),
-      reentrantRelease: bindScript<number>(redis, REENTRANT_RELEASE_SCRIPT),
-      reentrantRenew: bindScript<number>(redis, REENTRANT_RENEW_SCRIPT),
-      forceUnlock: bindScript<number>(redis, FORCE_UNLOCK_SCRIPT),
-    };
+  }
+
+  /** The node of every mode but redlock (RedLock: the first node, used for plain reads). */
+  get node(): LockNode {
+    return this.nodes[0]!;
+  }
+
+  get redis(): RedisClient {
+    return this.node.redis;
+  }
+
+  /** A connection for a read that may be stale by design: a replica in turn, else the master. */
+  staleReader(): RedisClient {
+    if (this.staleReaders.length === 0) return this.redis;
+    this.staleReaderIndex = (this.staleReaderIndex + 1) % this.staleReaders.length;
+    return this.staleReaders[this.staleReaderIndex]!;
   }
 
   get isClosed(): boolean {
@@ -109,14 +126,13 @@ export class LockEngine implements LockReleaser {
    * with a late reply.
    */
   async bounded<T>(operation: Promise<T>, signal?: AbortSignal): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
+    let cancel: (() => void) | undefined;
     let onAbort: (() => void) | undefined;
     try {
       return await Promise.race([
         operation,
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new AbandonedOperation('timeout')), this.settings.operationTimeoutMs);
-          timer.unref();
+          cancel = afterTimeout(this.settings.operationTimeoutMs, () => reject(new AbandonedOperation('timeout')));
           if (signal) {
             onAbort = () => reject(new AbandonedOperation('aborted'));
             if (signal.aborted) onAbort();
@@ -125,7 +141,7 @@ export class LockEngine implements LockReleaser {
         }),
       ]);
     } finally {
-      clearTimeout(timer);
+      cancel?.();
       if (onAbort) signal?.removeEventListener('abort', onAbort);
     }
   }
@@ -134,14 +150,15 @@ export class LockEngine implements LockReleaser {
   register(
     resource: LeaseResource,
     owner: string,
-    token: number,
-    holds: number,
+    grant: { token: number; holds: number; validityMs: number },
     leaseMs: number,
     startedAt: number,
     watchdog: boolean,
+    replicaAck: ReplicaAck | undefined,
   ): AcquiredLock {
+    const { token, holds } = grant;
     const key = registryKey(owner, resource);
-    const validUntil = startedAt + leaseMs;
+    const validUntil = startedAt + grant.validityMs;
     let held = this.held.get(key);
     if (held && held.token !== token) {
       // Redis granted a new lifetime: the one we remember expired there before our timer noticed.
@@ -160,7 +177,7 @@ export class LockEngine implements LockReleaser {
         this.armExpiry(held);
       }
     } else {
-      held = new HeldLock(resource, owner, token, holds, leaseMs, validUntil, watchdog, startedAt);
+      held = new HeldLock(resource, owner, token, holds, leaseMs, validUntil, watchdog, startedAt, replicaAck);
       this.held.set(key, held);
       if (watchdog) this.watchdog.add(held);
       this.armExpiry(held);
@@ -228,24 +245,24 @@ export class LockEngine implements LockReleaser {
     );
   }
 
-  reportBackground(operation: 'renew' | 'release', name: string, error: unknown): void {
+  reportBackground(operation: 'renew' | 'release' | 'connection', name: string, error: unknown): void {
     const failure = error instanceof AbandonedOperation ? new Error(`no reply within ${this.settings.operationTimeoutMs} ms`) : error;
     this.events.emit('background-error', { operation, name, error: failure instanceof Error ? failure : new Error(String(failure)) });
   }
 
   private forget(held: HeldLock): void {
     held.active = false;
-    clearTimeout(held.expiryTimer);
-    held.expiryTimer = undefined;
+    held.cancelExpiry?.();
+    held.cancelExpiry = undefined;
     if (held.watchdog) this.watchdog.delete(held);
     const key = registryKey(held.owner, held.resource);
     if (this.held.get(key) === held) this.held.delete(key);
   }
 
   private armExpiry(held: HeldLock): void {
-    clearTimeout(held.expiryTimer);
-    held.expiryTimer = setTimeout(() => this.onLeaseDeadline(held), Math.max(0, held.validUntil - monotonicNow()));
-    held.expiryTimer.unref();
+    held.cancelExpiry?.();
+    // Deferred by one loop turn: after a stall, a renewal reply already received is applied first.
+    held.cancelExpiry = afterTimeout(Math.max(0, held.validUntil - monotonicNow()), () => this.onLeaseDeadline(held));
   }
 
   private onLeaseDeadline(held: HeldLock): void {
@@ -265,13 +282,14 @@ export class LockEngine implements LockReleaser {
       locks.map(async (held) => {
         const startedAt = monotonicNow();
         try {
-          const renewed = await held.resource.renew(held.owner, held.leaseMs);
+          const result = await held.resource.renew(held.owner, held.leaseMs, held.replicaAck);
           if (!held.active) return;
-          if (!renewed) {
-            this.markLost(held, 'not-owner');
+          if (!result.renewed) {
+            // Lost: stop now. Unconfirmed: keep the old deadline; the next round may confirm.
+            if (result.lost) this.markLost(held, 'not-owner');
             return;
           }
-          held.validUntil = Math.max(held.validUntil, startedAt + held.leaseMs);
+          held.validUntil = Math.max(held.validUntil, startedAt + result.validityMs);
           this.armExpiry(held);
           this.events.emit('renewed', { name: held.resource.name, kind: held.resource.kind, leaseMs: held.leaseMs });
         } catch (error) {

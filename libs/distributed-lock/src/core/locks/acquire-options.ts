@@ -1,6 +1,8 @@
 import { InvalidLockArgumentError } from '../errors/invalid-lock-argument.error.js';
 import { describe, toMilliseconds, type Duration } from '../util/duration.js';
 import { assertKnownKeys, isPlainObject } from '../util/validate.js';
+import { parseReplicaAck, type ReplicaAck } from '../config/replica-ack.js';
+import type { ReplicaAckOptions } from '../config/lock-client-options.js';
 
 /** Options of `lock()`: waits until acquired, unless `waitTime` bounds the wait (then it throws). */
 export interface LockOptions {
@@ -10,6 +12,8 @@ export interface LockOptions {
   waitTime?: Duration;
   /** Cancels the wait (LockAcquireAbortedError). Does not release a lock already taken. */
   signal?: AbortSignal;
+  /** Replica acknowledgement for this lock (overrides the client's); `false` turns it off. */
+  replicaAck?: ReplicaAckOptions | false;
 }
 
 /** Options of `tryLock()`: resolves `false` when not acquired within `waitTime` (default: no wait). */
@@ -22,12 +26,14 @@ export interface AcquireRequest {
   /** Infinity: wait as long as it takes. */
   waitMs: number;
   signal: AbortSignal | undefined;
+  /** undefined: the client's setting; null: off for this lock. */
+  replicaAck?: ReplicaAck | null;
 }
 
 /** Shortest explicit lease: it must outlast the round trip that takes it. */
 export const MIN_LEASE_MS = 10;
 
-const OPTION_KEYS = ['leaseTime', 'waitTime', 'signal'] as const;
+const OPTION_KEYS = ['leaseTime', 'waitTime', 'signal', 'replicaAck'] as const;
 
 export function leaseMs(value: unknown): number {
   return toMilliseconds(value, 'leaseTime', { min: MIN_LEASE_MS });
@@ -43,11 +49,13 @@ function fromOptions(options: Record<string, unknown>, defaultWaitMs: number, ar
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     throw new InvalidLockArgumentError('signal', `expected an AbortSignal, got ${describe(signal)}.`);
   }
-  return {
+  const request: AcquireRequest = {
     leaseMs: options.leaseTime === undefined ? undefined : leaseMs(options.leaseTime),
     waitMs: options.waitTime === undefined ? defaultWaitMs : waitMs(options.waitTime),
     signal,
   };
+  if (options.replicaAck !== undefined) request.replicaAck = parseReplicaAck(options.replicaAck, 'replicaAck') ?? null;
+  return request;
 }
 
 /** `lock(name)`, `lock(name, leaseTime)`, `lock(name, { leaseTime, waitTime, signal })`. */

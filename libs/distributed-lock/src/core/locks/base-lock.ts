@@ -5,14 +5,26 @@ import { LockBackendError } from '../errors/lock-backend.error.js';
 import { LockClientClosedError } from '../errors/lock-client-closed.error.js';
 import { LockNotHeldError } from '../errors/lock-not-held.error.js';
 import type { LockKind } from '../events/lock-events.js';
-import type { LeaseResource } from '../lock/lease-resource.js';
+import type { ReplicaAck } from '../config/replica-ack.js';
+import type { LeaseResource, RenewResult } from '../lock/lease-resource.js';
 import { AbandonedOperation, type LockEngine } from '../lock/lock-engine.js';
 import type { AcquiredLock, LockHandle } from '../lock/lock-handle.js';
 import { monotonicNow } from '../util/clock.js';
 import { lockRequest, tryLockRequest, type AcquireRequest, type LockOptions, type TryLockOptions } from './acquire-options.js';
 import type { Duration } from '../util/duration.js';
 
-export type AttemptResult = { acquired: true; token: number; holds: number } | { acquired: false; ttl: number };
+/** A grant is valid for `validityMs` from the start of its attempt (default: the whole lease). */
+export type Grant = { acquired: true; token: number; holds: number; validityMs?: number };
+export type AttemptResult = Grant | { acquired: false; ttl: number };
+
+/** What one acquisition is for: who, how long, renewed or not, confirmed how. */
+interface Terms {
+  owner: string;
+  leaseMs: number;
+  watchdog: boolean;
+  replicaAck: ReplicaAck | undefined;
+  signal: AbortSignal | undefined;
+}
 
 /** Retry pause after a Redis error while waiting: doubles from 50 ms up to 1 s. */
 const ERROR_BACKOFF_MS = [50, 100, 200, 400, 800, 1000];
@@ -35,10 +47,27 @@ export abstract class BaseLock implements LeaseResource {
     readonly name: string,
   ) {}
 
-  /** One acquisition attempt in one round trip. */
-  protected abstract attempt(owner: string, leaseMs: number): Promise<AttemptResult>;
-  abstract renew(owner: string, leaseMs: number): Promise<boolean>;
+  /**
+   * One acquisition attempt. With `replicaAck`, a grant must be confirmed by that many replicas or be
+   * undone (ReplicaAckError).
+   */
+  protected abstract attempt(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<AttemptResult>;
+  abstract renew(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<RenewResult>;
   abstract release(owner: string, all: boolean): Promise<number>;
+
+  /** Whether anyone holds the lock. */
+  abstract isLocked(): Promise<boolean>;
+  /** How many times the current lock context holds it (0 when not held or outside any context). */
+  abstract getHoldCount(): Promise<number>;
+  /** Remaining lease in ms; -2 when not locked, -1 when locked without expiry (Redis PTTL). */
+  abstract remainTimeToLive(): Promise<number>;
+  /** Deletes the lock whoever holds it and wakes a waiter. True if there was a lock to delete. */
+  abstract forceUnlock(): Promise<boolean>;
+
+  /** Whether the current lock context holds it (Redisson: isHeldByCurrentThread). */
+  async isHeldByCurrentContext(): Promise<boolean> {
+    return (await this.getHoldCount()) > 0;
+  }
 
   /**
    * Acquires, waiting as long as it takes (Redisson `lock()`); with `waitTime`, throws
@@ -82,13 +111,15 @@ export abstract class BaseLock implements LeaseResource {
     if (signal?.aborted) throw new LockAcquireAbortedError(this.name, signal.reason);
     const leaseMs = request.leaseMs ?? this.engine.watchdogTimeoutMs;
     const watchdog = request.leaseMs === undefined;
+    const replicaAck = request.replicaAck === undefined ? this.engine.settings.replicaAck : (request.replicaAck ?? undefined);
+    const terms: Terms = { owner, leaseMs, watchdog, replicaAck, signal };
     const calledAt = monotonicNow();
 
     try {
-      const first = await this.attemptOnce(owner, leaseMs, signal);
-      if (first.acquired) return this.granted(owner, first, leaseMs, watchdog, calledAt, first.startedAt);
+      const first = await this.attemptOnce(terms);
+      if (first.acquired) return this.granted(terms, first, calledAt, first.startedAt);
       if (request.waitMs <= 0) return this.timedOut(first.ttl, calledAt);
-      return await this.waitFor(owner, leaseMs, watchdog, calledAt, calledAt + request.waitMs, signal, first.ttl);
+      return await this.waitFor(terms, calledAt, calledAt + request.waitMs, first.ttl);
     } catch (error) {
       const outcome = error instanceof LockAcquireAbortedError ? 'aborted' : 'error';
       this.engine.events.emit('failed', {
@@ -102,15 +133,8 @@ export abstract class BaseLock implements LeaseResource {
     }
   }
 
-  private async waitFor(
-    owner: string,
-    leaseMs: number,
-    watchdog: boolean,
-    calledAt: number,
-    deadline: number,
-    signal: AbortSignal | undefined,
-    firstTtl: number,
-  ): Promise<AcquiredLock | { ttl: number }> {
+  private async waitFor(terms: Terms, calledAt: number, deadline: number, firstTtl: number): Promise<AcquiredLock | { ttl: number }> {
+    const { signal } = terms;
     const { notifier } = this.engine;
     const waiter = notifier.join(this.channel, deadline);
     let acquired = false;
@@ -127,12 +151,12 @@ export abstract class BaseLock implements LeaseResource {
       for (;;) {
         if (attemptNow) {
           try {
-            const result = await this.attemptOnce(owner, leaseMs, signal);
+            const result = await this.attemptOnce(terms);
             lastError = undefined;
             failures = 0;
             if (result.acquired) {
               acquired = true;
-              return this.granted(owner, result, leaseMs, watchdog, calledAt, result.startedAt);
+              return this.granted(terms, result, calledAt, result.startedAt);
             }
             ttl = result.ttl;
           } catch (error) {
@@ -159,7 +183,7 @@ export abstract class BaseLock implements LeaseResource {
         if (outcome === 'closed') throw new LockClientClosedError(`wait for lock "${this.name}"`);
       }
     } finally {
-      notifier.leave(waiter, acquired, leaseMs);
+      notifier.leave(waiter, acquired, terms.leaseMs);
     }
   }
 
@@ -167,10 +191,10 @@ export abstract class BaseLock implements LeaseResource {
    * One bounded attempt. If it is abandoned (operation timeout, caller abort) and Redis grants it
    * after all, the late grant is released again so that nobody sits out a lease nobody holds.
    */
-  private async attemptOnce(owner: string, leaseMs: number, signal: AbortSignal | undefined): Promise<AttemptResult & { startedAt: number }> {
+  private async attemptOnce({ owner, leaseMs, replicaAck, signal }: Terms): Promise<AttemptResult & { startedAt: number }> {
     this.engine.assertOpen(`acquire lock "${this.name}"`);
     const startedAt = monotonicNow();
-    const pending = this.attempt(owner, leaseMs);
+    const pending = this.attempt(owner, leaseMs, replicaAck);
     try {
       const result = await this.engine.bounded(pending, signal);
       return { ...result, startedAt };
@@ -185,19 +209,14 @@ export abstract class BaseLock implements LeaseResource {
         if (error.why === 'aborted') throw new LockAcquireAbortedError(this.name, signal?.reason);
         throw new LockBackendError('lock', this.name, new Error(`no reply within ${this.engine.settings.operationTimeoutMs} ms`));
       }
+      if (error instanceof LockBackendError) throw error;
       throw new LockBackendError('lock', this.name, error);
     }
   }
 
-  private granted(
-    owner: string,
-    result: { token: number; holds: number },
-    leaseMs: number,
-    watchdog: boolean,
-    calledAt: number,
-    startedAt: number,
-  ): AcquiredLock {
-    const handle = this.engine.register(this, owner, result.token, result.holds, leaseMs, startedAt, watchdog);
+  private granted(terms: Terms, result: Grant, calledAt: number, startedAt: number): AcquiredLock {
+    const grant = { token: result.token, holds: result.holds, validityMs: result.validityMs ?? terms.leaseMs };
+    const handle = this.engine.register(this, terms.owner, grant, terms.leaseMs, startedAt, terms.watchdog, terms.replicaAck);
     this.engine.events.emit('acquired', {
       name: this.name,
       kind: this.kind,

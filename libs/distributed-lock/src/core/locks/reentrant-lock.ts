@@ -1,11 +1,16 @@
+import type { ReplicaAck } from '../config/replica-ack.js';
 import { getLockContext } from '../context/lock-context.js';
 import { LockBackendError } from '../errors/lock-backend.error.js';
+import { ReplicaAckError } from '../errors/replica-ack.error.js';
+import type { RenewResult } from '../lock/lease-resource.js';
 import type { LockEngine } from '../lock/lock-engine.js';
 import { BaseLock, type AttemptResult } from './base-lock.js';
 
 /**
  * Redisson's RLock: an exclusive lock that its owner (a lock context) may take again. Each
  * acquisition adds a hold, each unlock removes one; the key is deleted and one waiter woken at zero.
+ * Lives on one node: a single Redis, the master of a master-slave or sentinel set, or the master of
+ * the lock's slot in a cluster.
  */
 export class ReentrantLock extends BaseLock {
   readonly kind = 'reentrant' as const;
@@ -20,30 +25,43 @@ export class ReentrantLock extends BaseLock {
     this.channel = engine.keys.channel(name);
   }
 
-  protected async attempt(owner: string, leaseMs: number): Promise<AttemptResult> {
-    const [first, second] = await this.engine.scripts.reentrantAcquire(this.id, this.fenceKey, owner, leaseMs);
-    return first > 0 ? { acquired: true, token: first, holds: second } : { acquired: false, ttl: second };
+  protected async attempt(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<AttemptResult> {
+    const node = this.engine.node;
+    const [first, second] = await node.scripts.reentrantAcquire(this.id, this.fenceKey, owner, leaseMs);
+    if (first <= 0) return { acquired: false, ttl: second };
+    if (replicaAck) {
+      const acknowledged = await node.waitForReplicas(this.id, replicaAck.replicas, replicaAck.timeoutMs);
+      if (acknowledged < replicaAck.replicas) {
+        // Not safe against a failover: take the hold back before reporting it.
+        await this.release(owner, false).catch((error: unknown) => this.engine.reportBackground('release', this.name, error));
+        throw new ReplicaAckError(this.name, acknowledged, replicaAck.replicas, replicaAck.timeoutMs);
+      }
+    }
+    return { acquired: true, token: first, holds: second };
   }
 
-  async renew(owner: string, leaseMs: number): Promise<boolean> {
-    return (await this.engine.scripts.reentrantRenew(this.id, owner, leaseMs)) === 1;
+  async renew(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<RenewResult> {
+    const node = this.engine.node;
+    if ((await node.scripts.reentrantRenew(this.id, owner, leaseMs)) !== 1) return { renewed: false, lost: true };
+    if (replicaAck) {
+      const acknowledged = await node.waitForReplicas(this.id, replicaAck.replicas, replicaAck.timeoutMs);
+      if (acknowledged < replicaAck.replicas) {
+        this.engine.reportBackground('renew', this.name, new ReplicaAckError(this.name, acknowledged, replicaAck.replicas, replicaAck.timeoutMs));
+        return { renewed: false, lost: false };
+      }
+    }
+    return { renewed: true, validityMs: leaseMs };
   }
 
   release(owner: string, all: boolean): Promise<number> {
-    return this.engine.scripts.reentrantRelease(this.id, this.channel, owner, this.engine.publishCommand, all ? 'all' : '1');
+    return this.engine.node.scripts.reentrantRelease(this.id, this.channel, owner, this.engine.publishCommand, all ? 'all' : '1');
   }
 
-  /** Whether anyone holds the lock. */
+  /** Stale by design (the answer can change as soon as it is given): a replica may answer it. */
   async isLocked(): Promise<boolean> {
-    return (await this.query('isLocked', () => this.engine.redis.exists(this.id))) === 1;
+    return (await this.query('isLocked', () => this.engine.staleReader().exists(this.id))) === 1;
   }
 
-  /** Whether the current lock context holds it (Redisson: isHeldByCurrentThread). */
-  async isHeldByCurrentContext(): Promise<boolean> {
-    return (await this.getHoldCount()) > 0;
-  }
-
-  /** How many times the current lock context holds it (0 when not held or outside any context). */
   async getHoldCount(): Promise<number> {
     const context = getLockContext();
     if (!context) return 0;
@@ -51,14 +69,13 @@ export class ReentrantLock extends BaseLock {
     return owner === this.engine.ownerOf(context) ? Number(holds) : 0;
   }
 
-  /** Remaining lease in ms; -2 when not locked, -1 when locked without expiry (Redis PTTL). */
+  /** Stale by design, like isLocked: a replica may answer it. */
   remainTimeToLive(): Promise<number> {
-    return this.query('remainTimeToLive', () => this.engine.redis.pttl(this.id));
+    return this.query('remainTimeToLive', () => this.engine.staleReader().pttl(this.id));
   }
 
-  /** Deletes the lock whoever holds it and wakes a waiter. True if there was a lock to delete. */
   async forceUnlock(): Promise<boolean> {
-    const deleted = await this.query('forceUnlock', () => this.engine.scripts.forceUnlock(this.id, this.channel, this.engine.publishCommand));
+    const deleted = await this.query('forceUnlock', () => this.engine.node.scripts.forceUnlock(this.id, this.channel, this.engine.publishCommand));
     this.engine.markResourceLost(this, 'force-unlocked');
     return deleted === 1;
   }

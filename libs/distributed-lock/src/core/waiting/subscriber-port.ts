@@ -31,3 +31,23 @@ export function createSubscriberPort(client: RedisClient, sharded: boolean): Sub
     },
   };
 }
+
+/**
+ * RedLock: one subscription per node. A release publishes on every node that held the lock; the
+ * first message wakes the waiter (the extra ones are absorbed as an already-pending wake-up). A node
+ * that is down does not block the others: subscribing succeeds when any node accepts.
+ */
+export function combineSubscriberPorts(ports: SubscriberPort[]): SubscriberPort {
+  if (ports.length === 1) return ports[0]!;
+  const anyAccepts = async (run: (port: SubscriberPort) => Promise<unknown>): Promise<void> => {
+    const results = await Promise.allSettled(ports.map(run));
+    const accepted = results.some((result) => result.status === 'fulfilled');
+    if (!accepted) throw (results[0] as PromiseRejectedResult).reason;
+  };
+  return {
+    subscribe: (channel) => anyAccepts((port) => port.subscribe(channel)),
+    unsubscribe: (channel) => anyAccepts((port) => port.unsubscribe(channel)),
+    onMessage: (listener) => ports.forEach((port) => port.onMessage(listener)),
+    onReconnect: (listener) => ports.forEach((port) => port.onReconnect(listener)),
+  };
+}

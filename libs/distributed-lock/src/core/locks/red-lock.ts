@@ -1,0 +1,177 @@
+import type { ReplicaAck } from '../config/replica-ack.js';
+import { getLockContext } from '../context/lock-context.js';
+import { LockBackendError } from '../errors/lock-backend.error.js';
+import { LockQuorumError } from '../errors/lock-quorum.error.js';
+import type { RenewResult } from '../lock/lease-resource.js';
+import type { LockEngine } from '../lock/lock-engine.js';
+import type { LockNode } from '../lock/lock-node.js';
+import { monotonicNow } from '../util/clock.js';
+import { afterTimeout } from '../util/late-timer.js';
+import { BaseLock, type AttemptResult } from './base-lock.js';
+
+/** Longest a single node may take to answer one step; a slower node counts as not answering. */
+export const REDLOCK_NODE_TIMEOUT_MS = 50;
+/** Clock drift allowance: 1 % of the lease plus 2 ms (the RedLock algorithm's). */
+export const redlockDrift = (leaseMs: number): number => Math.ceil(leaseMs * 0.01) + 2;
+/** After a split vote, contenders back off a random 0..this ms so that one of them wins next time. */
+const SPLIT_VOTE_JITTER_MS = 40;
+
+type NodeReply<T> = { ok: true; value: T } | { ok: false; error: unknown; late: Promise<T> };
+
+/**
+ * RedLock over N independent masters, with the same reentrant semantics as the single-node lock.
+ *
+ * - Acquire: the reentrant script on every node in parallel, each bounded by a short node timeout.
+ *   Held when a majority granted it and validity = lease - elapsed - drift is still positive; grants
+ *   of a failed attempt (and late grants) are released at once. Fewer than a majority answering is a
+ *   LockQuorumError, not "busy".
+ * - Fencing: the token is the highest among the granting majority, then raised on a majority of
+ *   nodes before the handle is returned. Any later majority overlaps it, so tokens keep increasing.
+ * - Renewal: on every node; renewed when a majority confirms (validity counted as above); lost when a
+ *   majority says someone else holds it or it is gone.
+ * - Release: on every node.
+ */
+export class RedLock extends BaseLock {
+  readonly kind = 'reentrant' as const;
+  readonly id: string;
+  protected readonly channel: string;
+  private readonly fenceKey: string;
+
+  constructor(engine: LockEngine, name: string) {
+    super(engine, name);
+    this.id = engine.keys.lock(name);
+    this.fenceKey = engine.keys.fence(name);
+    this.channel = engine.keys.channel(name);
+  }
+
+  private get nodes(): LockNode[] {
+    return this.engine.nodes;
+  }
+
+  private get quorum(): number {
+    return Math.floor(this.nodes.length / 2) + 1;
+  }
+
+  protected async attempt(owner: string, leaseMs: number, _replicaAck: ReplicaAck | undefined): Promise<AttemptResult> {
+    const startedAt = monotonicNow();
+    const replies = await this.onEveryNode((node) => node.scripts.reentrantAcquire(this.id, this.fenceKey, owner, leaseMs));
+    const granted = replies.flatMap((reply, i) => (reply.ok && reply.value[0] > 0 ? [{ node: this.nodes[i]!, token: reply.value[0], holds: reply.value[1] }] : []));
+    const denied = replies.flatMap((reply) => (reply.ok && reply.value[0] <= 0 ? [reply.value[1]] : []));
+    const answered = granted.length + denied.length;
+    const validityMs = leaseMs - (monotonicNow() - startedAt) - redlockDrift(leaseMs);
+    let success = granted.length >= this.quorum && validityMs > 0;
+
+    let token = 0;
+    if (success) {
+      const held = this.engine.find(owner, this);
+      token = held?.active && Math.max(...granted.map((g) => g.holds)) > 1 ? held.token : Math.max(...granted.map((g) => g.token));
+      const raised = await this.onEveryNode((node) => node.scripts.fenceRaise(this.fenceKey, this.id, owner, token));
+      success = raised.filter((reply) => reply.ok).length >= this.quorum && leaseMs - (monotonicNow() - startedAt) - redlockDrift(leaseMs) > 0;
+    }
+    // Late grants from nodes that timed out: keep them if we hold the lock, hand them back otherwise.
+    replies.forEach((reply, i) => {
+      if (!reply.ok) {
+        reply.late.then(
+          (value) => {
+            if (value[0] > 0 && !success) void this.releaseOn(this.nodes[i]!, owner);
+          },
+          () => undefined,
+        );
+      }
+    });
+    if (success) {
+      return { acquired: true, token, holds: Math.max(...granted.map((g) => g.holds)), validityMs: leaseMs - redlockDrift(leaseMs) };
+    }
+    await Promise.all(granted.map((g) => this.releaseOn(g.node, owner)));
+    if (answered < this.quorum) {
+      const failure = replies.find((reply) => !reply.ok) as { error: unknown } | undefined;
+      throw new LockQuorumError(this.name, answered, this.nodes.length, failure?.error);
+    }
+    const positive = denied.filter((ttl) => ttl > 0);
+    // Nobody may hold a majority (a split vote): retry soon, after a random pause.
+    const ttl = granted.length > 0 || positive.length === 0 ? 1 + Math.floor(Math.random() * SPLIT_VOTE_JITTER_MS) : Math.min(...positive);
+    return { acquired: false, ttl };
+  }
+
+  async renew(owner: string, leaseMs: number): Promise<RenewResult> {
+    const startedAt = monotonicNow();
+    const replies = await this.onEveryNode((node) => node.scripts.reentrantRenew(this.id, owner, leaseMs));
+    const renewed = replies.filter((reply) => reply.ok && reply.value === 1).length;
+    const refused = replies.filter((reply) => reply.ok && reply.value !== 1).length;
+    if (renewed >= this.quorum) return { renewed: true, validityMs: leaseMs - (monotonicNow() - startedAt) - redlockDrift(leaseMs) };
+    // Lost once too many nodes say it is gone for a majority to remain possible.
+    return { renewed: false, lost: refused > this.nodes.length - this.quorum };
+  }
+
+  async release(owner: string, all: boolean): Promise<number> {
+    const replies = await this.onEveryNode(
+      (node) => node.scripts.reentrantRelease(this.id, this.channel, owner, this.engine.publishCommand, all ? 'all' : '1'),
+      this.engine.settings.operationTimeoutMs,
+    );
+    const answers = replies.flatMap((reply) => (reply.ok ? [reply.value] : []));
+    if (answers.length === 0) throw (replies[0] as { error: unknown }).error;
+    return Math.max(...answers);
+  }
+
+  async isLocked(): Promise<boolean> {
+    const replies = await this.read('isLocked', (node) => node.redis.exists(this.id));
+    return replies.filter((exists) => exists === 1).length >= this.quorum;
+  }
+
+  async getHoldCount(): Promise<number> {
+    const context = getLockContext();
+    if (!context) return 0;
+    const owner = this.engine.ownerOf(context);
+    const replies = await this.read('getHoldCount', (node) => node.redis.hmget(this.id, 'owner', 'holds'));
+    const mine = replies.filter(([holder]) => holder === owner).map(([, holds]) => Number(holds));
+    return mine.length >= this.quorum ? Math.max(...mine) : 0;
+  }
+
+  /** The lease left on the majority: the quorum-th longest of the nodes' TTLs, or -2. */
+  async remainTimeToLive(): Promise<number> {
+    const ttls = (await this.read('remainTimeToLive', (node) => node.redis.pttl(this.id))).filter((ttl) => ttl !== -2).sort((a, b) => b - a);
+    return ttls.length >= this.quorum ? ttls[this.quorum - 1]! : -2;
+  }
+
+  async forceUnlock(): Promise<boolean> {
+    const replies = await this.read('forceUnlock', (node) => node.scripts.forceUnlock(this.id, this.channel, this.engine.publishCommand));
+    this.engine.markResourceLost(this, 'force-unlocked');
+    return replies.some((deleted) => deleted === 1);
+  }
+
+  private releaseOn(node: LockNode, owner: string): Promise<void> {
+    return node.scripts
+      .reentrantRelease(this.id, this.channel, owner, this.engine.publishCommand, '1')
+      .then(() => undefined)
+      .catch((error: unknown) => this.engine.reportBackground('release', this.name, error));
+  }
+
+  /** Runs `step` on every node in parallel; a node that fails or exceeds `timeoutMs` counts as not answering. */
+  private onEveryNode<T>(step: (node: LockNode) => Promise<T>, timeoutMs = REDLOCK_NODE_TIMEOUT_MS): Promise<NodeReply<T>[]> {
+    return Promise.all(
+      this.nodes.map((node) => {
+        const pending = step(node);
+        let cancel: (() => void) | undefined;
+        return Promise.race([
+          pending.then((value): NodeReply<T> => ({ ok: true, value })),
+          new Promise<NodeReply<T>>((resolve) => {
+            cancel = afterTimeout(timeoutMs, () => resolve({ ok: false, error: new Error(`${node.target}: no reply within ${timeoutMs} ms`), late: pending }));
+          }),
+        ])
+          .catch((error: unknown): NodeReply<T> => ({ ok: false, error, late: pending }))
+          .finally(() => cancel?.());
+      }),
+    );
+  }
+
+  /** A read that needs a majority of answers. */
+  private async read<T>(operation: string, step: (node: LockNode) => Promise<T>): Promise<T[]> {
+    this.engine.assertOpen(`${operation} "${this.name}"`);
+    const replies = await this.onEveryNode(step, this.engine.settings.operationTimeoutMs);
+    const answers = replies.flatMap((reply) => (reply.ok ? [reply.value] : []));
+    if (answers.length < this.quorum) {
+      throw new LockBackendError(operation, this.name, (replies.find((reply) => !reply.ok) as { error: unknown }).error);
+    }
+    return answers;
+  }
+}

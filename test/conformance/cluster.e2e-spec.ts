@@ -1,0 +1,3 @@
+import { describeLockConformance } from './lock-conformance.js';
+
+describeLockConformance('cluster');

@@ -1,0 +1,118 @@
+import { Cluster, Redis } from 'ioredis';
+import { LockClient, type LockClientOptions } from 'nestjs-distributed-lock';
+import { startTopology, type Topology, type TopologyMode } from 'redis-topology';
+
+/**
+ * One deployment mode for the conformance suite: its topology, clients configured only from the
+ * topology's environment variables (as a deployment would), and the few assertions that must look at
+ * Redis itself, made mode-aware here so that the suites stay identical for every mode.
+ */
+export interface ModeFixture {
+  readonly mode: TopologyMode;
+  topology(): Topology;
+  /** Environment for worker processes and LockClient({ env }). */
+  env(): Record<string, string>;
+  /** A connected LockClient for this mode; closed after the test. */
+  client(overrides?: Omit<LockClientOptions, 'env' | 'connection'>): Promise<LockClient>;
+  /** Whether a key exists on the node(s) holding lock state (all of them: RedLock). */
+  keyExistsEverywhere(key: string): Promise<boolean>;
+  keyExistsAnywhere(key: string): Promise<boolean>;
+  /** A hash field as every lock node has it (one entry per node). */
+  hget(key: string, field: string): Promise<(string | null)[]>;
+  /** Subscribers of an unlock channel, across the nodes that carry it. */
+  subscribers(channel: string): Promise<number>;
+  /** Script runs (EVAL + EVALSHA) on the lock nodes since `resetStats()`. */
+  scriptCalls(): Promise<number>;
+  resetStats(): Promise<void>;
+  /** Script runs of one acquisition attempt that fails (RedLock: one per node). */
+  readonly scriptsPerAttempt: number;
+  /** Script runs of one successful acquisition (RedLock: attempt and token raise on every node). */
+  readonly scriptsPerGrant: number;
+  /** Script runs one hand-over costs: the release and the woken waiter's successful attempt. */
+  readonly scriptsPerHandover: number;
+}
+
+function scriptCallsIn(info: string): number {
+  return info
+    .split('\n')
+    .filter((line) => /^cmdstat_eval(sha)?:/.test(line))
+    .reduce((sum, line) => sum + Number(/calls=(\d+)/.exec(line)![1]), 0);
+}
+
+export function useMode(mode: TopologyMode): ModeFixture {
+  let topology: Topology | undefined;
+  let admin: Redis[] = [];
+  let cluster: Cluster | undefined;
+  const clients: LockClient[] = [];
+
+  beforeAll(async () => {
+    topology = await startTopology(mode);
+    if (mode === 'cluster') {
+      cluster = new Cluster(topology.servers.slice(0, 3).map((s) => ({ host: s.host, port: s.port })), { redisOptions: { maxRetriesPerRequest: 1 } });
+    }
+  }, 60_000);
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.close()));
+  });
+  afterAll(async () => {
+    admin.forEach((client) => client.disconnect());
+    admin = [];
+    cluster?.disconnect();
+    await topology?.stop();
+  });
+
+  /** Plain connections to the data nodes that hold lock state: masters (or every RedLock node). */
+  const lockNodes = (): Redis[] => {
+    if (admin.length === 0) {
+      const servers = mode === 'redlock' ? topology!.servers : mode === 'cluster' ? topology!.servers.slice(0, 3) : [topology!.servers[0]!];
+      admin = servers.map((server) => server.client());
+    }
+    return admin;
+  };
+
+  const fixture: ModeFixture = {
+    mode,
+    topology: () => topology!,
+    env: () => ({ ...topology!.env }),
+    async client(overrides = {}) {
+      const client = await LockClient.connect({ ...overrides, env: topology!.env });
+      clients.push(client);
+      return client;
+    },
+    async keyExistsEverywhere(key) {
+      if (cluster) return (await cluster.exists(key)) === 1;
+      const found = await Promise.all(lockNodes().map((node) => node.exists(key)));
+      return found.every((n) => n === 1);
+    },
+    async keyExistsAnywhere(key) {
+      if (cluster) return (await cluster.exists(key)) === 1;
+      const found = await Promise.all(lockNodes().map((node) => node.exists(key)));
+      return found.some((n) => n === 1);
+    },
+    async hget(key, field) {
+      if (cluster) return [await cluster.hget(key, field)];
+      return Promise.all(lockNodes().map((node) => node.hget(key, field)));
+    },
+    async subscribers(channel) {
+      if (mode === 'cluster') {
+        const counts = await Promise.all(
+          lockNodes().map(async (node) => Number(((await node.call('PUBSUB', 'SHARDNUMSUB', channel)) as [string, number])[1])),
+        );
+        return counts.reduce((a, b) => a + b, 0);
+      }
+      const counts = await Promise.all(lockNodes().map(async (node) => Number(((await node.pubsub('NUMSUB', channel)) as [string, number])[1])));
+      return counts.reduce((a, b) => a + b, 0);
+    },
+    async scriptCalls() {
+      const infos = await Promise.all(lockNodes().map((node) => node.info('commandstats')));
+      return infos.reduce((sum, info) => sum + scriptCallsIn(info), 0);
+    },
+    async resetStats() {
+      await Promise.all(lockNodes().map((node) => node.config('RESETSTAT')));
+    },
+    scriptsPerAttempt: mode === 'redlock' ? 3 : 1,
+    scriptsPerGrant: mode === 'redlock' ? 6 : 1,
+    scriptsPerHandover: mode === 'redlock' ? 9 : 2,
+  };
+  return fixture;
+}

@@ -1,0 +1,28 @@
+import type { TopologyMode } from 'redis-topology';
+import { useMode } from './fixture.js';
+import { fencingSuite } from './suites/fencing.suite.js';
+import { mutualExclusionSuite } from './suites/mutual-exclusion.suite.js';
+import { ownershipSuite } from './suites/ownership.suite.js';
+import { reentrancySuite } from './suites/reentrancy.suite.js';
+import { tryLockSuite } from './suites/try-lock.suite.js';
+import { wakeUpSuite } from './suites/wake-up.suite.js';
+import { waiterCleanupSuite } from './suites/waiter-cleanup.suite.js';
+import { watchdogSuite } from './suites/watchdog.suite.js';
+
+/**
+ * The lock's semantics, as one suite that runs unchanged against every deployment mode: each mode's
+ * spec file calls this with its mode, the fixture starts that topology on loopback ports.
+ */
+export function describeLockConformance(mode: TopologyMode): void {
+  describe(`lock conformance: ${mode}`, () => {
+    const fx = useMode(mode);
+    mutualExclusionSuite(fx);
+    reentrancySuite(fx);
+    ownershipSuite(fx);
+    tryLockSuite(fx);
+    wakeUpSuite(fx);
+    waiterCleanupSuite(fx);
+    fencingSuite(fx);
+    watchdogSuite(fx);
+  });
+}

@@ -1,0 +1,64 @@
+import { LockAcquireTimeoutError } from 'nestjs-distributed-lock';
+import { nextEvent } from '../../harness/wait.js';
+import type { ModeFixture } from '../fixture.js';
+
+export function tryLockSuite(fx: ModeFixture): void {
+  describe('tryLock and bounded waits', () => {
+    it('without a wait time it answers false at once when the lock is taken', async () => {
+      const client = await fx.client();
+      const holder = await client.lock('try:a');
+      const failed = nextEvent(client.events, 'failed');
+      expect(await client.tryLock('try:a')).toBe(false);
+      expect((await failed)[0]).toMatchObject({ name: 'try:a', outcome: 'timeout' });
+      expect(client.stats().waitingChannels).toBe(0); // no wait: no subscription was made
+      await holder.unlock();
+      const handle = await client.tryLock('try:a');
+      expect(handle).not.toBe(false);
+      if (handle) await handle.unlock();
+    });
+
+    it('with a wait time it gets the lock when the holder releases within it', async () => {
+      const client = await fx.client();
+      const holder = await client.lock('try:b');
+      const pending = client.tryLock('try:b', '10s');
+      await nextEvent(client.events, 'subscription', (e: { subscribed: boolean }) => e.subscribed);
+      await holder.unlock();
+      const handle = await pending;
+      expect(handle).not.toBe(false);
+      if (handle) {
+        expect(handle.token).toBeGreaterThan(holder.token);
+        await handle.unlock();
+      }
+    });
+
+    it('answers false when the lock stays taken for the whole wait', async () => {
+      const client = await fx.client();
+      const holder = await client.lock('try:c', '30s');
+      expect(await client.tryLock('try:c', 150, '1s')).toBe(false);
+      expect(await client.tryLock('try:c', { waitTime: 100 })).toBe(false);
+      expect(holder.isHeld).toBe(true);
+      await holder.unlock();
+    });
+
+    it('lock() with waitTime throws a typed timeout carrying the holder remaining lease', async () => {
+      const client = await fx.client();
+      const holder = await client.lock('try:d', '20s');
+      const error = await client.lock('try:d', { waitTime: 100 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(LockAcquireTimeoutError);
+      expect((error as LockAcquireTimeoutError).code).toBe('LOCK_ACQUIRE_TIMEOUT');
+      expect((error as LockAcquireTimeoutError).retryAfterMs).toBeGreaterThan(15_000);
+      await holder.unlock();
+    });
+
+    it('a storm of tryLock on one key: one winner at most (exactly one on a single node); the others get false', async () => {
+      const clients = await Promise.all([1, 2, 3, 4].map(() => fx.client()));
+      const results = await Promise.all(Array.from({ length: 60 }, (_, i) => clients[i % clients.length]!.tryLock('try:storm', undefined, '30s')));
+      const winners = results.filter((result) => result !== false);
+      // RedLock: contenders can split the nodes so that nobody gets a majority; waiting callers
+      // then retry after a random pause. A tryLock without wait just answers false.
+      if (fx.mode === 'redlock') expect(winners.length).toBeLessThanOrEqual(1);
+      else expect(winners).toHaveLength(1);
+      await Promise.all(winners.map((winner) => winner.unlock()));
+    });
+  });
+}

@@ -1,0 +1,76 @@
+import type { LockHandle } from 'nestjs-distributed-lock';
+import { stopAllWorkers, WorkerProcess } from '../../harness/worker-process.js';
+import { nextEvent, until } from '../../harness/wait.js';
+import type { ModeFixture } from '../fixture.js';
+
+export function wakeUpSuite(fx: ModeFixture): void {
+  describe('waiting is woken by the release, not by polling', () => {
+    afterEach(stopAllWorkers);
+
+    it('a waiter gets the lock right after the release although the lease had 30 s left', async () => {
+      const client = await fx.client();
+      const holder = await client.lock('wake:a'); // watchdog lease: 30 s
+      const waiting = client.tryLock('wake:a', '5s');
+      await nextEvent(client.events, 'subscription', (e: { subscribed: boolean }) => e.subscribed);
+      expect(await client.remainTimeToLive('wake:a')).toBeGreaterThan(25_000);
+      await holder.unlock();
+      // Polling at the lease would take 30 s; the 5 s wait can only succeed through the notification.
+      const handle = await waiting;
+      expect(handle).not.toBe(false);
+      if (handle) await handle.unlock();
+    });
+
+    it('a release in another process wakes the waiter here', async () => {
+      const client = await fx.client();
+      const worker = WorkerProcess.start('holder-worker.mjs', { ...fx.env(), LOCK_NAME: 'wake:b', LEASE: 'watchdog' });
+      const acquired = await worker.waitForType('acquired');
+      const waiting = client.tryLock('wake:b', '5s');
+      await nextEvent(client.events, 'subscription', (e: { subscribed: boolean }) => e.subscribed);
+      worker.send('unlock');
+      await worker.waitForType('unlocked');
+      const handle = await waiting;
+      expect(handle).not.toBe(false);
+      if (handle) {
+        expect(handle.token).toBeGreaterThan(acquired.token as number);
+        await handle.unlock();
+      }
+      worker.send('exit');
+      expect((await worker.exited).code).toBe(0);
+    });
+
+    it('one release wakes one local waiter: a hand-over costs one attempt, not one per waiter', async () => {
+      const client = await fx.client();
+      const WAITERS = 5;
+      // Load the scripts on the node(s) that own this key, so that a first EVALSHA answered with
+      // NOSCRIPT (and resent as EVAL) does not count as an extra attempt below.
+      await (await client.lock('wake:c')).unlock();
+      await fx.resetStats();
+      const holder = await client.lock('wake:c', '30s');
+      const granted: LockHandle[] = [];
+      const waiters = Array.from({ length: WAITERS }, () =>
+        client.lock('wake:c', { leaseTime: '30s', waitTime: '10s' }).then((handle) => {
+          granted.push(handle);
+          return handle;
+        }),
+      );
+      // The holder's grant, every waiter's first attempt, and the first waiter's retry once subscribed.
+      const expected = fx.scriptsPerGrant + (WAITERS + 1) * fx.scriptsPerAttempt;
+      await until(async () => (await fx.scriptCalls()) >= expected && client.stats().waitingChannels === 1, 'every waiter to queue');
+      expect(await fx.scriptCalls()).toBe(expected);
+
+      let previous: LockHandle = holder;
+      for (let round = 0; round < WAITERS; round++) {
+        await fx.resetStats();
+        const next = nextEvent(client.events, 'acquired');
+        await previous.unlock();
+        await next;
+        // One release and one attempt by the woken waiter (RedLock: each on every node, plus the token
+        // raise). A herd would add an attempt for every other waiter.
+        expect(await fx.scriptCalls()).toBe(fx.scriptsPerHandover);
+        previous = granted[round]!;
+      }
+      await previous.unlock();
+      await Promise.all(waiters);
+    });
+  });
+}
