@@ -12,6 +12,8 @@ export class HeldLock {
   lostBecause: LockLostError | undefined;
   /** Cancels the pending lease-deadline check. */
   cancelExpiry: (() => void) | undefined;
+  /** A release whose outcome is unknown is being retried; the same owner waits for it before re-acquiring. */
+  releasing: Promise<void> | undefined;
   private controller: AbortController | undefined;
 
   constructor(

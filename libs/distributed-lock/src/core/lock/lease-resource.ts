@@ -16,6 +16,9 @@ export interface LeaseResource {
   readonly id: string;
   /** Lengthens the lease if `owner` still holds the lock. */
   renew(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<RenewResult>;
-  /** Drops one hold (or all); -1 when `owner` does not hold it, else the holds left. */
-  release(owner: string, all: boolean): Promise<number>;
+  /**
+   * Drops one hold (or all); -1 when `owner` does not hold it, else the holds left. With
+   * `expectedHolds`, only if the lock has exactly that many holds (-2 otherwise): for retries.
+   */
+  release(owner: string, all: boolean, expectedHolds?: number): Promise<number>;
 }

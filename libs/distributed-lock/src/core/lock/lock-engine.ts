@@ -188,26 +188,89 @@ export class LockEngine implements LockReleaser {
   /** Drops one hold of `held` in Redis. LockNotHeldError if it is no longer ours. */
   async release(held: HeldLock): Promise<void> {
     const name = held.resource.name;
+    if (held.releasing) await held.releasing;
     if (!held.active) {
       throw new LockNotHeldError(name, held.lostBecause ? `it was lost before (${held.lostBecause.reason})` : 'it was already released');
     }
+    const expected = held.holds;
     let remaining: number;
     try {
       remaining = await this.bounded(held.resource.release(held.owner, false));
     } catch (error) {
-      // Unknown outcome: stop renewing and let the lease run out rather than hold it forever.
-      this.forget(held);
+      // Unknown outcome (the master died mid-call, a failover...). Retry until it is known, so the
+      // lock does not sit in Redis for the rest of its lease, or block its owner's next acquisition.
+      this.retryRelease(held, expected);
       throw new LockBackendError('unlock', name, error instanceof AbandonedOperation ? new Error(`no reply within ${this.settings.operationTimeoutMs} ms`) : error);
     }
     if (remaining < 0) {
       this.markLost(held, 'not-owner');
       throw new LockNotHeldError(name, 'its lease ran out or it was force-unlocked, so another owner may hold it now');
     }
+    this.released(held, remaining);
+  }
+
+  /**
+   * Waits for a retried release of `owner`'s hold on `resource` to settle, so that the owner does not
+   * re-enter a lock whose last release may or may not have happened. False if `deadline` came first.
+   */
+  async settleRelease(owner: string, resource: LeaseResource, deadline: number): Promise<boolean> {
+    const pending = this.find(owner, resource)?.releasing;
+    if (!pending) return true;
+    if (!Number.isFinite(deadline)) {
+      await pending;
+      return true;
+    }
+    let cancel: (() => void) | undefined;
+    const settled = await Promise.race([
+      pending.then(() => true),
+      new Promise<boolean>((resolve) => {
+        cancel = afterTimeout(Math.max(0, deadline - monotonicNow()), () => resolve(false));
+      }),
+    ]);
+    cancel?.();
+    return settled;
+  }
+
+  /** Applies a release's reply: holds left, and at zero the lock is gone for this owner. */
+  private released(held: HeldLock, remaining: number): void {
     held.holds = remaining;
     if (remaining === 0) {
       this.forget(held);
-      this.events.emit('released', { name, kind: held.resource.kind, heldMs: monotonicNow() - held.acquiredAt });
+      this.events.emit('released', { name: held.resource.name, kind: held.resource.kind, heldMs: monotonicNow() - held.acquiredAt });
     }
+  }
+
+  /**
+   * Retries a release whose outcome is unknown, with back-off, until it is known or the lease is over
+   * (then the key expires by itself). Each retry expects the holds as they were before the lost
+   * release, so a release that did go through is not applied twice.
+   */
+  private retryRelease(held: HeldLock, expected: number): void {
+    if (held.watchdog) this.watchdog.delete(held);
+    held.releasing = (async () => {
+      for (let attempt = 0; held.active && !this.closed && monotonicNow() < held.validUntil; attempt++) {
+        await new Promise<void>((resolve) => afterTimeout(Math.min(100 * 2 ** attempt, 1000), resolve));
+        if (!held.active || this.closed) return;
+        let reply: number;
+        try {
+          reply = await this.bounded(held.resource.release(held.owner, false, expected));
+        } catch (error) {
+          this.reportBackground('release', held.resource.name, error);
+          continue;
+        }
+        if (reply === -1) {
+          // Gone: the lost release deleted it, or the lease ran out. Either way nothing is held.
+          this.released(held, 0);
+          return;
+        }
+        this.released(held, reply === -2 ? expected - 1 : reply);
+        if (held.active && held.watchdog) this.watchdog.add(held);
+        return;
+      }
+      if (held.active) this.forget(held);
+    })().finally(() => {
+      held.releasing = undefined;
+    });
   }
 
   /** The lock is gone for its holder: abort its signal, stop renewing, tell listeners. */

@@ -116,10 +116,21 @@ export abstract class BaseLock implements LeaseResource {
     const calledAt = monotonicNow();
 
     try {
-      const first = await this.attemptOnce(terms);
-      if (first.acquired) return this.granted(terms, first, calledAt, first.startedAt);
-      if (request.waitMs <= 0) return this.timedOut(first.ttl, calledAt);
-      return await this.waitFor(terms, calledAt, calledAt + request.waitMs, first.ttl);
+      // This owner's last release of this lock had an unknown outcome and is being retried: wait
+      // for it, or a re-entry could stack a hold on a lock that was meant to be released.
+      if (!(await this.engine.settleRelease(owner, this, calledAt + request.waitMs))) return this.timedOut(0, calledAt);
+      let first: (AttemptResult & { startedAt: number }) | undefined;
+      let firstError: LockBackendError | undefined;
+      try {
+        first = await this.attemptOnce(terms);
+      } catch (error) {
+        // A caller willing to wait waits through a Redis hiccup too; one that is not gets the error.
+        if (!(error instanceof LockBackendError) || request.waitMs <= 0) throw error;
+        firstError = error;
+      }
+      if (first?.acquired) return this.granted(terms, first, calledAt, first.startedAt);
+      if (first && request.waitMs <= 0) return this.timedOut(first.ttl, calledAt);
+      return await this.waitFor(terms, calledAt, calledAt + request.waitMs, first?.ttl ?? 0, firstError);
     } catch (error) {
       const outcome = error instanceof LockAcquireAbortedError ? 'aborted' : 'error';
       this.engine.events.emit('failed', {
@@ -133,7 +144,13 @@ export abstract class BaseLock implements LeaseResource {
     }
   }
 
-  private async waitFor(terms: Terms, calledAt: number, deadline: number, firstTtl: number): Promise<AcquiredLock | { ttl: number }> {
+  private async waitFor(
+    terms: Terms,
+    calledAt: number,
+    deadline: number,
+    firstTtl: number,
+    firstError: LockBackendError | undefined,
+  ): Promise<AcquiredLock | { ttl: number }> {
     const { signal } = terms;
     const { notifier } = this.engine;
     const waiter = notifier.join(this.channel, deadline);
@@ -146,14 +163,18 @@ export abstract class BaseLock implements LeaseResource {
       // released in between. Queued behind others: such a release woke the head; wait for our turn.
       let attemptNow = notifier.isHead(waiter);
       let ttl = firstTtl;
-      let failures = 0;
-      let lastError: LockBackendError | undefined;
+      let failures = firstError ? 1 : 0;
+      let lastError = firstError;
+      // Without a deadline, an outage must still surface: give up after operationTimeout of failures.
+      let failingSince = firstError ? calledAt : undefined;
+      const failureBudget = Number.isFinite(deadline) ? Infinity : this.engine.settings.operationTimeoutMs;
       for (;;) {
         if (attemptNow) {
           try {
             const result = await this.attemptOnce(terms);
             lastError = undefined;
             failures = 0;
+            failingSince = undefined;
             if (result.acquired) {
               acquired = true;
               return this.granted(terms, result, calledAt, result.startedAt);
@@ -162,6 +183,8 @@ export abstract class BaseLock implements LeaseResource {
           } catch (error) {
             if (!(error instanceof LockBackendError)) throw error;
             lastError = error; // Redis hiccup (restart, failover): keep waiting, retry with back-off.
+            failingSince ??= monotonicNow();
+            if (monotonicNow() - failingSince >= failureBudget) throw error;
           }
         }
         attemptNow = true;

@@ -103,13 +103,14 @@ export class RedLock extends BaseLock {
     return { renewed: false, lost: refused > this.nodes.length - this.quorum };
   }
 
-  async release(owner: string, all: boolean): Promise<number> {
+  async release(owner: string, all: boolean, expectedHolds?: number): Promise<number> {
     const replies = await this.onEveryNode(
-      (node) => node.scripts.reentrantRelease(this.id, this.channel, owner, this.engine.publishCommand, all ? 'all' : '1'),
+      (node) => node.scripts.reentrantRelease(this.id, this.channel, owner, this.engine.publishCommand, all ? 'all' : '1', expectedHolds ?? ''),
       this.engine.settings.operationTimeoutMs,
     );
     const answers = replies.flatMap((reply) => (reply.ok ? [reply.value] : []));
     if (answers.length === 0) throw (replies[0] as { error: unknown }).error;
+    // -2 (already applied) counts as done; a node that still had a hold answers with what is left.
     return Math.max(...answers);
   }
 
@@ -141,7 +142,7 @@ export class RedLock extends BaseLock {
 
   private releaseOn(node: LockNode, owner: string): Promise<void> {
     return node.scripts
-      .reentrantRelease(this.id, this.channel, owner, this.engine.publishCommand, '1')
+      .reentrantRelease(this.id, this.channel, owner, this.engine.publishCommand, '1', '')
       .then(() => undefined)
       .catch((error: unknown) => this.engine.reportBackground('release', this.name, error));
   }

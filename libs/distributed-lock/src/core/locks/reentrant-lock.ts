@@ -53,8 +53,8 @@ export class ReentrantLock extends BaseLock {
     return { renewed: true, validityMs: leaseMs };
   }
 
-  release(owner: string, all: boolean): Promise<number> {
-    return this.engine.node.scripts.reentrantRelease(this.id, this.channel, owner, this.engine.publishCommand, all ? 'all' : '1');
+  release(owner: string, all: boolean, expectedHolds?: number): Promise<number> {
+    return this.engine.node.scripts.reentrantRelease(this.id, this.channel, owner, this.engine.publishCommand, all ? 'all' : '1', expectedHolds ?? '');
   }
 
   /** Stale by design (the answer can change as soon as it is given): a replica may answer it. */

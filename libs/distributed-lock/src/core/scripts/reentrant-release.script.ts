@@ -3,9 +3,12 @@ import type { LockScript } from './lock-script.js';
 /**
  * Releases one hold (or all holds with ARGV[3] = 'all') of an exclusive lock, if the caller owns it.
  * KEYS[1] lock hash; KEYS[2] unlock channel.
- * ARGV[1] owner id; ARGV[2] publish command ('publish' or 'spublish'); ARGV[3] '1' or 'all'.
- * Returns -1 when the caller is not the owner (nothing changed), the holds left when still held,
- * 0 when the lock was deleted, in which case the channel is told so that one waiter can take it.
+ * ARGV[1] owner id; ARGV[2] publish command ('publish' or 'spublish'); ARGV[3] '1' or 'all';
+ * ARGV[4] the holds the caller expects before this release, or '' for no check (see below).
+ * Returns -1 when the caller is not the owner (nothing changed), -2 when the holds differ from
+ * ARGV[4] (an earlier release whose reply was lost did go through: nothing changed), the holds left
+ * when still held, 0 when the lock was deleted, in which case the channel is told so that one waiter
+ * can take it. ARGV[4] makes retrying a release with an unknown outcome safe.
  */
 export const REENTRANT_RELEASE_SCRIPT: LockScript = {
   name: 'dlockReentrantRelease',
@@ -13,6 +16,9 @@ export const REENTRANT_RELEASE_SCRIPT: LockScript = {
   lua: `
 if redis.call('hget', KEYS[1], 'owner') ~= ARGV[1] then
   return -1
+end
+if ARGV[4] ~= '' and redis.call('hget', KEYS[1], 'holds') ~= ARGV[4] then
+  return -2
 end
 if ARGV[3] ~= 'all' then
   local holds = redis.call('hincrby', KEYS[1], 'holds', -1)

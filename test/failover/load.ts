@@ -1,0 +1,92 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { WorkerProcess, type WorkerMessage } from '../harness/worker-process.js';
+
+export type Section = [start: number, end: number, token: number];
+export type ErrorRecord = [at: number, code: string];
+
+/** Several processes hammering one lock, so that a failover happens under load. */
+export class LockLoad {
+  private constructor(readonly workers: WorkerProcess[]) {}
+
+  static async start(env: Record<string, string>, processes = 3, contexts = 3, lockName = 'failover:lock'): Promise<LockLoad> {
+    const workers = Array.from({ length: processes }, () => WorkerProcess.start('load-worker.mjs', env, [contexts, lockName, `${lockName}:counter`]));
+    await Promise.all(workers.map((worker) => worker.waitForType('ready')));
+    return new LockLoad(workers);
+  }
+
+  /** Resolves once every worker has completed at least `count` more sections than now. */
+  async progress(count: number, timeoutMs = 30_000): Promise<void> {
+    const sectionsOf = (worker: WorkerProcess): number => {
+      const last = [...worker.messages].reverse().find((m) => m.type === 'progress') as (WorkerMessage & { sections: number }) | undefined;
+      return last?.sections ?? 0;
+    };
+    const targets = this.workers.map((worker) => sectionsOf(worker) + count);
+    await Promise.all(
+      this.workers.map((worker, i) => worker.waitFor((m) => m.type === 'progress' && (m.sections as number) >= targets[i]!, `${count} more sections`, timeoutMs)),
+    );
+  }
+
+  async stop(): Promise<{ sections: Section[]; errors: ErrorRecord[] }> {
+    for (const worker of this.workers) worker.send('stop');
+    const done = await Promise.all(this.workers.map((worker) => worker.waitForType('done', 30_000)));
+    return {
+      sections: done.flatMap((message) => message.sections as Section[]).sort((a, b) => a[0] - b[0]),
+      errors: done.flatMap((message) => message.errors as ErrorRecord[]).sort((a, b) => a[0] - b[0]),
+    };
+  }
+}
+
+export interface FailoverReport {
+  mode: string;
+  event: string;
+  sections: number;
+  /** The longest stretch after the fault in which no critical section started: lock operations were failing. */
+  windowMs: number;
+  errorsByCode: Record<string, number>;
+  untypedErrors: string[];
+  /** Pairs of critical sections that overlapped in time: the lock was granted twice. */
+  doubleGrants: number;
+  /** Every error message seen, once (to check for CROSSSLOT and the like). */
+  messages: string[];
+  /** Errors of the workers' own GET/SET inside the section (plain ioredis, not the lock library). */
+  sectionErrors: number;
+}
+
+export const now = (): number => performance.timeOrigin + performance.now();
+
+export function analyse(mode: string, event: string, faultAt: number, run: { sections: Section[]; errors: ErrorRecord[] }): FailoverReport {
+  let doubleGrants = 0;
+  let latestEnd = -Infinity;
+  for (const [start, end] of run.sections) {
+    if (start < latestEnd) doubleGrants++;
+    latestEnd = Math.max(latestEnd, end);
+  }
+  const starts = [faultAt, ...run.sections.map(([start]) => start).filter((start) => start > faultAt)];
+  let windowMs = starts.length > 1 ? 0 : Infinity;
+  for (let i = 1; i < starts.length; i++) windowMs = Math.max(windowMs, starts[i]! - starts[i - 1]!);
+  const errorsByCode: Record<string, number> = {};
+  for (const [, code] of run.errors) {
+    const key = /(?:section |unlock )?(LOCK_[A-Z_]+|UNTYPED)/.exec(code)?.[0] ?? code;
+    errorsByCode[key] = (errorsByCode[key] ?? 0) + 1;
+  }
+  return {
+    mode,
+    event,
+    sections: run.sections.length,
+    windowMs: Math.round(windowMs),
+    errorsByCode,
+    untypedErrors: run.errors.map(([, code]) => code).filter((code) => code.includes('UNTYPED') && !code.startsWith('section ')),
+    doubleGrants,
+    messages: [...new Set(run.errors.map(([, code]) => code))],
+    sectionErrors: run.errors.filter(([, code]) => code.startsWith('section ')).length,
+  };
+}
+
+/** Keeps the measured figures (results/failover/<mode>.json) for the README table. */
+export function record(report: FailoverReport): void {
+  const directory = fileURLToPath(new URL('../../results/failover/', import.meta.url));
+  mkdirSync(directory, { recursive: true });
+  writeFileSync(join(directory, `${report.mode}.json`), `${JSON.stringify(report, null, 2)}\n`);
+}

@@ -1,0 +1,60 @@
+// Continuous lock-protected increments until "stop" on stdin; records every critical section and every
+// error, for failover tests. argv: <contexts> <lockName> <counterKey>. env: REDIS_* (any mode), LOCK_*.
+// A section is [acquired, release about to be sent, token]: on one machine, an overlap of two sections
+// is a double grant. Prints {"type":"progress"} twice a second and {"type":"done", sections, errors}.
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { LockClient } from 'nestjs-distributed-lock';
+
+const [contexts, lockName, counterKey] = process.argv.slice(2);
+const now = () => performance.timeOrigin + performance.now();
+const send = (message) => console.log(JSON.stringify(message));
+const client = await LockClient.connect();
+const sections = [];
+const errors = [];
+let stopping = false;
+const code = (error) =>
+  typeof error?.code === 'string' && error.code.startsWith('LOCK_') ? `${error.code} ${String(error.message).slice(0, 120)}` : `UNTYPED ${error?.name}: ${error?.message}`;
+
+const lines = createInterface({ input: process.stdin });
+lines.on('line', (line) => {
+  if (line === 'stop') stopping = true;
+});
+const progress = setInterval(() => send({ type: 'progress', sections: sections.length, last: sections.at(-1)?.[0] ?? 0, errors: errors.length }), 500);
+send({ type: 'ready' });
+
+await Promise.all(
+  Array.from({ length: Number(contexts) }, () =>
+    client.runInContext(async () => {
+      while (!stopping) {
+        let handle;
+        try {
+          handle = await client.lock(lockName, { waitTime: 3000 });
+        } catch (error) {
+          errors.push([now(), code(error)]);
+          await sleep(20);
+          continue;
+        }
+        const start = now();
+        try {
+          const value = Number((await client.redis.get(counterKey)) ?? 0);
+          await sleep(1);
+          await client.redis.set(counterKey, value + 1);
+        } catch (error) {
+          errors.push([now(), `section ${code(error)}`]);
+        }
+        const end = now();
+        sections.push([start, end, handle.token]);
+        try {
+          await handle.unlock();
+        } catch (error) {
+          errors.push([now(), `unlock ${code(error)}`]);
+        }
+      }
+    }),
+  ),
+);
+clearInterval(progress);
+send({ type: 'done', sections, errors });
+lines.close();
+await client.close();
