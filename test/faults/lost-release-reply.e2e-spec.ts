@@ -1,5 +1,6 @@
 import { LockBackendError } from 'nestjs-distributed-lock';
 import { useRedis } from '../harness/use-redis.js';
+import { nextEvent } from '../harness/wait.js';
 
 describe('an unlock whose reply is lost (Redis frozen mid-call)', () => {
   const redis = useRedis();
@@ -24,11 +25,16 @@ describe('an unlock whose reply is lost (Redis frozen mid-call)', () => {
     const client = await redis.client({ operationTimeout: 200 });
     await client.runInContext(async () => {
       const first = await client.lock('lost-reply:b');
+      const firstSettled = nextEvent(client.events, 'released', (e: { name: string }) => e.name === 'lost-reply:b');
       redis.server().pause();
       await expect(first.unlock()).rejects.toBeInstanceOf(LockBackendError);
       redis.server().resume();
       const again = await client.lock('lost-reply:b', { waitTime: '5s' });
+      // Once the retried release has settled, the new hold must still be there: the retry must not
+      // have been applied to it (without the gate it would be, and the lock would be gone).
+      await firstSettled;
       expect(await client.getHoldCount('lost-reply:b')).toBe(1);
+      expect(again.isHeld).toBe(true);
       await again.unlock();
       expect(await client.isLocked('lost-reply:b')).toBe(false);
     });
