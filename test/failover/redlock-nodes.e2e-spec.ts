@@ -1,5 +1,7 @@
 import { LockClient, LockQuorumError } from 'nestjs-distributed-lock';
 import { startIndependentNodes, withClient, type Topology } from 'redis-topology';
+import { stopAllWorkers } from '../harness/worker-process.js';
+import { analyse, LockLoad, now, record } from './load.js';
 
 describe('redlock: independent nodes going down', () => {
   let topology: Topology;
@@ -17,6 +19,23 @@ describe('redlock: independent nodes going down', () => {
     await Promise.all(clients.map((c) => c.close()));
     await topology?.stop();
   });
+
+  it('one of three nodes killed under load: operations go on, errors are typed, no double grant', async () => {
+    const load = await LockLoad.start(topology.env);
+    try {
+      await load.progress(20);
+      const faultAt = now();
+      await topology.servers[2]!.kill();
+      await load.progress(20, 30_000);
+      const report = analyse('redlock', 'SIGKILL of one of three nodes', faultAt, await load.stop());
+      record(report);
+      expect(report.untypedErrors).toEqual([]);
+      expect(report.doubleGrants).toBe(0);
+    } finally {
+      await stopAllWorkers();
+      await topology.servers[2]!.restart();
+    }
+  }, 90_000);
 
   it('with one of three nodes down, locks are still granted, with increasing tokens, and released everywhere', async () => {
     const locks = await client();

@@ -5,6 +5,7 @@
  *   npm run demo                       # single Redis started here, 2 app processes, full experiments
  *   npm run demo -- --short            # a quick version (CI runs it)
  *   npm run demo -- --instances 3 --work-ms 50 --experiments 2 --out results/demo
+ *   npm run demo -- --mode sentinel    # single | master-slave | sentinel | cluster | redlock
  *   REDIS_HOST=... REDIS_PORT=... npm run demo   # use an existing Redis instead of starting one
  *
  * Exits non-zero if a protected endpoint oversold or lost an update, or if the unprotected control
@@ -12,7 +13,7 @@
  */
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
-import { RedisServer } from 'redis-topology';
+import { startTopology, type Topology, type TopologyMode } from 'redis-topology';
 import { startApps, stopApps, type AppInstance } from './app-instances.js';
 import { ENDPOINTS, runExperiment, type Endpoint, type RunResult, type RunSpec } from './experiments.js';
 import { closeHttpClient } from './http-client.js';
@@ -65,18 +66,18 @@ function check(runs: RunResult[]): string[] {
   return failures;
 }
 
+const MODES: TopologyMode[] = ['single', 'master-slave', 'sentinel', 'cluster', 'redlock'];
+
 async function main(): Promise<number> {
-  if (args.mode !== 'single') {
-    throw new Error(`--mode ${args.mode}: only "single" is available so far; the other topologies come with the deployment-modes work.`);
-  }
-  const external = ['REDIS_URL', 'REDIS_HOST', 'REDIS_PORT', 'REDIS_MODE'].some((name) => process.env[name]);
-  let redis: RedisServer | undefined;
+  const mode = args.mode as TopologyMode;
+  if (!MODES.includes(mode)) throw new Error(`--mode must be one of ${MODES.join(', ')}; got "${args.mode}"`);
+  const external = ['REDIS_URL', 'REDIS_HOST', 'REDIS_PORT', 'REDIS_MODE', 'REDIS_NODES', 'REDIS_SENTINELS', 'REDIS_MASTER'].some((name) => process.env[name]);
+  let topology: Topology | undefined;
   let apps: AppInstance[] = [];
   const stop = async (): Promise<void> => {
     await stopApps(apps);
     closeHttpClient();
-    await redis?.stop();
-    redis?.cleanup();
+    await topology?.stop();
   };
   process.once('SIGINT', () => void stop().then(() => process.exit(130)));
 
@@ -88,9 +89,9 @@ async function main(): Promise<number> {
       INVENTORY_TRY_LEASE: '10s',
     };
     if (!external) {
-      redis = await RedisServer.start();
-      Object.assign(env, { REDIS_MODE: 'single', REDIS_HOST: redis.host, REDIS_PORT: String(redis.port) });
-      console.log(`redis-server started on ${redis.host}:${redis.port}`);
+      topology = await startTopology(mode);
+      Object.assign(env, topology.env);
+      console.log(`${mode} topology started on loopback: ${Object.entries(topology.env).map(([k, v]) => `${k}=${v}`).join(' ')}`);
     } else {
       console.log('using the Redis given by REDIS_* variables');
     }
@@ -117,7 +118,7 @@ async function main(): Promise<number> {
     const report: DemoReport = {
       startedAt: new Date().toISOString(),
       machine: `${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
-      mode: args.mode!,
+      mode: external ? `${process.env.REDIS_MODE ?? 'single'} (given by REDIS_* variables)` : mode,
       instances,
       workMs,
       short,

@@ -49,6 +49,8 @@ export class LockEngine implements LockReleaser {
   private readonly watchdog: LeaseWatchdog;
   private staleReaderIndex = 0;
   private readonly held = new Map<string, HeldLock>();
+  /** Acquisitions in flight per owner and lock, to tell a phantom grant from a concurrent real one. */
+  private readonly inFlight = new Map<string, number>();
   private closed = false;
 
   /**
@@ -118,6 +120,22 @@ export class LockEngine implements LockReleaser {
 
   find(owner: string, resource: LeaseResource): HeldLock | undefined {
     return this.held.get(registryKey(owner, resource));
+  }
+
+  /** Counts an acquisition by `owner` of `resource` as in flight until the returned function is called. */
+  beginAcquisition(owner: string, resource: LeaseResource): () => void {
+    const key = registryKey(owner, resource);
+    this.inFlight.set(key, (this.inFlight.get(key) ?? 0) + 1);
+    return () => {
+      const left = (this.inFlight.get(key) ?? 1) - 1;
+      if (left > 0) this.inFlight.set(key, left);
+      else this.inFlight.delete(key);
+    };
+  }
+
+  /** Acquisitions by `owner` of `resource` in flight right now (the caller's included, if counted). */
+  acquisitionsInFlight(owner: string, resource: LeaseResource): number {
+    return this.inFlight.get(registryKey(owner, resource)) ?? 0;
   }
 
   /**

@@ -4,6 +4,7 @@ import { FENCE_RAISE_SCRIPT } from '../scripts/fence-raise.script.js';
 import { FORCE_UNLOCK_SCRIPT } from '../scripts/force-unlock.script.js';
 import { bindScript } from '../scripts/lock-script.js';
 import { REENTRANT_ACQUIRE_SCRIPT } from '../scripts/reentrant-acquire.script.js';
+import { REENTRANT_ADJUST_SCRIPT } from '../scripts/reentrant-adjust.script.js';
 import { REENTRANT_RELEASE_SCRIPT } from '../scripts/reentrant-release.script.js';
 import { REENTRANT_RENEW_SCRIPT } from '../scripts/reentrant-renew.script.js';
 
@@ -19,6 +20,7 @@ export class LockNode {
       reentrantAcquire: bindScript<[number, number]>(redis, REENTRANT_ACQUIRE_SCRIPT),
       reentrantRelease: bindScript<number>(redis, REENTRANT_RELEASE_SCRIPT),
       reentrantRenew: bindScript<number>(redis, REENTRANT_RENEW_SCRIPT),
+      reentrantAdjust: bindScript<number>(redis, REENTRANT_ADJUST_SCRIPT),
       forceUnlock: bindScript<number>(redis, FORCE_UNLOCK_SCRIPT),
       fenceRaise: bindScript<number>(redis, FENCE_RAISE_SCRIPT),
     };

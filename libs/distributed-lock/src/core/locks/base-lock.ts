@@ -24,6 +24,8 @@ interface Terms {
   watchdog: boolean;
   replicaAck: ReplicaAck | undefined;
   signal: AbortSignal | undefined;
+  /** An attempt failed with an unknown outcome: it may have been granted without our knowing. */
+  uncertain: boolean;
 }
 
 /** Retry pause after a Redis error while waiting: doubles from 50 ms up to 1 s. */
@@ -53,7 +55,9 @@ export abstract class BaseLock implements LeaseResource {
    */
   protected abstract attempt(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<AttemptResult>;
   abstract renew(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<RenewResult>;
-  abstract release(owner: string, all: boolean): Promise<number>;
+  abstract release(owner: string, all: boolean, expectedHolds?: number): Promise<number>;
+  /** Sets `owner`'s holds to `holds` if it is the owner (corrects phantom holds, see `granted`). */
+  protected abstract adjustHolds(owner: string, holds: number): Promise<void>;
 
   /** Whether anyone holds the lock. */
   abstract isLocked(): Promise<boolean>;
@@ -110,38 +114,59 @@ export abstract class BaseLock implements LeaseResource {
     const { signal } = request;
     if (signal?.aborted) throw new LockAcquireAbortedError(this.name, signal.reason);
     const leaseMs = request.leaseMs ?? this.engine.watchdogTimeoutMs;
-    const watchdog = request.leaseMs === undefined;
-    const replicaAck = request.replicaAck === undefined ? this.engine.settings.replicaAck : (request.replicaAck ?? undefined);
-    const terms: Terms = { owner, leaseMs, watchdog, replicaAck, signal };
+    const terms: Terms = {
+      owner,
+      leaseMs,
+      watchdog: request.leaseMs === undefined,
+      replicaAck: request.replicaAck === undefined ? this.engine.settings.replicaAck : (request.replicaAck ?? undefined),
+      signal,
+      uncertain: false,
+    };
     const calledAt = monotonicNow();
-
+    const finished = this.engine.beginAcquisition(owner, this);
+    let granted = false;
     try {
-      // This owner's last release of this lock had an unknown outcome and is being retried: wait
-      // for it, or a re-entry could stack a hold on a lock that was meant to be released.
-      if (!(await this.engine.settleRelease(owner, this, calledAt + request.waitMs))) return this.timedOut(0, calledAt);
-      let first: (AttemptResult & { startedAt: number }) | undefined;
-      let firstError: LockBackendError | undefined;
-      try {
-        first = await this.attemptOnce(terms);
-      } catch (error) {
-        // A caller willing to wait waits through a Redis hiccup too; one that is not gets the error.
-        if (!(error instanceof LockBackendError) || request.waitMs <= 0) throw error;
-        firstError = error;
-      }
-      if (first?.acquired) return this.granted(terms, first, calledAt, first.startedAt);
-      if (first && request.waitMs <= 0) return this.timedOut(first.ttl, calledAt);
-      return await this.waitFor(terms, calledAt, calledAt + request.waitMs, first?.ttl ?? 0, firstError);
+      const outcome = await this.acquireOrWait(terms, request, calledAt);
+      granted = !('ttl' in outcome);
+      return outcome;
     } catch (error) {
       const outcome = error instanceof LockAcquireAbortedError ? 'aborted' : 'error';
-      this.engine.events.emit('failed', {
-        name: this.name,
-        kind: this.kind,
-        outcome,
-        waitedMs: monotonicNow() - calledAt,
-        error: error as Error,
-      });
+      this.engine.events.emit('failed', { name: this.name, kind: this.kind, outcome, waitedMs: monotonicNow() - calledAt, error: error as Error });
       throw error;
+    } finally {
+      finished();
+      if (terms.uncertain && !granted) this.releasePhantom(owner);
     }
+  }
+
+  private async acquireOrWait(terms: Terms, request: AcquireRequest, calledAt: number): Promise<AcquiredLock | { ttl: number }> {
+    // This owner's last release of this lock had an unknown outcome and is being retried: wait
+    // for it, or a re-entry could stack a hold on a lock that was meant to be released.
+    if (!(await this.engine.settleRelease(terms.owner, this, calledAt + request.waitMs))) return this.timedOut(0, calledAt);
+    let first: (AttemptResult & { startedAt: number }) | undefined;
+    let firstError: LockBackendError | undefined;
+    try {
+      first = await this.attemptOnce(terms);
+    } catch (error) {
+      if (error instanceof LockBackendError) terms.uncertain = true;
+      // A caller willing to wait waits through a Redis hiccup too; one that is not gets the error.
+      if (!(error instanceof LockBackendError) || request.waitMs <= 0) throw error;
+      firstError = error;
+    }
+    if (first?.acquired) return this.granted(terms, first, calledAt, first.startedAt);
+    if (first && request.waitMs <= 0) return this.timedOut(first.ttl, calledAt);
+    return this.waitFor(terms, calledAt, calledAt + request.waitMs, first?.ttl ?? 0, firstError);
+  }
+
+  /**
+   * An attempt of this acquisition failed with an unknown outcome (it may have been granted, its
+   * reply lost) and the acquisition ended without the lock. If this owner holds nothing here and
+   * tries nothing else, any hold Redis has for it is a phantom: release it, so that it does not block
+   * others for a whole lease.
+   */
+  private releasePhantom(owner: string): void {
+    if (this.engine.find(owner, this)?.active || this.engine.acquisitionsInFlight(owner, this) > 0) return;
+    this.release(owner, true).catch((error: unknown) => this.engine.reportBackground('release', this.name, error));
   }
 
   private async waitFor(
@@ -177,12 +202,13 @@ export abstract class BaseLock implements LeaseResource {
             failingSince = undefined;
             if (result.acquired) {
               acquired = true;
-              return this.granted(terms, result, calledAt, result.startedAt);
+              return await this.granted(terms, result, calledAt, result.startedAt);
             }
             ttl = result.ttl;
           } catch (error) {
             if (!(error instanceof LockBackendError)) throw error;
             lastError = error; // Redis hiccup (restart, failover): keep waiting, retry with back-off.
+            terms.uncertain = true;
             failingSince ??= monotonicNow();
             if (monotonicNow() - failingSince >= failureBudget) throw error;
           }
@@ -237,14 +263,31 @@ export abstract class BaseLock implements LeaseResource {
     }
   }
 
-  private granted(terms: Terms, result: Grant, calledAt: number, startedAt: number): AcquiredLock {
-    const grant = { token: result.token, holds: result.holds, validityMs: result.validityMs ?? terms.leaseMs };
+  /**
+   * Registers a grant. The holds Redis reports must be what this owner knows it holds, plus this one;
+   * more means an earlier grant's reply was lost, leaving a phantom hold nobody would release: it is
+   * corrected (owner-checked) before the handle is returned. Owner ids never leave this process, so
+   * the local registry is the truth about what the application holds.
+   */
+  private async granted(terms: Terms, result: Grant, calledAt: number, startedAt: number): Promise<AcquiredLock> {
+    const held = this.engine.find(terms.owner, this);
+    const expected = held?.active && held.token === result.token ? held.holds + 1 : 1;
+    let holds = result.holds;
+    if (holds > expected && this.engine.acquisitionsInFlight(terms.owner, this) <= 1) {
+      try {
+        await this.engine.bounded(this.adjustHolds(terms.owner, expected));
+        holds = expected;
+      } catch (error) {
+        this.engine.reportBackground('release', this.name, error);
+      }
+    }
+    const grant = { token: result.token, holds, validityMs: result.validityMs ?? terms.leaseMs };
     const handle = this.engine.register(this, terms.owner, grant, terms.leaseMs, startedAt, terms.watchdog, terms.replicaAck);
     this.engine.events.emit('acquired', {
       name: this.name,
       kind: this.kind,
       waitedMs: monotonicNow() - calledAt,
-      reentrant: result.holds > 1,
+      reentrant: holds > 1,
     });
     return handle;
   }

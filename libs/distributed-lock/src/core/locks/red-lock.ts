@@ -93,6 +93,10 @@ export class RedLock extends BaseLock {
     return { acquired: false, ttl };
   }
 
+  protected async adjustHolds(owner: string, holds: number): Promise<void> {
+    await this.onEveryNode((node) => node.scripts.reentrantAdjust(this.id, owner, holds));
+  }
+
   async renew(owner: string, leaseMs: number): Promise<RenewResult> {
     const startedAt = monotonicNow();
     const replies = await this.onEveryNode((node) => node.scripts.reentrantRenew(this.id, owner, leaseMs));

@@ -53,6 +53,10 @@ export class ReentrantLock extends BaseLock {
     return { renewed: true, validityMs: leaseMs };
   }
 
+  protected async adjustHolds(owner: string, holds: number): Promise<void> {
+    await this.engine.node.scripts.reentrantAdjust(this.id, owner, holds);
+  }
+
   release(owner: string, all: boolean, expectedHolds?: number): Promise<number> {
     return this.engine.node.scripts.reentrantRelease(this.id, this.channel, owner, this.engine.publishCommand, all ? 'all' : '1', expectedHolds ?? '');
   }

@@ -1,6 +1,6 @@
 import { LockBackendError } from 'nestjs-distributed-lock';
 import { useRedis } from '../harness/use-redis.js';
-import { nextEvent } from '../harness/wait.js';
+import { nextEvent, until } from '../harness/wait.js';
 
 describe('an unlock whose reply is lost (Redis frozen mid-call)', () => {
   const redis = useRedis();
@@ -38,5 +38,36 @@ describe('an unlock whose reply is lost (Redis frozen mid-call)', () => {
       await again.unlock();
       expect(await client.isLocked('lost-reply:b')).toBe(false);
     });
+  });
+
+  it('a phantom hold (a grant whose reply was lost) is corrected at the owner\'s next acquisition', async () => {
+    const client = await redis.client();
+    const admin = redis.server().client();
+    await client.runInContext(async () => {
+      const first = await client.lock('phantom:a');
+      // What a lost grant reply leaves behind: Redis counts a hold this process never heard of.
+      await admin.hincrby('lock:{phantom:a}', 'holds', 1);
+      const second = await client.lock('phantom:a');
+      expect(await client.getHoldCount('phantom:a')).toBe(2);
+      await second.unlock();
+      await first.unlock();
+      expect(await client.isLocked('phantom:a')).toBe(false);
+    });
+  });
+
+  it('a wait that ends during an outage leaves no phantom grant behind once Redis answers', async () => {
+    const client = await redis.client({ operationTimeout: 100 });
+    redis.server().pause();
+    try {
+      // The attempt reaches the frozen server and will be granted when it thaws; the caller gives up first.
+      await expect(client.lock('phantom:b', { waitTime: 300 })).rejects.toBeInstanceOf(LockBackendError);
+    } finally {
+      redis.server().resume();
+    }
+    await until(async () => !(await client.isLocked('phantom:b')), 'the phantom grant to be released', 5000);
+    const other = await redis.client();
+    const handle = await other.tryLock('phantom:b');
+    expect(handle).not.toBe(false);
+    if (handle) await handle.unlock();
   });
 });
