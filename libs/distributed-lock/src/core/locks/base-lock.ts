@@ -40,14 +40,21 @@ const NO_TTL_PAUSE_MS = 100;
  */
 export abstract class BaseLock implements LeaseResource {
   abstract readonly kind: LockKind;
-  abstract readonly id: string;
-  /** Channel the kind's release script publishes on. */
-  protected abstract readonly channel: string;
+  /** The lock's key: `<prefix>{name}`. */
+  readonly id: string;
+  /** The fencing-token counter, in the lock's slot. */
+  protected readonly fenceKey: string;
+  /** Channel the release script publishes on. */
+  protected readonly channel: string;
 
   protected constructor(
     protected readonly engine: LockEngine,
     readonly name: string,
-  ) {}
+  ) {
+    this.id = engine.keys.lock(name);
+    this.fenceKey = engine.keys.fence(name);
+    this.channel = engine.keys.channel(name);
+  }
 
   /**
    * One acquisition attempt. With `replicaAck`, a grant must be confirmed by that many replicas or be

@@ -33,15 +33,9 @@ type NodeReply<T> = { ok: true; value: T } | { ok: false; error: unknown; late: 
  */
 export class RedLock extends BaseLock {
   readonly kind = 'reentrant' as const;
-  readonly id: string;
-  protected readonly channel: string;
-  private readonly fenceKey: string;
 
   constructor(engine: LockEngine, name: string) {
     super(engine, name);
-    this.id = engine.keys.lock(name);
-    this.fenceKey = engine.keys.fence(name);
-    this.channel = engine.keys.channel(name);
   }
 
   private get nodes(): LockNode[] {

@@ -14,15 +14,9 @@ import { BaseLock, type AttemptResult } from './base-lock.js';
  */
 export class ReentrantLock extends BaseLock {
   readonly kind = 'reentrant' as const;
-  readonly id: string;
-  protected readonly channel: string;
-  private readonly fenceKey: string;
 
   constructor(engine: LockEngine, name: string) {
     super(engine, name);
-    this.id = engine.keys.lock(name);
-    this.fenceKey = engine.keys.fence(name);
-    this.channel = engine.keys.channel(name);
   }
 
   protected async attempt(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<AttemptResult> {
