@@ -3,8 +3,9 @@ import { stopAllWorkers, WorkerProcess } from '../../harness/worker-process.js';
 import { nextEvent, until } from '../../harness/wait.js';
 import type { ModeFixture } from '../fixture.js';
 
-// Long enough that a CI stall of a few hundred ms cannot cost a renewal; short enough for 3x to pass quickly.
-const WATCHDOG_MS = 600;
+// Long enough that a CI stall of several hundred ms (2 cores shared with other topologies) cannot cost a
+// renewal; short enough for 3x to pass in a few seconds. 600 ms once lost a lease on a loaded CI machine.
+const WATCHDOG_MS = 1200;
 
 export function watchdogSuite(fx: ModeFixture): void {
   describe('watchdog and leases', () => {
@@ -45,8 +46,9 @@ export function watchdogSuite(fx: ModeFixture): void {
     it('a killed holder keeps others out until its lease runs out, then not longer', async () => {
       const worker = WorkerProcess.start('holder-worker.mjs', { ...fx.env(), LOCK_NAME: 'dog:c', LEASE: 'watchdog', WATCHDOG: WATCHDOG_MS });
       const acquired = await worker.waitForType('acquired');
-      // Alive past 3x the watchdog timeout thanks to renewals in the holder process.
-      await worker.waitFor(() => worker.messages.filter((m) => m.type === 'renewed').length >= 9, 'nine renewals');
+      // Alive past the watchdog timeout thanks to renewals in the holder process (the 3x case is the
+      // in-process test above; here the point is the kill).
+      await worker.waitFor(() => worker.messages.filter((m) => m.type === 'renewed').length >= 4, 'four renewals');
       const observer = await fx.client({ watchdogTimeout: WATCHDOG_MS });
       expect(await observer.isLocked('dog:c')).toBe(true);
 
