@@ -1,6 +1,7 @@
 import type { TopologyMode } from 'redis-topology';
 import { useMode } from './fixture.js';
 import { fencingSuite } from './suites/fencing.suite.js';
+import { lockFamilySuite } from './suites/lock-family.suite.js';
 import { mutualExclusionSuite } from './suites/mutual-exclusion.suite.js';
 import { ownershipSuite } from './suites/ownership.suite.js';
 import { reentrancySuite } from './suites/reentrancy.suite.js';
@@ -24,5 +25,6 @@ export function describeLockConformance(mode: TopologyMode): void {
     waiterCleanupSuite(fx);
     fencingSuite(fx);
     watchdogSuite(fx);
+    lockFamilySuite(fx);
   });
 }

@@ -23,4 +23,7 @@ export type { LockOptions, TryLockOptions } from './locks/acquire-options.js';
 export { BaseLock } from './locks/base-lock.js';
 export { ReentrantLock } from './locks/reentrant-lock.js';
 export { RedLock } from './locks/red-lock.js';
-export { LockClient, type LockClientStats } from './lock-client.js';
+export { FairLock, DEFAULT_FAIR_QUEUE_TIMEOUT_MS } from './locks/fair-lock.js';
+export { ReadWriteLock, ReadLock, WriteLock } from './locks/read-write-lock.js';
+export { MultiLock, MultiLockHandle } from './locks/multi-lock.js';
+export { LockClient, type LockClientStats, type FairLockOptions } from './lock-client.js';

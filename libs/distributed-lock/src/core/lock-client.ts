@@ -3,19 +3,33 @@ import type { LockClientOptions } from './config/lock-client-options.js';
 import { resolveLockClientOptions } from './config/resolve-lock-client-options.js';
 import type { NodeConnections, RedisClient } from './connection/connection-strategy.js';
 import { closeConnection, establishConnection } from './connection/establish-connection.js';
-import { getLockContext, runInLockContext, runInNewLockContext, runWithCurrentLock } from './context/lock-context.js';
+import { getLockContext, runInNewLockContext } from './context/lock-context.js';
+import { UnsupportedLockOperationError } from './errors/unsupported-lock-operation.error.js';
 import { LockEvents } from './events/lock-events.js';
 import { LockEngine } from './lock/lock-engine.js';
 import type { LockHandle } from './lock/lock-handle.js';
 import type { LockOptions, TryLockOptions } from './locks/acquire-options.js';
 import type { BaseLock } from './locks/base-lock.js';
+import { FairLock } from './locks/fair-lock.js';
+import { MultiLock } from './locks/multi-lock.js';
+import { ReadWriteLock } from './locks/read-write-lock.js';
 import { RedLock } from './locks/red-lock.js';
 import { ReentrantLock } from './locks/reentrant-lock.js';
 import { LockNode } from './lock/lock-node.js';
 import type { RedisMode } from './connection/connection-config.js';
-import type { Duration } from './util/duration.js';
-import { assertLockName } from './util/validate.js';
+import { describe, toMilliseconds, type Duration } from './util/duration.js';
+import { assertKnownKeys, assertLockName, isPlainObject } from './util/validate.js';
+import { InvalidLockArgumentError } from './errors/invalid-lock-argument.error.js';
 import { combineSubscriberPorts, createSubscriberPort } from './waiting/subscriber-port.js';
+
+/** Options of `getFairLock`. */
+export interface FairLockOptions {
+  /**
+   * How long a queued waiter's place survives without a refresh (default 5 s; waiters refresh every
+   * third of it): the longest a crashed waiter can hold up the ones behind it.
+   */
+  queueTimeout?: Duration;
+}
 
 export interface LockClientStats {
   held: number;
@@ -179,6 +193,57 @@ export class LockClient {
     return this.engine.settings.quorum ? new RedLock(this.engine, name) : new ReentrantLock(this.engine, name);
   }
 
+  /**
+   * A fair lock: granted in arrival order across processes, through a queue in Redis that survives
+   * crashed waiters (see FairLock). Not available in redlock mode (UnsupportedLockOperationError).
+   */
+  getFairLock(name: string, options: FairLockOptions = {}): FairLock {
+    assertLockName(name);
+    if (!isPlainObject(options)) throw new InvalidLockArgumentError('fair lock options', `expected an object, got ${describe(options)}.`);
+    assertKnownKeys(options, ['queueTimeout'], 'fair lock options');
+    const queueTimeoutMs = options.queueTimeout === undefined ? undefined : toMilliseconds(options.queueTimeout, 'queueTimeout', { min: 30 });
+    this.assertSingleNode(name, 'use a fair lock');
+    return new FairLock(this.engine, name, queueTimeoutMs);
+  }
+
+  /**
+   * A read-write lock: `readLock()` shared, `writeLock()` exclusive, both reentrant, watchdog-renewed
+   * and fenced (see ReadWriteLock). Not available in redlock mode (UnsupportedLockOperationError).
+   */
+  getReadWriteLock(name: string): ReadWriteLock {
+    assertLockName(name);
+    this.assertSingleNode(name, 'use a read-write lock');
+    return new ReadWriteLock(this.engine, name);
+  }
+
+  /**
+   * Several locks taken all or nothing, in a canonical order (no deadlock between overlapping sets),
+   * released together. Names become plain locks; pass lock objects (e.g. a read lock) to mix kinds.
+   * In a cluster the names may live in different slots.
+   */
+  getMultiLock(locks: readonly (string | BaseLock)[]): MultiLock {
+    if (!Array.isArray(locks)) throw new InvalidLockArgumentError('multi-lock names', `expected an array of lock names, got ${describe(locks)}.`);
+    return new MultiLock(
+      this.engine,
+      locks.map((lock, i) => (typeof lock === 'string' || typeof lock !== 'object' || lock === null ? this.getLockNamed(lock, `multi-lock names[${i}]`) : lock)),
+    );
+  }
+
+  private getLockNamed(name: unknown, argument: string): BaseLock {
+    assertLockName(name, argument);
+    return this.getLock(name);
+  }
+
+  private assertSingleNode(name: string, operation: string): void {
+    if (this.engine.settings.quorum) {
+      throw new UnsupportedLockOperationError(
+        name,
+        `${operation} in redlock mode`,
+        'its queue or reader set would live on independent masters that can disagree on order, so no waiter might ever win a majority. Use single, master-slave, sentinel or cluster mode for fair and read-write locks (plain locks and multi-locks work in redlock mode).',
+      );
+    }
+  }
+
   /** Acquires `name`, waiting as long as it takes (or up to `waitTime`, then LockAcquireTimeoutError). */
   async lock(name: string, leaseTimeOrOptions?: Duration | LockOptions): Promise<LockHandle> {
     return this.getLock(name).lock(leaseTimeOrOptions);
@@ -226,18 +291,7 @@ export class LockClient {
    * the work is done and the fencing token is what protects the resource from a stale holder.
    */
   async withLock<T>(name: string, fn: (lock: LockHandle) => T | Promise<T>, options?: LockOptions): Promise<T> {
-    const lock = this.getLock(name);
-    return await runInLockContext(async () => {
-      const context = getLockContext()!;
-      const handle = await lock.lock(options);
-      try {
-        return await runWithCurrentLock(context, handle, () => fn(handle));
-      } finally {
-        if (handle.isHeld) {
-          await handle.unlock().catch((error: unknown) => this.engine.reportBackground('release', name, error));
-        }
-      }
-    });
+    return this.getLock(name).withLock(fn, options);
   }
 
   /** Runs `fn` as a new owner (a new lock context), e.g. one per job or per worker. */

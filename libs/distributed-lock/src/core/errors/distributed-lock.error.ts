@@ -14,7 +14,8 @@ export type DistributedLockErrorCode =
   | 'LOCK_CLIENT_CLOSED'
   | 'LOCK_KEY_TEMPLATE'
   | 'LOCK_REPLICA_ACK_FAILED'
-  | 'LOCK_QUORUM_FAILED';
+  | 'LOCK_QUORUM_FAILED'
+  | 'LOCK_UNSUPPORTED';
 
 /** Base class of every error this library throws. */
 export abstract class DistributedLockError extends Error {

@@ -1,8 +1,11 @@
 import { EventEmitter } from 'node:events';
 import type { LockLostReason } from '../errors/lock-lost.error.js';
 
-/** Kinds of lock the library offers. */
-export type LockKind = 'reentrant';
+/**
+ * Kinds of lock the library offers: the plain reentrant lock, the fair lock, and the two halves of a
+ * read-write lock. (A multi-lock is made of locks of these kinds; their events carry their own kind.)
+ */
+export type LockKind = 'reentrant' | 'fair' | 'read' | 'write';
 
 interface LockEventBase {
   name: string;

@@ -6,9 +6,12 @@
 export class LockKeys {
   constructor(readonly prefix: string) {}
 
-  /** The lock itself (a hash: owner, holds, token). */
-  lock(name: string): string {
-    return `${this.prefix}{${name}}`;
+  /**
+   * The lock itself (a hash). `variant` separates the lock kinds that keep other state under the same
+   * name (`:fair`, `:rw`), so a fair lock and a plain lock called "x" never read each other's hash.
+   */
+  lock(name: string, variant = ''): string {
+    return `${this.prefix}{${name}}${variant}`;
   }
 
   /** The fencing-token counter. Never expires, so tokens keep increasing across lock lifetimes. */
@@ -17,7 +20,7 @@ export class LockKeys {
   }
 
   /** The channel the release script publishes on. */
-  channel(name: string): string {
-    return `${this.prefix}{${name}}:released`;
+  channel(name: string, variant = ''): string {
+    return `${this.prefix}{${name}}${variant}:released`;
   }
 }

@@ -1,5 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { RedisClient } from '../connection/connection-strategy.js';
+import { FAIR_ACQUIRE_SCRIPT, FAIR_LEAVE_SCRIPT } from '../scripts/fair-acquire.script.js';
 import { FENCE_RAISE_SCRIPT } from '../scripts/fence-raise.script.js';
 import { FORCE_UNLOCK_SCRIPT } from '../scripts/force-unlock.script.js';
 import { bindScript } from '../scripts/lock-script.js';
@@ -7,6 +8,17 @@ import { REENTRANT_ACQUIRE_SCRIPT } from '../scripts/reentrant-acquire.script.js
 import { REENTRANT_ADJUST_SCRIPT } from '../scripts/reentrant-adjust.script.js';
 import { REENTRANT_RELEASE_SCRIPT } from '../scripts/reentrant-release.script.js';
 import { REENTRANT_RENEW_SCRIPT } from '../scripts/reentrant-renew.script.js';
+import {
+  READ_ACQUIRE_SCRIPT,
+  READ_RELEASE_SCRIPT,
+  READ_RENEW_SCRIPT,
+  READ_WRITE_ADJUST_SCRIPT,
+  READ_WRITE_FORCE_UNLOCK_SCRIPT,
+  READ_WRITE_STATE_SCRIPT,
+  WRITE_ACQUIRE_SCRIPT,
+  WRITE_RELEASE_SCRIPT,
+  WRITE_RENEW_SCRIPT,
+} from '../scripts/read-write.scripts.js';
 
 /** One place lock state lives (the only one, or one of RedLock's independent masters), with its scripts. */
 export class LockNode {
@@ -23,6 +35,17 @@ export class LockNode {
       reentrantAdjust: bindScript<number>(redis, REENTRANT_ADJUST_SCRIPT),
       forceUnlock: bindScript<number>(redis, FORCE_UNLOCK_SCRIPT),
       fenceRaise: bindScript<number>(redis, FENCE_RAISE_SCRIPT),
+      fairAcquire: bindScript<[number, number]>(redis, FAIR_ACQUIRE_SCRIPT),
+      fairLeave: bindScript<number>(redis, FAIR_LEAVE_SCRIPT),
+      readAcquire: bindScript<[number, number]>(redis, READ_ACQUIRE_SCRIPT),
+      writeAcquire: bindScript<[number, number]>(redis, WRITE_ACQUIRE_SCRIPT),
+      readRenew: bindScript<number>(redis, READ_RENEW_SCRIPT),
+      writeRenew: bindScript<number>(redis, WRITE_RENEW_SCRIPT),
+      readRelease: bindScript<number>(redis, READ_RELEASE_SCRIPT),
+      writeRelease: bindScript<number>(redis, WRITE_RELEASE_SCRIPT),
+      readWriteAdjust: bindScript<number>(redis, READ_WRITE_ADJUST_SCRIPT),
+      readWriteForceUnlock: bindScript<number>(redis, READ_WRITE_FORCE_UNLOCK_SCRIPT),
+      readWriteState: bindScript<[number, number, number, number, number]>(redis, READ_WRITE_STATE_SCRIPT),
     };
   }
 

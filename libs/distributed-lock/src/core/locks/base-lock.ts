@@ -1,6 +1,7 @@
 import { getLockContext } from '../context/lock-context.js';
 import { LockAcquireAbortedError } from '../errors/lock-acquire-aborted.error.js';
 import { LockAcquireTimeoutError } from '../errors/lock-acquire-timeout.error.js';
+import { DistributedLockError } from '../errors/distributed-lock.error.js';
 import { LockBackendError } from '../errors/lock-backend.error.js';
 import { LockClientClosedError } from '../errors/lock-client-closed.error.js';
 import { LockNotHeldError } from '../errors/lock-not-held.error.js';
@@ -12,6 +13,7 @@ import type { AcquiredLock, LockHandle } from '../lock/lock-handle.js';
 import { monotonicNow } from '../util/clock.js';
 import { lockRequest, tryLockRequest, type AcquireRequest, type LockOptions, type TryLockOptions } from './acquire-options.js';
 import type { Duration } from '../util/duration.js';
+import { withLockOn } from './with-lock.js';
 
 /** A grant is valid for `validityMs` from the start of its attempt (default: the whole lease). */
 export type Grant = { acquired: true; token: number; holds: number; validityMs?: number };
@@ -24,6 +26,8 @@ interface Terms {
   watchdog: boolean;
   replicaAck: ReplicaAck | undefined;
   signal: AbortSignal | undefined;
+  /** The caller is willing to wait (a fair lock queues it on a failed attempt). */
+  willWait: boolean;
   /** An attempt failed with an unknown outcome: it may have been granted without our knowing. */
   uncertain: boolean;
 }
@@ -40,27 +44,49 @@ const NO_TTL_PAUSE_MS = 100;
  */
 export abstract class BaseLock implements LeaseResource {
   abstract readonly kind: LockKind;
-  /** The lock's key: `<prefix>{name}`. */
+  /** The lock's key: `<prefix>{name}` plus the kind's variant suffix. */
   readonly id: string;
   /** The fencing-token counter, in the lock's slot. */
   protected readonly fenceKey: string;
   /** Channel the release script publishes on. */
   protected readonly channel: string;
 
+  /**
+   * Waiters of a shared (read) lock: when one takes it, those queued right behind it in this process
+   * are woken together instead of one release at a time.
+   */
+  protected readonly shared: boolean = false;
+  /**
+   * Longest a waiter sleeps without asking Redis again, even when no release or lease end is due: a
+   * fair lock's waiters must keep their place in the Redis queue alive (Infinity: no such need).
+   */
+  protected get maxPauseMs(): number {
+    return Infinity;
+  }
+
+  /** `variant`: key suffix of kinds whose state must not mix with a plain lock of the same name. */
   protected constructor(
     protected readonly engine: LockEngine,
     readonly name: string,
+    variant = '',
   ) {
-    this.id = engine.keys.lock(name);
+    this.id = engine.keys.lock(name, variant);
     this.fenceKey = engine.keys.fence(name);
-    this.channel = engine.keys.channel(name);
+    this.channel = engine.keys.channel(name, variant);
   }
 
   /**
    * One acquisition attempt. With `replicaAck`, a grant must be confirmed by that many replicas or be
-   * undone (ReplicaAckError).
+   * undone (ReplicaAckError). `willWait`: the caller waits if this attempt fails.
    */
-  protected abstract attempt(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<AttemptResult>;
+  protected abstract attempt(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined, willWait: boolean): Promise<AttemptResult>;
+  /**
+   * The acquisition ended without the lock (timeout, abort, error) and this owner has no other one in
+   * flight: drop whatever the attempts left behind for it (a fair lock's queue entry). Best effort.
+   */
+  protected abandon(_owner: string): Promise<void> {
+    return Promise.resolve();
+  }
   abstract renew(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<RenewResult>;
   abstract release(owner: string, all: boolean, expectedHolds?: number): Promise<number>;
   /** Sets `owner`'s holds to `holds` if it is the owner (corrects phantom holds, see `granted`). */
@@ -99,6 +125,14 @@ export abstract class BaseLock implements LeaseResource {
   }
 
   /**
+   * Runs `fn` under this lock and always releases it; `fn` gets the handle (token, signal), and code
+   * it calls is the same owner, so it may re-enter.
+   */
+  withLock<T>(fn: (lock: LockHandle) => T | Promise<T>, options?: LockOptions): Promise<T> {
+    return withLockOn(this.engine, this.name, () => this.lock(options), fn);
+  }
+
+  /**
    * Releases one hold taken by the current lock context. Outside any context there is no owner to
    * release for: use the handle returned by the acquisition.
    */
@@ -127,6 +161,7 @@ export abstract class BaseLock implements LeaseResource {
       watchdog: request.leaseMs === undefined,
       replicaAck: request.replicaAck === undefined ? this.engine.settings.replicaAck : (request.replicaAck ?? undefined),
       signal,
+      willWait: request.waitMs > 0,
       uncertain: false,
     };
     const calledAt = monotonicNow();
@@ -142,7 +177,10 @@ export abstract class BaseLock implements LeaseResource {
       throw error;
     } finally {
       finished();
-      if (terms.uncertain && !granted) this.releasePhantom(owner);
+      if (!granted && this.engine.acquisitionsInFlight(owner, this) === 0) {
+        if (terms.uncertain) this.releasePhantom(owner);
+        if (terms.willWait) await this.abandon(owner).catch((error: unknown) => this.engine.reportBackground('release', this.name, error));
+      }
     }
   }
 
@@ -172,7 +210,7 @@ export abstract class BaseLock implements LeaseResource {
    * others for a whole lease.
    */
   private releasePhantom(owner: string): void {
-    if (this.engine.find(owner, this)?.active || this.engine.acquisitionsInFlight(owner, this) > 0) return;
+    if (this.engine.find(owner, this)?.active) return;
     this.release(owner, true).catch((error: unknown) => this.engine.reportBackground('release', this.name, error));
   }
 
@@ -185,7 +223,7 @@ export abstract class BaseLock implements LeaseResource {
   ): Promise<AcquiredLock | { ttl: number }> {
     const { signal } = terms;
     const { notifier } = this.engine;
-    const waiter = notifier.join(this.channel, deadline);
+    const waiter = notifier.join(this.channel, deadline, this.shared);
     let acquired = false;
     try {
       const ready = await notifier.ready(waiter, deadline, signal, monotonicNow);
@@ -234,7 +272,7 @@ export abstract class BaseLock implements LeaseResource {
             : ttl > 0
               ? ttl
               : NO_TTL_PAUSE_MS;
-        const outcome = await waiter.wait(Math.min(pause, remaining), signal);
+        const outcome = await waiter.wait(Math.min(pause, this.maxPauseMs, remaining), signal);
         if (outcome === 'aborted') throw new LockAcquireAbortedError(this.name, signal?.reason);
         if (outcome === 'closed') throw new LockClientClosedError(`wait for lock "${this.name}"`);
       }
@@ -247,10 +285,10 @@ export abstract class BaseLock implements LeaseResource {
    * One bounded attempt. If it is abandoned (operation timeout, caller abort) and Redis grants it
    * after all, the late grant is released again so that nobody sits out a lease nobody holds.
    */
-  private async attemptOnce({ owner, leaseMs, replicaAck, signal }: Terms): Promise<AttemptResult & { startedAt: number }> {
+  private async attemptOnce({ owner, leaseMs, replicaAck, signal, willWait }: Terms): Promise<AttemptResult & { startedAt: number }> {
     this.engine.assertOpen(`acquire lock "${this.name}"`);
     const startedAt = monotonicNow();
-    const pending = this.attempt(owner, leaseMs, replicaAck);
+    const pending = this.attempt(owner, leaseMs, replicaAck, willWait);
     try {
       const result = await this.engine.bounded(pending, signal);
       return { ...result, startedAt };
@@ -265,7 +303,8 @@ export abstract class BaseLock implements LeaseResource {
         if (error.why === 'aborted') throw new LockAcquireAbortedError(this.name, signal?.reason);
         throw new LockBackendError('lock', this.name, new Error(`no reply within ${this.engine.settings.operationTimeoutMs} ms`));
       }
-      if (error instanceof LockBackendError) throw error;
+      // Our own errors (a backend error, a refused upgrade) pass as they are; Redis errors get wrapped.
+      if (error instanceof DistributedLockError) throw error;
       throw new LockBackendError('lock', this.name, error);
     }
   }

@@ -1,10 +1,9 @@
 import type { ReplicaAck } from '../config/replica-ack.js';
 import { getLockContext } from '../context/lock-context.js';
-import { LockBackendError } from '../errors/lock-backend.error.js';
-import { ReplicaAckError } from '../errors/replica-ack.error.js';
 import type { RenewResult } from '../lock/lease-resource.js';
 import type { LockEngine } from '../lock/lock-engine.js';
-import { BaseLock, type AttemptResult } from './base-lock.js';
+import type { AttemptResult } from './base-lock.js';
+import { SingleNodeLock } from './single-node-lock.js';
 
 /**
  * Redisson's RLock: an exclusive lock that its owner (a lock context) may take again. Each
@@ -12,39 +11,23 @@ import { BaseLock, type AttemptResult } from './base-lock.js';
  * Lives on one node: a single Redis, the master of a master-slave or sentinel set, or the master of
  * the lock's slot in a cluster.
  */
-export class ReentrantLock extends BaseLock {
-  readonly kind = 'reentrant' as const;
+export class ReentrantLock extends SingleNodeLock {
+  readonly kind: 'reentrant' | 'fair' = 'reentrant';
 
-  constructor(engine: LockEngine, name: string) {
-    super(engine, name);
+  constructor(engine: LockEngine, name: string, variant = '') {
+    super(engine, name, variant);
   }
 
-  protected async attempt(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<AttemptResult> {
-    const node = this.engine.node;
-    const [first, second] = await node.scripts.reentrantAcquire(this.id, this.fenceKey, owner, leaseMs);
+  protected async attempt(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined, _willWait: boolean): Promise<AttemptResult> {
+    const [first, second] = await this.engine.node.scripts.reentrantAcquire(this.id, this.fenceKey, owner, leaseMs);
     if (first <= 0) return { acquired: false, ttl: second };
-    if (replicaAck) {
-      const acknowledged = await node.waitForReplicas(this.id, replicaAck.replicas, replicaAck.timeoutMs);
-      if (acknowledged < replicaAck.replicas) {
-        // Not safe against a failover: take the hold back before reporting it.
-        await this.release(owner, false).catch((error: unknown) => this.engine.reportBackground('release', this.name, error));
-        throw new ReplicaAckError(this.name, acknowledged, replicaAck.replicas, replicaAck.timeoutMs);
-      }
-    }
+    await this.confirmGrant(owner, replicaAck);
     return { acquired: true, token: first, holds: second };
   }
 
   async renew(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<RenewResult> {
-    const node = this.engine.node;
-    if ((await node.scripts.reentrantRenew(this.id, owner, leaseMs)) !== 1) return { renewed: false, lost: true };
-    if (replicaAck) {
-      const acknowledged = await node.waitForReplicas(this.id, replicaAck.replicas, replicaAck.timeoutMs);
-      if (acknowledged < replicaAck.replicas) {
-        this.engine.reportBackground('renew', this.name, new ReplicaAckError(this.name, acknowledged, replicaAck.replicas, replicaAck.timeoutMs));
-        return { renewed: false, lost: false };
-      }
-    }
-    return { renewed: true, validityMs: leaseMs };
+    const renewed = (await this.engine.node.scripts.reentrantRenew(this.id, owner, leaseMs)) === 1;
+    return this.confirmRenewal(renewed, leaseMs, replicaAck);
   }
 
   protected async adjustHolds(owner: string, holds: number): Promise<void> {
@@ -76,14 +59,5 @@ export class ReentrantLock extends BaseLock {
     const deleted = await this.query('forceUnlock', () => this.engine.node.scripts.forceUnlock(this.id, this.channel, this.engine.publishCommand));
     this.engine.markResourceLost(this, 'force-unlocked');
     return deleted === 1;
-  }
-
-  private async query<T>(operation: string, run: () => Promise<T>): Promise<T> {
-    this.engine.assertOpen(`${operation} "${this.name}"`);
-    try {
-      return await this.engine.bounded(run());
-    } catch (error) {
-      throw new LockBackendError(operation, this.name, error);
-    }
   }
 }

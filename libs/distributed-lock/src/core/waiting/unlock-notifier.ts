@@ -47,14 +47,14 @@ export class UnlockNotifier {
     return this.channels.size;
   }
 
-  /** Queues a waiter for `channel` that gives up at monotonic time `deadline`. */
-  join(channel: string, deadline: number): Waiter {
+  /** Queues a waiter for `channel` that gives up at monotonic time `deadline` (`shared`: a read lock). */
+  join(channel: string, deadline: number, shared = false): Waiter {
     let state = this.channels.get(channel);
     if (!state) {
       state = { channel, waiters: [], subscribed: false, operations: Promise.resolve(), pendingOperations: 0 };
       this.channels.set(channel, state);
     }
-    const waiter = new Waiter(channel, deadline);
+    const waiter = new Waiter(channel, deadline, shared);
     if (this.closed) waiter.close();
     state.waiters.push(waiter);
     if (state.waiters.length === 1) this.reconcile(state);
@@ -100,17 +100,28 @@ export class UnlockNotifier {
 
   /**
    * Removes the waiter and promotes the next one if it was the head. `leaseMs`: the lease of the lock
-   * it took (when `acquired`), which the next waiter must now watch.
+   * it took (when `acquired`), which the next waiter must now watch. A reader that took a read lock
+   * wakes the readers queued at the front together: they can all share it.
    */
   leave(waiter: Waiter, acquired: boolean, leaseMs: number): void {
     const state = this.channels.get(waiter.channel);
     if (!state) return;
     const index = state.waiters.indexOf(waiter);
     if (index >= 0) state.waiters.splice(index, 1);
-    const next = state.waiters[0];
-    if (next) {
-      if (index === 0 && acquired) next.rearm(leaseMs);
-      else if (index === 0 || waiter.pending) next.notify();
+    if (acquired && waiter.shared) {
+      for (const [position, next] of state.waiters.entries()) {
+        if (!next.shared) {
+          if (position === 0) next.rearm(leaseMs);
+          break;
+        }
+        next.notify();
+      }
+    } else {
+      const next = state.waiters[0];
+      if (next) {
+        if (index === 0 && acquired) next.rearm(leaseMs);
+        else if (index === 0 || waiter.pending) next.notify();
+      }
     }
     if (state.waiters.length === 0) this.reconcile(state);
   }

@@ -14,10 +14,14 @@ export class Waiter {
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
 
-  /** `deadline`: monotonic time at which the caller stops waiting (Infinity: never). */
+  /**
+   * `deadline`: monotonic time at which the caller stops waiting (Infinity: never). `shared`: it
+   * waits for a shared (read) lock, which the waiters queued right behind it can take at the same time.
+   */
   constructor(
     readonly channel: string,
     readonly deadline: number,
+    readonly shared = false,
   ) {}
 
   notify(): void {

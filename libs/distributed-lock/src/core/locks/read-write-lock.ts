@@ -1,0 +1,165 @@
+import type { ReplicaAck } from '../config/replica-ack.js';
+import { getLockContext } from '../context/lock-context.js';
+import { UnsupportedLockOperationError } from '../errors/unsupported-lock-operation.error.js';
+import type { RenewResult } from '../lock/lease-resource.js';
+import type { LockEngine } from '../lock/lock-engine.js';
+import type { AttemptResult } from './base-lock.js';
+import { SingleNodeLock } from './single-node-lock.js';
+
+/** Keys of one read-write lock, shared by its two halves. */
+interface ReadWriteKeys {
+  hash: string;
+  readers: string;
+}
+
+/**
+ * One half of a read-write lock. Both halves share the lock's hash, reader set, fencing counter and
+ * channel; each is a resource of its own for the watchdog and the registry (kind 'read' / 'write').
+ */
+abstract class ReadWriteHalf extends SingleNodeLock {
+  abstract override readonly kind: 'read' | 'write';
+  protected readonly keys: ReadWriteKeys;
+
+  constructor(engine: LockEngine, name: string) {
+    super(engine, name, ':rw');
+    this.keys = { hash: this.id, readers: `${this.id}:readers` };
+  }
+
+  protected abstract run(owner: string, leaseMs: number): Promise<[number, number]>;
+
+  protected async attempt(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined, _willWait: boolean): Promise<AttemptResult> {
+    const [first, second] = await this.run(owner, leaseMs);
+    if (first === -3) {
+      throw new UnsupportedLockOperationError(
+        this.name,
+        'take the write lock while holding the read lock',
+        'upgrading is refused because two readers upgrading at once would wait for each other forever. Release the read lock first, or take the write lock from the start (the writer may also read: downgrade is allowed).',
+      );
+    }
+    if (first <= 0) return { acquired: false, ttl: second };
+    await this.confirmGrant(owner, replicaAck);
+    return { acquired: true, token: first, holds: second };
+  }
+
+  protected async adjustHolds(owner: string, holds: number): Promise<void> {
+    await this.engine.node.scripts.readWriteAdjust(this.keys.hash, this.keys.readers, owner, this.kind, holds);
+  }
+
+  protected state(owner = ''): Promise<[number, number, number, number, number]> {
+    return this.query('state', () => this.engine.node.scripts.readWriteState(this.keys.hash, this.keys.readers, owner));
+  }
+
+  async getHoldCount(): Promise<number> {
+    const context = getLockContext();
+    if (!context) return 0;
+    const [, , , read, write] = await this.state(this.engine.ownerOf(context));
+    return this.kind === 'read' ? read : write;
+  }
+
+  /** Until the last holder's lease ends, whichever side holds it; -2 when nobody does. */
+  async remainTimeToLive(): Promise<number> {
+    return (await this.state())[2];
+  }
+
+  /** Deletes the whole read-write lock (readers and writer) and wakes waiters. */
+  async forceUnlock(): Promise<boolean> {
+    const deleted = await this.query('forceUnlock', () =>
+      this.engine.node.scripts.readWriteForceUnlock(this.keys.hash, this.keys.readers, this.channel, this.engine.publishCommand),
+    );
+    this.engine.markResourceLost(this, 'force-unlocked');
+    return deleted === 1;
+  }
+}
+
+/** The shared half: many owners may read at once, unless another owner writes. */
+export class ReadLock extends ReadWriteHalf {
+  readonly kind = 'read' as const;
+  protected override readonly shared = true;
+
+  protected run(owner: string, leaseMs: number): Promise<[number, number]> {
+    return this.engine.node.scripts.readAcquire(this.keys.hash, this.keys.readers, this.fenceKey, owner, leaseMs);
+  }
+
+  async renew(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<RenewResult> {
+    const renewed = (await this.engine.node.scripts.readRenew(this.keys.hash, this.keys.readers, owner, leaseMs)) === 1;
+    return this.confirmRenewal(renewed, leaseMs, replicaAck);
+  }
+
+  release(owner: string, all: boolean, expectedHolds?: number): Promise<number> {
+    return this.engine.node.scripts.readRelease(
+      this.keys.hash,
+      this.keys.readers,
+      this.channel,
+      owner,
+      this.engine.publishCommand,
+      all ? 'all' : '1',
+      expectedHolds ?? '',
+    );
+  }
+
+  /** Whether any owner holds the read lock. */
+  async isLocked(): Promise<boolean> {
+    return (await this.state())[1] > 0;
+  }
+}
+
+/** The exclusive half: one owner, and no reader but itself. */
+export class WriteLock extends ReadWriteHalf {
+  readonly kind = 'write' as const;
+
+  protected run(owner: string, leaseMs: number): Promise<[number, number]> {
+    return this.engine.node.scripts.writeAcquire(this.keys.hash, this.keys.readers, this.fenceKey, owner, leaseMs);
+  }
+
+  async renew(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<RenewResult> {
+    const renewed = (await this.engine.node.scripts.writeRenew(this.keys.hash, this.keys.readers, owner, leaseMs)) === 1;
+    return this.confirmRenewal(renewed, leaseMs, replicaAck);
+  }
+
+  release(owner: string, all: boolean, expectedHolds?: number): Promise<number> {
+    return this.engine.node.scripts.writeRelease(
+      this.keys.hash,
+      this.keys.readers,
+      this.channel,
+      owner,
+      this.engine.publishCommand,
+      all ? 'all' : '1',
+      expectedHolds ?? '',
+    );
+  }
+
+  /** Whether an owner holds the write lock. */
+  async isLocked(): Promise<boolean> {
+    return (await this.state())[0] > 0;
+  }
+}
+
+/**
+ * Redisson's RReadWriteLock: `readLock()` is shared by any number of owners, `writeLock()` is
+ * exclusive. Both are reentrant, renewed by the watchdog without leaseTime, and fenced (every new
+ * hold, read or write, draws a fresh token from the lock name's counter). The writer may take the
+ * read lock too and then release the write lock (downgrade); a reader asking for the write lock is
+ * refused with UnsupportedLockOperationError (upgrade). Readers waiting behind a writer are woken
+ * together when it leaves. New readers are not held back by a waiting writer (no writer preference),
+ * as in Redisson: a stream of overlapping readers can keep a writer waiting.
+ */
+export class ReadWriteLock {
+  private readonly read: ReadLock;
+  private readonly write: WriteLock;
+
+  constructor(
+    engine: LockEngine,
+    readonly name: string,
+  ) {
+    this.read = new ReadLock(engine, name);
+    this.write = new WriteLock(engine, name);
+  }
+
+  readLock(): ReadLock {
+    return this.read;
+  }
+
+  writeLock(): WriteLock {
+    return this.write;
+  }
+}
