@@ -12,6 +12,12 @@ export interface DistributedLockModuleOptions extends LockClientOptions {
   requestContext?: boolean;
   /** HTTP status when @DistributedLock does not get the lock within waitTime: 423 (default) or 409. */
   unavailableStatus?: 409 | 423;
+  /**
+   * On app.close(), how long to wait for decorated calls in flight (route handlers and provider
+   * methods) to finish before their locks are released and the connections closed (default
+   * `LOCK_SHUTDOWN_TIMEOUT` or 10 s; 0: do not wait).
+   */
+  shutdownTimeout?: Duration;
 }
 
-export const MODULE_ONLY_OPTION_KEYS = ['defaultWaitTime', 'requestContext', 'unavailableStatus'] as const;
+export const MODULE_ONLY_OPTION_KEYS = ['defaultWaitTime', 'requestContext', 'unavailableStatus', 'shutdownTimeout'] as const;

@@ -11,6 +11,8 @@ import {
   runInLockContext,
   type LockHandle,
 } from '../core/index.js';
+import { LockCallRuntime } from './lock-call.runtime.js';
+import { runAsRouteCall, type RouteCall } from './locked-method.js';
 import { runWithCurrentLock } from '../core/context/lock-context.js';
 import { assertLockName } from '../core/util/validate.js';
 import { DISTRIBUTED_LOCK_METADATA } from './distributed-lock.constants.js';
@@ -38,59 +40,82 @@ export class DistributedLockInterceptor implements NestInterceptor {
   constructor(
     protected readonly reflector: Reflector,
     protected readonly locks: LockService,
+    protected readonly runtime: LockCallRuntime,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const spec = this.reflector.get<DistributedLockSpec | undefined>(DISTRIBUTED_LOCK_METADATA, context.getHandler());
     if (!spec) return next.handle();
+    const response = context.getType() === 'http' ? context.switchToHttp().getResponse<ClosableResponse>() : undefined;
+    if (spec.via === 'method') return this.delegate(spec, context, next, response);
     let name: string;
     try {
       name = this.resolveName(spec, context);
     } catch (error) {
       return new Observable((subscriber) => subscriber.error(this.mapResolveError(error)));
     }
-    const waitTime = spec.waitMs ?? this.locks.settings.defaultWaitMs;
-    const response = context.getType() === 'http' ? context.switchToHttp().getResponse<ClosableResponse>() : undefined;
+    const waitTime = this.runtime.waitMsOf(spec);
 
     return new Observable<unknown>((subscriber) => {
+      const done = this.runtime.begin();
       // A client that hangs up while we wait stops the wait; once the handler runs it finishes normally.
       const abort = new AbortController();
       const closeTarget = response?.raw ?? response;
       const onClose = (): void => abort.abort(new Error('client closed the connection'));
       closeTarget?.once?.('close', onClose);
       let handle: LockHandle | undefined;
+      let acquiredAt = 0;
       let inner: Subscription | undefined;
       let torn = false;
 
       const release = async (): Promise<void> => {
         const held = handle;
         handle = undefined;
-        if (!held?.isHeld) return;
-        try {
-          await held.unlock();
-        } catch (error) {
-          this.logger.warn(`Releasing lock "${name}" after the handler failed: ${(error as Error).message}`);
-        }
+        if (held) await this.runtime.release(held, spec, acquiredAt);
+      };
+      const settle = (notify: () => void): void => {
+        void release().then(() => {
+          done();
+          notify();
+        });
       };
 
       runInLockContext(() => {
         const lockContext = getLockContext()!;
-        this.locks.lock(name, { leaseTime: spec.leaseMs, waitTime, signal: abort.signal }).then(
+        const calledAt = performance.now();
+        this.runtime.acquire(spec, name, waitTime, abort.signal).then(
           (acquired) => {
             closeTarget?.off?.('close', onClose);
             handle = acquired;
+            acquiredAt = performance.now();
             if (torn) {
-              void release();
+              settle(() => undefined);
               return;
             }
-            inner = runWithCurrentLock(lockContext, acquired, () => next.handle()).subscribe({
+            const route: RouteCall = { spec, mode: 'locked', context, mapError: (error) => error };
+            inner = runAsRouteCall(route, () => runWithCurrentLock(lockContext, acquired, () => next.handle())).subscribe({
               next: (value) => subscriber.next(value),
-              error: (error: unknown) => void release().then(() => subscriber.error(error)),
-              complete: () => void release().then(() => subscriber.complete()),
+              error: (error: unknown) => settle(() => subscriber.error(error)),
+              complete: () => settle(() => subscriber.complete()),
             });
           },
           (error: unknown) => {
             closeTarget?.off?.('close', onClose);
+            if (error instanceof LockAcquireTimeoutError && spec.onLocked !== 'throw') {
+              this.runtime.whenLocked(spec, { name, waitedMs: performance.now() - calledAt, error, args: [], context }).then(
+                (value) => {
+                  done();
+                  subscriber.next(value);
+                  subscriber.complete();
+                },
+                (failure: unknown) => {
+                  done();
+                  subscriber.error(failure);
+                },
+              );
+              return;
+            }
+            done();
             subscriber.error(this.mapAcquireError(error, name, response));
           },
         );
@@ -101,14 +126,52 @@ export class DistributedLockInterceptor implements NestInterceptor {
         closeTarget?.off?.('close', onClose);
         abort.abort(new Error('unsubscribed'));
         inner?.unsubscribe();
-        void release();
+        if (handle) settle(() => undefined);
+      };
+    });
+  }
+
+  /**
+   * A key over the method's arguments (`keyFromArgs`, `{args.N}`): only the method wrapper sees the
+   * arguments (after pipes), so it takes the lock; this marks the call as a route call, so that the
+   * wrapper reports failures as this interceptor would (423 + Retry-After, 400, 503) and stops
+   * waiting when the client hangs up.
+   */
+  private delegate(spec: DistributedLockSpec, context: ExecutionContext, next: CallHandler, response: ClosableResponse | undefined): Observable<unknown> {
+    return new Observable<unknown>((subscriber) => {
+      const abort = new AbortController();
+      const closeTarget = response?.raw ?? response;
+      const onClose = (): void => abort.abort(new Error('client closed the connection'));
+      closeTarget?.once?.('close', onClose);
+      const route: RouteCall = {
+        spec,
+        mode: 'delegated',
+        context,
+        signal: abort.signal,
+        mapError: (error, name) => this.mapResolveError(this.mapAcquireError(error, name, response)),
+      };
+      const inner = runAsRouteCall(route, () => next.handle()).subscribe({
+        next: (value) => subscriber.next(value),
+        error: (error: unknown) => {
+          closeTarget?.off?.('close', onClose);
+          subscriber.error(error);
+        },
+        complete: () => {
+          closeTarget?.off?.('close', onClose);
+          subscriber.complete();
+        },
+      });
+      return () => {
+        closeTarget?.off?.('close', onClose);
+        inner.unsubscribe();
       };
     });
   }
 
   /** The lock name for this call. Override to add tenancy or other scoping. */
   protected resolveName(spec: DistributedLockSpec, context: ExecutionContext): string {
-    const name = spec.key instanceof LockKeyTemplate ? spec.key.resolve(context) : spec.key(context);
+    const key = spec.key!;
+    const name = key instanceof LockKeyTemplate ? key.resolve(context) : key(context);
     assertLockName(name, '@DistributedLock key');
     return name;
   }
@@ -120,7 +183,7 @@ export class DistributedLockInterceptor implements NestInterceptor {
     return new LockUnavailableException(error.lockName, seconds, this.locks.settings.unavailableStatus);
   }
 
-  private mapResolveError(error: unknown): unknown {
+  protected mapResolveError(error: unknown): unknown {
     if (error instanceof LockKeyTemplateError) {
       return new BadRequestException({ statusCode: 400, error: 'Bad Request', code: error.code, message: error.message });
     }
@@ -130,7 +193,7 @@ export class DistributedLockInterceptor implements NestInterceptor {
     return error;
   }
 
-  private mapAcquireError(error: unknown, name: string, response: ClosableResponse | undefined): unknown {
+  protected mapAcquireError(error: unknown, name: string, response: ClosableResponse | undefined): unknown {
     if (error instanceof LockAcquireTimeoutError) return this.unavailable(error, response);
     if (error instanceof LockBackendError || error instanceof LockClientClosedError) {
       setHeader(response, 'Retry-After', '1');

@@ -1,5 +1,5 @@
-import { Module, type DynamicModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
+import { Module, type BeforeApplicationShutdown, type DynamicModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
 import type { DistributedLockModuleOptions } from './distributed-lock-module.options.js';
 import {
   ConfigurableDistributedLockModule,
@@ -7,7 +7,10 @@ import {
   DISTRIBUTED_LOCK_MODULE_OPTIONS,
   DISTRIBUTED_LOCK_OPTIONS_TYPE,
 } from './distributed-lock.module-definition.js';
+import { DistributedLockExplorer } from './distributed-lock.explorer.js';
+import { DistributedLockHealthIndicator } from './distributed-lock.health-indicator.js';
 import { DistributedLockInterceptor } from './distributed-lock.interceptor.js';
+import { LockCallRuntime } from './lock-call.runtime.js';
 import { LockContextInterceptor } from './lock-context.interceptor.js';
 import { LockService } from './lock.service.js';
 
@@ -26,18 +29,30 @@ function createLockService(options: DistributedLockModuleOptions | undefined): L
  * ```
  * Connects during module initialisation (a clear LockConnectionError if Redis is unreachable, unless
  * lazyConnect), not while the graph is built: if another provider fails to resolve, no socket is left
- * open. On shutdown it stops renewals, releases held locks and closes its connections.
+ * open. At start-up it also finds the decorated methods of every provider (DistributedLockExplorer).
+ * On shutdown it first waits (up to shutdownTimeout) for decorated calls in flight, then stops
+ * renewals, releases held locks and closes its connections.
  */
 @Module({
+  imports: [DiscoveryModule],
   providers: [
     { provide: LockService, useFactory: createLockService, inject: [DISTRIBUTED_LOCK_MODULE_OPTIONS] },
+    LockCallRuntime,
+    DistributedLockExplorer,
     DistributedLockInterceptor,
+    DistributedLockHealthIndicator,
     { provide: APP_INTERCEPTOR, useClass: LockContextInterceptor },
   ],
-  exports: [LockService, DistributedLockInterceptor],
+  exports: [LockService, LockCallRuntime, DistributedLockInterceptor, DistributedLockHealthIndicator],
 })
-export class DistributedLockModule extends ConfigurableDistributedLockModule implements OnModuleInit, OnApplicationShutdown {
-  constructor(private readonly locks: LockService) {
+export class DistributedLockModule
+  extends ConfigurableDistributedLockModule
+  implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown
+{
+  constructor(
+    private readonly locks: LockService,
+    private readonly runtime: LockCallRuntime,
+  ) {
     super();
   }
 
@@ -50,10 +65,16 @@ export class DistributedLockModule extends ConfigurableDistributedLockModule imp
   }
 
   async onModuleInit(): Promise<void> {
-    await this.locks.connect();
+    await Promise.all([this.locks.connect(), this.runtime.init()]);
+  }
+
+  /** Decorated calls in flight finish first (bounded by shutdownTimeout), while the HTTP server still answers. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.runtime.drain(this.locks.settings.shutdownTimeoutMs);
   }
 
   async onApplicationShutdown(): Promise<void> {
+    await this.runtime.releaseDeferred();
     await this.locks.close();
   }
 }

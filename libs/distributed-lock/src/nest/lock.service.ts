@@ -1,15 +1,21 @@
 import { Logger } from '@nestjs/common';
-import { InvalidLockConfigError, LockClient } from '../core/index.js';
+import { InvalidLockConfigError, LockClient, type RedisClient } from '../core/index.js';
 import { configDuration } from '../core/config/resolve-lock-client-options.js';
+import type { NodeConnections } from '../core/connection/connection-strategy.js';
 import { MODULE_ONLY_OPTION_KEYS, type DistributedLockModuleOptions } from './distributed-lock-module.options.js';
 
 export interface LockServiceSettings {
   defaultWaitMs: number;
   requestContext: boolean;
   unavailableStatus: 409 | 423;
+  /** How long app.close() waits for decorated calls in flight before releasing their locks. */
+  shutdownTimeoutMs: number;
 }
 
 export const DEFAULT_DECORATOR_WAIT_MS = 10_000;
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+/** A renewal that takes longer than this share of the lease leaves too little margin: warn. */
+const SLOW_RENEWAL_SHARE = 1 / 3;
 /** Connection errors repeat on every reconnect attempt; log them at most this often. */
 const CONNECTION_LOG_INTERVAL_MS = 10_000;
 
@@ -24,7 +30,7 @@ export class LockService extends LockClient {
   private lastConnectionLog = -Infinity;
 
   constructor(options: DistributedLockModuleOptions = {}) {
-    const { defaultWaitTime, requestContext, unavailableStatus, ...clientOptions } = options ?? {};
+    const { defaultWaitTime, requestContext, unavailableStatus, shutdownTimeout, ...clientOptions } = options ?? {};
     super(clientOptions, MODULE_ONLY_OPTION_KEYS);
     const env = options?.env ?? process.env;
     if (unavailableStatus !== undefined && unavailableStatus !== 409 && unavailableStatus !== 423) {
@@ -34,10 +40,18 @@ export class LockService extends LockClient {
       defaultWaitMs: configDuration(defaultWaitTime, 'defaultWaitTime', env, 'LOCK_WAIT_TIME', DEFAULT_DECORATOR_WAIT_MS, 0),
       requestContext: requestContext ?? true,
       unavailableStatus: unavailableStatus ?? 423,
+      shutdownTimeoutMs: configDuration(shutdownTimeout, 'shutdownTimeout', env, 'LOCK_SHUTDOWN_TIMEOUT', DEFAULT_SHUTDOWN_TIMEOUT_MS, 0),
     };
     this.events.on('lost', ({ name, reason, heldMs }) =>
       this.logger.warn(`Lock "${name}" was lost after ${Math.round(heldMs)} ms (${reason}); the work it protected may overlap with another holder.`),
     );
+    this.events.on('renewed', ({ name, leaseMs, tookMs }) => {
+      if (tookMs > leaseMs * SLOW_RENEWAL_SHARE) {
+        this.logger.warn(
+          `Renewing lock "${name}" took ${Math.round(tookMs)} ms, over a third of its ${leaseMs} ms lease; a slower one may lose it. Check Redis latency and event-loop stalls.`,
+        );
+      }
+    });
     this.events.on('background-error', ({ operation, name, error }) => {
       if (operation === 'connection') {
         const now = performance.now();
@@ -48,5 +62,16 @@ export class LockService extends LockClient {
       }
       this.logger.warn(`Background ${operation}${name ? ` of lock "${name}"` : ''} failed: ${error.message}`);
     });
+  }
+
+  /**
+   * The connections a health check looks at: where lock scripts run, and the subscribers that receive
+   * unlock notifications. @internal (used by DistributedLockHealthIndicator).
+   */
+  healthTargets(): { commands: { target: string; client: RedisClient }[]; subscribers: { target: string; client: RedisClient }[] } {
+    const nodes = this.engine.nodes.map((node) => ({ target: node.target, client: node.redis }));
+    // LockClient keeps its node connections private; read them without widening its public API.
+    const connections = (this as unknown as { connections?: NodeConnections[] }).connections ?? [];
+    return { commands: nodes, subscribers: connections.map((node) => ({ target: `${node.target} (subscriber)`, client: node.subscriber })) };
   }
 }

@@ -24,6 +24,12 @@ export interface LockReleasedEvent extends LockEventBase {
 }
 export interface LockRenewedEvent extends LockEventBase {
   leaseMs: number;
+  /** Milliseconds the renewal round trip took; over a third of leaseMs leaves little margin. */
+  tookMs: number;
+}
+export interface LockWaitedEvent extends LockEventBase {
+  /** Milliseconds from the call to the grant of an acquisition whose first attempt found the lock taken. */
+  waitedMs: number;
 }
 export interface LockLostEvent extends LockEventBase {
   reason: LockLostReason;
@@ -45,6 +51,8 @@ export interface LockBackgroundErrorEvent {
 /** Events of a lock client. None carries an owner id or a fencing token. */
 export interface LockEventMap {
   acquired: [LockAcquiredEvent];
+  /** An acquisition found the lock taken and waited for it (emitted at the grant, before `acquired`). */
+  waited: [LockWaitedEvent];
   released: [LockReleasedEvent];
   renewed: [LockRenewedEvent];
   lost: [LockLostEvent];

@@ -372,7 +372,7 @@ export class LockEngine implements LockReleaser {
           }
           held.validUntil = Math.max(held.validUntil, startedAt + result.validityMs);
           this.armExpiry(held);
-          this.events.emit('renewed', { name: held.resource.name, kind: held.resource.kind, leaseMs: held.leaseMs });
+          this.events.emit('renewed', { name: held.resource.name, kind: held.resource.kind, leaseMs: held.leaseMs, tookMs: monotonicNow() - startedAt });
         } catch (error) {
           this.reportBackground('renew', held.resource.name, error);
         }

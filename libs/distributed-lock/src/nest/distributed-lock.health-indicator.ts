@@ -1,0 +1,169 @@
+import { Injectable } from '@nestjs/common';
+import type { Cluster, Redis } from 'ioredis';
+import type { Duration, RedisClient } from '../core/index.js';
+import { toMilliseconds } from '../core/util/duration.js';
+import { LockService } from './lock.service.js';
+
+/** One check of the indicator: what was found, and whether it is acceptable. */
+export interface LockHealthCheck {
+  ok: boolean;
+  detail: string;
+}
+
+/** What the indicator reports under its key (the shape @nestjs/terminus expects). */
+export type LockHealthDetails = {
+  status: 'up' | 'down';
+  mode: string;
+  target: string;
+  redis: LockHealthCheck;
+  scripts: LockHealthCheck;
+  subscriber: LockHealthCheck;
+  /** Locks this process holds now. */
+  heldLocks: number;
+};
+
+export type LockHealthResult<K extends string> = Record<K, LockHealthDetails>;
+
+export interface LockHealthOptions {
+  /** Longest wait for each Redis answer (default 1 s). */
+  timeout?: Duration;
+}
+
+const DEFAULT_TIMEOUT_MS = 1000;
+/** Every script this library registers with ioredis has a name with this prefix. */
+const SCRIPT_PREFIX = 'dlock';
+
+interface IoredisScript {
+  sha: string;
+  lua: string;
+}
+
+/**
+ * A @nestjs/terminus health indicator (it needs nothing from terminus: it returns the
+ * `{ [key]: { status: 'up' | 'down', ... } }` shape terminus' HealthCheckService aggregates), or a
+ * plain readiness probe. Up when: every lock node answers PING within the timeout; the library's Lua
+ * scripts are in each node's script cache (missing ones, e.g. after a Redis restart, are loaded with
+ * SCRIPT LOAD, so "up" proves Redis accepts them); and every subscriber connection (unlock
+ * notifications) is connected. Never reports owner ids or tokens.
+ *
+ * ```ts
+ * @Get('health') @HealthCheck()
+ * check() { return this.health.check([() => this.locks.isHealthy('locks')]); }
+ * ```
+ */
+@Injectable()
+export class DistributedLockHealthIndicator {
+  constructor(private readonly locks: LockService) {}
+
+  async isHealthy<K extends string = 'distributed-lock'>(key: K = 'distributed-lock' as K, options: LockHealthOptions = {}): Promise<LockHealthResult<K>> {
+    const timeoutMs = options.timeout === undefined ? DEFAULT_TIMEOUT_MS : toMilliseconds(options.timeout, 'timeout', { min: 1 });
+    const { commands, subscribers } = this.locks.healthTargets();
+    const redis = await this.check(commands, async ({ client }) => {
+      const startedAt = performance.now();
+      await within(ping(client), timeoutMs);
+      return `PONG in ${Math.round(performance.now() - startedAt)} ms`;
+    });
+    const scripts = redis.ok
+      ? await this.check(commands, async ({ client }) => within(ensureScripts(client), timeoutMs))
+      : { ok: false, detail: 'not checked: Redis does not answer' };
+    const subscriber = checkSync(subscribers, ({ client }) => {
+      if (client.status !== 'ready') throw new Error(`connection is ${client.status}`);
+      return 'connected';
+    });
+    const up = redis.ok && scripts.ok && subscriber.ok;
+    const details: LockHealthDetails = {
+      status: up ? 'up' : 'down',
+      mode: this.locks.mode,
+      target: this.locks.target,
+      redis,
+      scripts,
+      subscriber,
+      heldLocks: this.locks.stats().held,
+    };
+    return { [key]: details } as LockHealthResult<K>;
+  }
+
+  private async check(
+    targets: { target: string; client: RedisClient }[],
+    probe: (target: { target: string; client: RedisClient }) => Promise<string>,
+  ): Promise<LockHealthCheck> {
+    const results = await Promise.all(
+      targets.map(async (target) => {
+        try {
+          return { ok: true, detail: await probe(target) };
+        } catch (error) {
+          return { ok: false, detail: `${target.target}: ${(error as Error).message}` };
+        }
+      }),
+    );
+    return merge(results);
+  }
+}
+
+function checkSync(targets: { target: string; client: RedisClient }[], probe: (target: { target: string; client: RedisClient }) => string): LockHealthCheck {
+  return merge(
+    targets.map((target) => {
+      try {
+        return { ok: true, detail: probe(target) };
+      } catch (error) {
+        return { ok: false, detail: `${target.target}: ${(error as Error).message}` };
+      }
+    }),
+  );
+}
+
+function merge(results: LockHealthCheck[]): LockHealthCheck {
+  const failed = results.filter((result) => !result.ok);
+  if (failed.length > 0) return { ok: false, detail: failed.map((result) => result.detail).join('; ') };
+  return { ok: true, detail: [...new Set(results.map((result) => result.detail))].join('; ') };
+}
+
+async function ping(client: RedisClient): Promise<void> {
+  // A connection that is not ready would queue the PING until it reconnects: report it at once.
+  if (client.status !== 'ready') throw new Error(`connection is ${client.status}`);
+  if (client.isCluster) {
+    const masters = (client as Cluster).nodes('master');
+    if (masters.length === 0) throw new Error('no cluster master known');
+    await Promise.all(masters.map((node) => node.ping()));
+    return;
+  }
+  await (client as Redis).ping();
+}
+
+/** SCRIPT EXISTS for every library script ioredis knows on this connection; SCRIPT LOAD of those missing. */
+async function ensureScripts(client: RedisClient): Promise<string> {
+  const registry = (client as unknown as { scriptsSet?: Record<string, IoredisScript> }).scriptsSet ?? {};
+  const scripts = Object.entries(registry)
+    .filter(([name]) => name.startsWith(SCRIPT_PREFIX))
+    .map(([, script]) => script);
+  if (scripts.length === 0) throw new Error('no lock script is registered on this connection');
+  const nodes: Redis[] = client.isCluster ? (client as Cluster).nodes('master') : [client as Redis];
+  let loaded = 0;
+  await Promise.all(
+    nodes.map(async (node) => {
+      const exists = (await node.script('EXISTS', ...scripts.map((script) => script.sha))) as number[];
+      const missing = scripts.filter((_, i) => exists[i] !== 1);
+      for (const script of missing) {
+        const sha = (await node.script('LOAD', script.lua)) as string;
+        if (sha !== script.sha) throw new Error(`SCRIPT LOAD returned ${sha}, expected ${script.sha}`);
+        loaded += 1;
+      }
+    }),
+  );
+  return `${scripts.length} scripts cached${loaded > 0 ? ` (${loaded} loaded now)` : ''}`;
+}
+
+async function within<T>(operation: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      operation,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+        timer.unref();
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,204 @@
+import { Injectable, Logger } from '@nestjs/common';
+import {
+  getLockContext,
+  InvalidLockArgumentError,
+  LockAcquireAbortedError,
+  LockAcquireTimeoutError,
+  runInLockContext,
+  type LockHandle,
+} from '../core/index.js';
+import { runWithCurrentLock } from '../core/context/lock-context.js';
+import { afterTimeout } from '../core/util/late-timer.js';
+import { assertLockName } from '../core/util/validate.js';
+import { acquireForSpec, kindOfSpec } from './acquire-for-spec.js';
+import type { DistributedLockSpec, LockedCallInfo } from './distributed-lock.decorator.js';
+import { LockKeyTemplate } from './lock-key.template.js';
+import { loadLockTracing, type AcquireOutcome, type LockTracing } from './lock-tracing.js';
+import { LockService } from './lock.service.js';
+import type { LockedMethodRunner, RouteCall } from './locked-method.js';
+
+/**
+ * What decorated calls share within one application: taking a lock for a spec (with its span),
+ * releasing it (or deferring the release for lockAtLeastFor), the failure strategies, and the count
+ * of calls in flight that shutdown waits for.
+ */
+@Injectable()
+export class LockCallRuntime implements LockedMethodRunner {
+  private readonly logger = new Logger('DistributedLock');
+  private tracing: LockTracing | undefined;
+  private inFlight = 0;
+  private readonly idle = new Set<() => void>();
+  /** Releases deferred by lockAtLeastFor: handle -> cancels its timer. */
+  private readonly deferred = new Map<LockHandle, () => void>();
+  private shuttingDown = false;
+
+  constructor(readonly locks: LockService) {}
+
+  /** Loads the optional OpenTelemetry API (no-op when it is not installed). */
+  async init(): Promise<void> {
+    this.tracing = await loadLockTracing();
+  }
+
+  /** Decorated calls running right now (interceptor and method wrapper). */
+  get activeCalls(): number {
+    return this.inFlight;
+  }
+
+  /** Counts a decorated call as in flight until the returned function is called (idempotent). */
+  begin(): () => void {
+    this.inFlight += 1;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.inFlight -= 1;
+      if (this.inFlight === 0) for (const resolve of [...this.idle]) resolve();
+    };
+  }
+
+  /** Takes the lock of a decorated call, inside a `lock.acquire` span when OpenTelemetry is present. */
+  acquire(spec: DistributedLockSpec, name: string, waitMs: number, signal: AbortSignal | undefined): Promise<LockHandle> {
+    const run = (): Promise<LockHandle> => acquireForSpec(this.locks, spec, name, { waitMs, signal });
+    return this.tracing ? this.tracing.traceAcquire(name, kindOfSpec(spec), run, outcomeOf) : run();
+  }
+
+  waitMsOf(spec: DistributedLockSpec): number {
+    return spec.waitMs ?? this.locks.settings.defaultWaitMs;
+  }
+
+  /**
+   * Releases a decorated call's lock, or, with lockAtLeastFor, keeps it until that long after it was
+   * acquired (an unref'd timer; shutdown releases such locks at once). Failures are logged, never
+   * thrown: the call's own outcome stands, and the lock's lease bounds the damage.
+   */
+  async release(handle: LockHandle, spec: DistributedLockSpec, acquiredAt: number): Promise<void> {
+    if (!handle.isHeld) return; // lost, or released by shutdown
+    const keepFor = spec.lockAtLeastMs === undefined ? 0 : spec.lockAtLeastMs - (performance.now() - acquiredAt);
+    if (keepFor > 0 && !this.shuttingDown) {
+      const cancel = afterTimeout(keepFor, () => {
+        this.deferred.delete(handle);
+        void this.unlockQuietly(handle);
+      });
+      this.deferred.set(handle, cancel);
+      return;
+    }
+    await this.unlockQuietly(handle);
+  }
+
+  /** The result of a call whose lock stayed busy, per its onLocked strategy ('throw' is handled by the caller). */
+  async whenLocked(spec: DistributedLockSpec, info: LockedCallInfo): Promise<unknown> {
+    if (spec.onLocked === 'skip') {
+      this.logger.debug?.(`${spec.where} skipped: lock "${info.name}" is held elsewhere.`);
+      return undefined;
+    }
+    if (typeof spec.onLocked === 'function') return await spec.onLocked(info);
+    throw info.error;
+  }
+
+  /** The method wrapper's side: name from the arguments, then lock, run, release. */
+  async runLocked(spec: DistributedLockSpec, args: unknown[], invoke: () => unknown, route: RouteCall | undefined): Promise<unknown> {
+    const done = this.begin();
+    try {
+      let name: string;
+      try {
+        name = this.nameFromArgs(spec, args);
+      } catch (error) {
+        throw route ? route.mapError(error, '') : error;
+      }
+      // The caller's context if there is one (a request, a job scope): nested calls re-enter.
+      return await runInLockContext(async () => {
+        const context = getLockContext()!;
+        const calledAt = performance.now();
+        let handle: LockHandle;
+        try {
+          handle = await this.acquire(spec, name, this.waitMsOf(spec), route?.signal);
+        } catch (error) {
+          if (error instanceof LockAcquireTimeoutError && spec.onLocked !== 'throw') {
+            return await this.whenLocked(spec, { name, waitedMs: performance.now() - calledAt, error, args, context: route?.context });
+          }
+          throw route ? route.mapError(error, name) : error;
+        }
+        const acquiredAt = performance.now();
+        try {
+          return await runWithCurrentLock(context, handle, invoke);
+        } finally {
+          await this.release(handle, spec, acquiredAt);
+        }
+      });
+    } finally {
+      done();
+    }
+  }
+
+  /**
+   * Shutdown, first step: waits up to `timeoutMs` for decorated calls in flight to finish (their
+   * locks are released as they end). True if none was left.
+   */
+  async drain(timeoutMs: number): Promise<boolean> {
+    this.shuttingDown = true;
+    if (this.inFlight === 0) return true;
+    let resolveIdle!: () => void;
+    const idle = new Promise<void>((resolve) => {
+      resolveIdle = resolve;
+    });
+    this.idle.add(resolveIdle);
+    let cancel: (() => void) | undefined;
+    const finished = await Promise.race([
+      idle.then(() => true),
+      new Promise<boolean>((resolve) => {
+        cancel = afterTimeout(timeoutMs, () => resolve(false));
+      }),
+    ]);
+    cancel?.();
+    this.idle.delete(resolveIdle);
+    if (!finished) {
+      this.logger.warn(
+        `${this.inFlight} locked call(s) still running after the shutdown timeout (${timeoutMs} ms); their locks are released now and their lost-lease signals abort.`,
+      );
+    }
+    return finished;
+  }
+
+  /** Shutdown, second step: releases the locks kept for lockAtLeastFor now, before the client closes. */
+  async releaseDeferred(): Promise<void> {
+    this.shuttingDown = true;
+    const handles = [...this.deferred.entries()];
+    this.deferred.clear();
+    await Promise.all(
+      handles.map(([handle, cancel]) => {
+        cancel();
+        return this.unlockQuietly(handle);
+      }),
+    );
+  }
+
+  private nameFromArgs(spec: DistributedLockSpec, args: unknown[]): string {
+    let name: unknown;
+    if (spec.keyFromArgs) name = spec.keyFromArgs(...args);
+    else if (spec.key instanceof LockKeyTemplate && spec.key.source !== 'request') name = spec.key.resolveArgs(args);
+    else {
+      const what = spec.key instanceof LockKeyTemplate ? `template "${spec.key.template}" reads the request` : 'key function takes the ExecutionContext';
+      throw new InvalidLockArgumentError(
+        '@DistributedLock key',
+        `the ${what}, but ${spec.where} was called outside a request handled by Nest. Use keyFromArgs or an {args.N} template for methods that are not route handlers.`,
+      );
+    }
+    assertLockName(name, `@DistributedLock key of ${spec.where}`);
+    return name;
+  }
+
+  private async unlockQuietly(handle: LockHandle): Promise<void> {
+    if (!handle.isHeld) return;
+    try {
+      await handle.unlock();
+    } catch (error) {
+      this.logger.warn(`Releasing lock "${handle.name}" after a locked call failed: ${(error as Error).message}`);
+    }
+  }
+}
+
+function outcomeOf(error: unknown): AcquireOutcome {
+  if (error instanceof LockAcquireTimeoutError) return 'timeout';
+  if (error instanceof LockAcquireAbortedError) return 'aborted';
+  return 'error';
+}

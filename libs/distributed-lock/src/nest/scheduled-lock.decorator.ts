@@ -1,0 +1,69 @@
+import { InvalidLockArgumentError, type Duration } from '../core/index.js';
+import { toMilliseconds } from '../core/util/duration.js';
+import { assertKnownKeys, isPlainObject } from '../core/util/validate.js';
+import { compileSpec, lockDecorator, type OnLocked } from './distributed-lock.decorator.js';
+import { LockKeyTemplate } from './lock-key.template.js';
+
+export interface ScheduledLockOptions {
+  /**
+   * Lock name: a fixed name or an `{args.N}` template. Default `schedule:<Class>.<method>`, the same
+   * in every instance of the application.
+   */
+  key?: string;
+  /**
+   * Upper bound of the lease (ShedLock's lockAtMostFor): the lock is taken for this long, without
+   * watchdog renewal, so a crashed or hung instance blocks the job for at most this long. A run that
+   * lasts longer loses the lock (its signal aborts, a warning is logged) and another instance may run.
+   * Omit it to let the watchdog renew the lease while the job runs.
+   */
+  lockAtMostFor?: Duration;
+  /**
+   * Keep the lock at least this long after the run started, even if the run ends sooner (ShedLock's
+   * lockAtLeastFor), so that instances whose clocks or ticks drift by less than this skip the same
+   * tick. Shorter than the schedule's period, and than lockAtMostFor.
+   */
+  lockAtLeastFor?: Duration;
+  /** What a skipped tick resolves (default `'skip'`: undefined, the method does not run). */
+  onLocked?: OnLocked;
+}
+
+const OPTION_KEYS = ['key', 'lockAtMostFor', 'lockAtLeastFor', 'onLocked'] as const;
+
+/**
+ * A scheduled job (`@Cron`, `@Interval`, a queue consumer...) that runs in one instance only per
+ * tick: the lock is tried without waiting, and an instance that finds it held skips the run.
+ *
+ * ```ts
+ * @Cron(CronExpression.EVERY_MINUTE)
+ * @ScheduledLock({ lockAtMostFor: '50s', lockAtLeastFor: '10s' })
+ * async report() { ... }
+ * ```
+ */
+export function ScheduledLock(options: ScheduledLockOptions = {}): MethodDecorator {
+  if (!isPlainObject(options)) throw new InvalidLockArgumentError('@ScheduledLock options', 'expected an options object.');
+  assertKnownKeys(options, OPTION_KEYS, '@ScheduledLock options');
+  if (options.lockAtMostFor !== undefined) toMilliseconds(options.lockAtMostFor, 'lockAtMostFor', { min: 10 });
+  if (options.key !== undefined) {
+    if (typeof options.key !== 'string' || options.key.trim() === '') {
+      throw new InvalidLockArgumentError('@ScheduledLock key', 'expected a non-empty string: a fixed name or an {args.N} template.');
+    }
+    if (new LockKeyTemplate(options.key).source === 'request') {
+      throw new InvalidLockArgumentError('@ScheduledLock key', `"${options.key}" reads a request, which a scheduled run does not have; use a fixed name or {args.N}.`);
+    }
+  }
+  return (target, propertyKey, descriptor) => {
+    const className = typeof target === 'function' ? target.name : target.constructor.name;
+    const spec = compileSpec(
+      {
+        key: options.key ?? `schedule:${className}.${String(propertyKey)}`,
+        leaseTime: options.lockAtMostFor,
+        lockAtLeastFor: options.lockAtLeastFor,
+        waitTime: 0,
+        onLocked: options.onLocked ?? 'skip',
+      },
+      undefined,
+      '@ScheduledLock',
+    );
+    return lockDecorator(spec, '@ScheduledLock')(target, propertyKey, descriptor);
+  };
+}
