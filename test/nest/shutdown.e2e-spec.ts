@@ -1,0 +1,154 @@
+import 'reflect-metadata';
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Controller, Injectable, Module, Post, type INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { DistributedLock, DistributedLockModule, LockCallRuntime, LockService, type LockClient, type LockHandle } from 'nestjs-distributed-lock';
+import { useRedis } from '../harness/use-redis.js';
+import { nextEvent, until } from '../harness/wait.js';
+
+/** The gate the test opens: a locked call sits in its critical section until told to finish. */
+let gate: { enter: () => void; proceed: Promise<void> } | undefined;
+function arm(): { inside: Promise<void>; finish: () => void } {
+  let enter!: () => void;
+  let finish!: () => void;
+  const inside = new Promise<void>((resolve) => (enter = resolve));
+  const proceed = new Promise<void>((resolve) => (finish = resolve));
+  gate = { enter, proceed };
+  return { inside, finish };
+}
+async function criticalSection(): Promise<void> {
+  const current = gate!;
+  current.enter();
+  await current.proceed;
+}
+
+@Injectable()
+class Worker {
+  handle: LockHandle | undefined;
+  constructor(private readonly locks: LockService) {}
+
+  @DistributedLock({ keyFromArgs: (id: string) => `work:${id}` })
+  async work(id: string): Promise<string> {
+    this.handle = this.locks.currentLock();
+    await criticalSection();
+    return `finished ${id}`;
+  }
+
+  @DistributedLock({ keyFromArgs: (id: string) => `quick:${id}`, leaseTime: '20s', lockAtLeastFor: '15s' })
+  async quick(_id: string): Promise<void> {}
+}
+
+@Controller()
+class SlowController {
+  @Post('slow')
+  @DistributedLock('route:slow')
+  async slow(): Promise<{ done: boolean }> {
+    await criticalSection();
+    return { done: true };
+  }
+}
+
+async function boot(port: number, shutdownTimeout: number): Promise<INestApplication> {
+  @Module({
+    imports: [DistributedLockModule.forRoot({ connection: { mode: 'single', host: '127.0.0.1', port }, shutdownTimeout })],
+    providers: [Worker],
+    controllers: [SlowController],
+  })
+  class AppModule {}
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
+  const app = moduleRef.createNestApplication({ logger: false });
+  await app.init();
+  return app;
+}
+
+/** Resolves when app.close() has started waiting for calls in flight. */
+function drainStarted(app: INestApplication): Promise<void> {
+  const runtime = app.get(LockCallRuntime);
+  const drain = runtime.drain.bind(runtime);
+  return new Promise((resolve) => {
+    runtime.drain = (timeoutMs: number) => {
+      resolve();
+      return drain(timeoutMs);
+    };
+  });
+}
+
+describe('graceful shutdown of decorated calls', () => {
+  const redis = useRedis();
+  let other: LockClient;
+
+  beforeEach(async () => {
+    gate = undefined;
+    other = await redis.client();
+  });
+
+  it('a provider call in progress when app.close() is called finishes and releases normally before the client closes', async () => {
+    const app = await boot(redis.server().port, 20_000);
+    const locks = app.get(LockService);
+    const gate = arm();
+    const call = app.get(Worker).work('a');
+    await gate.inside;
+    const lost: unknown[] = [];
+    locks.events.on('lost', (event) => lost.push(event));
+    const released = nextEvent(locks.events, 'released', (e: { name: string }) => e.name === 'work:a');
+    const draining = drainStarted(app);
+    const order: string[] = [];
+    const closing = app.close().then(() => order.push('closed'));
+    await draining;
+    expect(await other.isLocked('work:a')).toBe(true);
+    gate.finish();
+    expect(await call.then((value) => (order.push('call'), value))).toBe('finished a');
+    await released;
+    await closing;
+    expect(order).toEqual(['call', 'closed']);
+    expect(lost).toEqual([]);
+    expect(await other.isLocked('work:a')).toBe(false);
+  });
+
+  it('an HTTP request in flight gets its response before the server closes', async () => {
+    const app = await boot(redis.server().port, 20_000);
+    await app.listen(0, '127.0.0.1');
+    const { port } = app.getHttpServer().address() as AddressInfo;
+    const gate = arm();
+    const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/slow' }, (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    await gate.inside;
+    const draining = drainStarted(app);
+    const closing = app.close();
+    await draining;
+    gate.finish();
+    expect(await response).toEqual({ status: 201, body: JSON.stringify({ done: true }) });
+    await closing;
+    expect(await other.isLocked('route:slow')).toBe(false);
+  });
+
+  it('a call that outlasts shutdownTimeout has its lock released (signal aborted) and close does not hang', async () => {
+    const app = await boot(redis.server().port, 200);
+    const worker = app.get(Worker);
+    const gate = arm();
+    const call = worker.work('b');
+    await gate.inside;
+    await app.close();
+    expect(worker.handle?.signal.aborted).toBe(true);
+    expect(await other.isLocked('work:b')).toBe(false);
+    // The call itself still finishes when its work does; its release finds nothing to release.
+    gate.finish();
+    expect(await call).toBe('finished b');
+  });
+
+  it('locks kept for lockAtLeastFor are released at shutdown', async () => {
+    const app = await boot(redis.server().port, 1000);
+    await app.get(Worker).quick('c');
+    expect(await other.isLocked('quick:c')).toBe(true);
+    await app.close();
+    await until(async () => !(await other.isLocked('quick:c')), 'the deferred lock to be released');
+  });
+});
