@@ -1,0 +1,102 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+interface Run {
+  round: number;
+  status: string;
+  metrics?: Record<string, number>;
+}
+interface Row {
+  id: string;
+  status: 'ok' | 'could-not-run' | 'failed';
+  reason?: string;
+  runs: Run[];
+}
+interface Report {
+  machine: { cpu: string; cores: number; node: string; redis: string };
+  command: string;
+  libraries: { id: string; scenarios: string[]; settings: Record<string, unknown> }[];
+  scenarios: { scenario: string; rows: Row[] }[];
+  targets: { id: string; met: boolean | null }[];
+  failures: string[];
+}
+
+/** Shape and correctness only: timings depend on the host and are never asserted. */
+describe('npm run bench -- --short (the CI form of the benchmark)', () => {
+  let out: string;
+  let run: { code: number | null; stdout: string; stderr: string };
+  let report: Report;
+
+  beforeAll(async () => {
+    out = mkdtempSync(join(tmpdir(), 'dlock-bench-'));
+    run = await new Promise((resolve) => {
+      const child = execFile(process.execPath, [join(ROOT, 'dist/bench/main.js'), '--short', '--out', out], { cwd: ROOT, timeout: 110_000 }, (error, stdout, stderr) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      );
+      child.stdin?.end();
+    });
+    report = JSON.parse(readFileSync(join(out, 'latest.json'), 'utf8')) as Report;
+  }, 120_000);
+
+  afterAll(() => {
+    rmSync(out, { recursive: true, force: true });
+  });
+
+  it('exits 0 and writes the JSON, Markdown and SVG results with the machine and the command', () => {
+    expect({ code: run.code, failures: report.failures }).toEqual({ code: 0, failures: [] });
+    expect(report.machine.cores).toBeGreaterThan(0);
+    expect(report.machine.redis).toMatch(/^\d+\.\d+/);
+    expect(report.command).toContain('--short');
+    const markdown = readFileSync(join(out, 'latest.md'), 'utf8');
+    expect(markdown).toContain('## Targets');
+    expect(readFileSync(join(out, 'latest.svg'), 'utf8')).toMatch(/^<svg[\s\S]*<\/svg>\n$/);
+    expect(run.stderr).not.toMatch(/Unhandled|ERR_/);
+  });
+
+  it('has a row for every library in every scenario it takes part in, run or marked could-not-run with a reason', () => {
+    const peers = ['raw', 'ours', 'redlock', 'sesame-redlock', 'redis-semaphore', 'redlock-universal', 'node-redisson'];
+    expect(report.libraries.map((l) => l.id)).toEqual(expect.arrayContaining(peers));
+    for (const library of report.libraries) {
+      expect(Object.keys(library.settings).length).toBeGreaterThan(0);
+      for (const scenario of library.scenarios) {
+        const row = report.scenarios.find((s) => s.scenario === scenario)?.rows.find((r) => r.id === library.id);
+        expect({ scenario, id: library.id, present: row !== undefined }).toEqual({ scenario, id: library.id, present: true });
+        if (row!.status === 'could-not-run') expect(row!.reason).toMatch(/\S/);
+        else expect({ scenario, id: library.id, status: row!.status, ran: row!.runs.every((r) => r.metrics !== undefined) }).toEqual({ scenario, id: library.id, status: 'ok', ran: true });
+      }
+    }
+    // Our library and the baseline always run.
+    for (const scenario of ['serial', 'parallel', 'contended']) {
+      for (const id of ['raw', 'ours']) {
+        expect(report.scenarios.find((s) => s.scenario === scenario)!.rows.find((r) => r.id === id)!.status).toBe('ok');
+      }
+    }
+    const decorator = report.scenarios.find((s) => s.scenario === 'decorator')!;
+    expect(decorator.rows.map((r) => [r.id, r.status])).toEqual([
+      ['plain', 'ok'],
+      ['locked', 'ok'],
+      ['watchdog', 'ok'],
+    ]);
+  });
+
+  it('loses no update under contention with our locks or the raw baseline, and counts every section', () => {
+    const contended = report.scenarios.find((s) => s.scenario === 'contended')!;
+    for (const row of contended.rows.filter((r) => r.id === 'raw' || r.id.startsWith('ours'))) {
+      if (row.status === 'could-not-run') continue;
+      for (const r of row.runs) {
+        expect({ id: row.id, lost: r.metrics!.lostUpdates, counted: r.metrics!.sections === r.metrics!.counter }).toEqual({ id: row.id, lost: 0, counted: true });
+        expect(r.metrics!.sections).toBeGreaterThan(0);
+      }
+    }
+  });
+
+  it('judges every target (met or not; no timing is asserted here)', () => {
+    expect(report.targets.map((t) => t.id)).toEqual(['contended-throughput', 'contended-p99-wait', 'serial-p50', 'parallel-throughput', 'decorator-overhead']);
+    for (const target of report.targets) expect(typeof target.met).toBe('boolean');
+  });
+});
