@@ -14,6 +14,10 @@ export interface InventoryConfig {
   tryLease: Duration;
   /** Name of this instance in orders and logs (INSTANCE_ID, default the pid). */
   instanceId: string;
+  /** Product the scheduled restock adds to (INVENTORY_RESTOCK_PRODUCT, default `restock-demo`). */
+  restockProduct: string;
+  /** Units added per restock run (INVENTORY_RESTOCK_AMOUNT, default 1). */
+  restockAmount: number;
 }
 
 export const INVENTORY_CONFIG = Symbol('INVENTORY_CONFIG');
@@ -36,5 +40,7 @@ export function readInventoryConfig(env: NodeJS.ProcessEnv = process.env): Inven
     tryWait: env.INVENTORY_TRY_WAIT?.trim() || '10s',
     tryLease: env.INVENTORY_TRY_LEASE?.trim() || '10s',
     instanceId: env.INSTANCE_ID?.trim() || `pid-${process.pid}`,
+    restockProduct: env.INVENTORY_RESTOCK_PRODUCT?.trim() || 'restock-demo',
+    restockAmount: integer(env, 'INVENTORY_RESTOCK_AMOUNT', 1, 1, 1_000_000),
   };
 }

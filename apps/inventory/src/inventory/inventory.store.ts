@@ -30,6 +30,17 @@ redis.call('rpush', KEYS[2], ARGV[3])
 return 1
 `;
 
+/** Fenced INCRBY of an existing product's stock: -1 stale token, -2 unknown product, else the new stock. */
+const RESTOCK_SCRIPT = `
+if ARGV[1] ~= '' then
+  local seen = tonumber(redis.call('get', KEYS[2]) or '0')
+  if tonumber(ARGV[1]) < seen then return -1 end
+  redis.call('set', KEYS[2], ARGV[1])
+end
+if redis.call('exists', KEYS[1]) == 0 then return -2 end
+return redis.call('incrby', KEYS[1], ARGV[2])
+`;
+
 type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
 
 export interface ProductState {
@@ -50,14 +61,17 @@ export interface Order {
 export class InventoryStore {
   private readonly readFenced: ScriptCall;
   private readonly writeFenced: ScriptCall;
+  private readonly restockFenced: ScriptCall;
 
   constructor(private readonly locks: LockService) {
     const redis = locks.redis;
     redis.defineCommand('inventoryRead', { numberOfKeys: 2, lua: READ_SCRIPT });
     redis.defineCommand('inventoryWrite', { numberOfKeys: 3, lua: WRITE_SCRIPT });
+    redis.defineCommand('inventoryRestock', { numberOfKeys: 2, lua: RESTOCK_SCRIPT });
     const commands = redis as unknown as Record<string, ScriptCall>;
     this.readFenced = commands.inventoryRead!.bind(redis);
     this.writeFenced = commands.inventoryWrite!.bind(redis);
+    this.restockFenced = commands.inventoryRestock!.bind(redis);
   }
 
   /** The lock that protects a product: its keys here share this hash tag. */
@@ -100,5 +114,17 @@ export class InventoryStore {
     const order: Order = { id: randomUUID(), productId, token, instance };
     const result = await this.writeFenced(keys.stock, keys.orders, keys.fence, token ?? '', newStock, JSON.stringify(order));
     return result === 1 ? order : null;
+  }
+
+  /** Adds `amount` to an existing product's stock (fenced by `token`); the new stock, or null (unknown product or stale token). */
+  async restock(productId: string, amount: number, token: number): Promise<number | null> {
+    const keys = this.keys(productId);
+    const result = Number(await this.restockFenced(keys.stock, keys.fence, token, amount));
+    return result < 0 ? null : result;
+  }
+
+  /** Appends one run of a scheduled job to `listKey`: which tick, which instance. */
+  async recordRestockRun(listKey: string, tick: number, instance: string): Promise<void> {
+    await this.locks.redis.rpush(listKey, JSON.stringify({ tick, instance }));
   }
 }
