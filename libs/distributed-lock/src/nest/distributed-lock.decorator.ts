@@ -3,7 +3,7 @@ import { InvalidLockArgumentError, type Duration, type LockAcquireTimeoutError }
 import { leaseMs, waitMs } from '../core/locks/acquire-options.js';
 import { describe, toMilliseconds } from '../core/util/duration.js';
 import { assertKnownKeys, isPlainObject } from '../core/util/validate.js';
-import { DISTRIBUTED_LOCK_METADATA } from './distributed-lock.constants.js';
+import { DISTRIBUTED_LOCK_METADATA, MULTI_KEY_SEPARATOR } from './distributed-lock.constants.js';
 import { DistributedLockInterceptor } from './distributed-lock.interceptor.js';
 import { LockKeyTemplate } from './lock-key.template.js';
 import { createLockedMethod, isLockedMethod } from './locked-method.js';
@@ -11,8 +11,15 @@ import { createLockedMethod, isLockedMethod } from './locked-method.js';
 /** Builds the lock name from the execution context (request, RPC payload...): route handlers only. */
 export type LockKeyFactory = (context: ExecutionContext) => string;
 
-/** Builds the lock name from the decorated method's own arguments: any provider, and route handlers. */
-export type LockKeyFromArgs<A extends unknown[] = unknown[]> = (...args: A) => string;
+/**
+ * Builds the lock name from the decorated method's own arguments: any provider, and route handlers.
+ * An array of names takes a multi-lock over all of them.
+ */
+export type LockKeyFromArgs<A extends unknown[] = unknown[]> = (...args: A) => string | string[];
+
+/** Which lock a decorated call takes: the plain reentrant lock (default), a fair lock, or one side of a read-write lock. */
+export type DecoratedLockKind = 'reentrant' | 'fair' | 'read' | 'write';
+
 
 /** What a decorated call is told when its lock stayed busy for the whole waitTime. */
 export interface LockedCallInfo {
@@ -38,6 +45,11 @@ export interface LockedCallInfo {
 export type OnLocked = 'throw' | 'skip' | ((info: LockedCallInfo) => unknown);
 
 interface CommonLockOptions {
+  /**
+   * Which lock: `'reentrant'` (default), `'fair'` (arrival order), `'read'` or `'write'` (the two sides
+   * of the read-write lock of that name). With several keys, every one is of this kind.
+   */
+  kind?: DecoratedLockKind;
   /** Lease; omit it to let the watchdog renew the lock while the method runs. */
   leaseTime?: Duration;
   /** How long to wait for the lock (default: module defaultWaitTime, 10 s). */
@@ -56,9 +68,11 @@ export interface DistributedLockOptions extends CommonLockOptions {
    * Lock name: a literal (`'goods'`), a template over the request (`'product:{params.id}'`; roots
    * params, query, body, user, headers, and data for RPC/WebSocket), a template over the method's
    * arguments (`'product:{args.0}'`, `'order:{args.1.id}'`), or a function of the ExecutionContext
-   * (route handlers only; for arguments use `keyFromArgs`).
+   * (route handlers only; for arguments use `keyFromArgs`). An array of names or templates takes a
+   * multi-lock: all of them, all or nothing, in a canonical order (`['account:{body.from}',
+   * 'account:{body.to}']`).
    */
-  key: string | LockKeyFactory;
+  key: string | readonly string[] | LockKeyFactory;
   keyFromArgs?: never;
 }
 
@@ -88,6 +102,9 @@ export interface DistributedLockSpec {
   /** A template (static, request or args) or a function of the ExecutionContext; undefined with keyFromArgs. */
   key: LockKeyTemplate | LockKeyFactory | undefined;
   keyFromArgs: LockKeyFromArgs | undefined;
+  kind: DecoratedLockKind;
+  /** Several keys (a multi-lock): the resolved name holds them separated by MULTI_KEY_SEPARATOR. */
+  multi: boolean;
   via: 'interceptor' | 'method';
   leaseMs: number | undefined;
   waitMs: number | undefined;
@@ -97,7 +114,8 @@ export interface DistributedLockSpec {
   where: string;
 }
 
-const OPTION_KEYS = ['key', 'keyFromArgs', 'leaseTime', 'waitTime', 'onLocked', 'lockAtLeastFor'] as const;
+const OPTION_KEYS = ['key', 'keyFromArgs', 'kind', 'leaseTime', 'waitTime', 'onLocked', 'lockAtLeastFor'] as const;
+const KINDS: readonly DecoratedLockKind[] = ['reentrant', 'fair', 'read', 'write'];
 
 /**
  * Runs the decorated method under a distributed lock: acquired before it, released after its promise
@@ -146,7 +164,7 @@ export function lockDecorator(spec: DistributedLockSpec, decorator: string): Met
 export function compileSpec(keyOrOptions: unknown, leaseTime?: Duration, decorator = '@DistributedLock'): DistributedLockSpec {
   if (!isPlainObject(keyOrOptions)) {
     const key = compileKey(keyOrOptions, `${decorator} key`);
-    return finish({ key, keyFromArgs: undefined, leaseMs: leaseTime === undefined ? undefined : leaseMs(leaseTime), waitMs: undefined, onLocked: 'throw', lockAtLeastMs: undefined });
+    return finish({ key, keyFromArgs: undefined, kind: 'reentrant', multi: false, leaseMs: leaseTime === undefined ? undefined : leaseMs(leaseTime), waitMs: undefined, onLocked: 'throw', lockAtLeastMs: undefined });
   }
   if (leaseTime !== undefined) {
     throw new InvalidLockArgumentError('leaseTime', `give it inside the ${decorator} options object.`);
@@ -159,6 +177,9 @@ export function compileSpec(keyOrOptions: unknown, leaseTime?: Duration, decorat
   if (options.keyFromArgs !== undefined && typeof options.keyFromArgs !== 'function') {
     throw new InvalidLockArgumentError(`${decorator} keyFromArgs`, `expected a function of the method's arguments, got ${describe(options.keyFromArgs)}.`);
   }
+  if (options.kind !== undefined && !KINDS.includes(options.kind as DecoratedLockKind)) {
+    throw new InvalidLockArgumentError(`${decorator} kind`, `expected one of ${KINDS.map((kind) => `'${kind}'`).join(', ')}, got ${describe(options.kind)}.`);
+  }
   const lease = options.leaseTime === undefined ? undefined : leaseMs(options.leaseTime);
   const atLeast = options.lockAtLeastFor === undefined ? undefined : toMilliseconds(options.lockAtLeastFor, 'lockAtLeastFor', { min: 0 });
   if (atLeast !== undefined && lease !== undefined && atLeast >= lease) {
@@ -167,6 +188,8 @@ export function compileSpec(keyOrOptions: unknown, leaseTime?: Duration, decorat
   return finish({
     key: options.key === undefined ? undefined : compileKey(options.key, `${decorator} key`),
     keyFromArgs: options.keyFromArgs as LockKeyFromArgs | undefined,
+    kind: (options.kind as DecoratedLockKind | undefined) ?? 'reentrant',
+    multi: Array.isArray(options.key),
     leaseMs: lease,
     waitMs: options.waitTime === undefined ? undefined : waitMs(options.waitTime),
     onLocked: compileOnLocked(options.onLocked, `${decorator} onLocked`),
@@ -181,6 +204,14 @@ function finish(spec: Omit<DistributedLockSpec, 'via' | 'where'>): DistributedLo
 
 function compileKey(key: unknown, argument: string): LockKeyTemplate | LockKeyFactory {
   if (typeof key === 'function') return key as LockKeyFactory;
+  if (Array.isArray(key)) {
+    if (key.length === 0 || !key.every((part) => typeof part === 'string' && part.trim() !== '' && !part.includes(MULTI_KEY_SEPARATOR))) {
+      throw new InvalidLockArgumentError(argument, `expected a non-empty array of non-empty names or templates, got ${describe(key)}.`);
+    }
+    // One template whose resolution is every name, separated: the request and argument roots of
+    // each part are resolved exactly as for a single key.
+    return new LockKeyTemplate(key.join(MULTI_KEY_SEPARATOR));
+  }
   if (typeof key === 'string' && key.trim() !== '') return new LockKeyTemplate(key);
   throw new InvalidLockArgumentError(argument, `expected a non-empty string or a function, got ${describe(key)}.`);
 }

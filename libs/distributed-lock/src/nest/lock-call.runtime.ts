@@ -11,6 +11,7 @@ import { runWithCurrentLock } from '../core/context/lock-context.js';
 import { afterTimeout } from '../core/util/late-timer.js';
 import { assertLockName } from '../core/util/validate.js';
 import { acquireForSpec, kindOfSpec } from './acquire-for-spec.js';
+import { MULTI_KEY_SEPARATOR } from './distributed-lock.constants.js';
 import type { DistributedLockSpec, LockedCallInfo } from './distributed-lock.decorator.js';
 import { LockKeyTemplate } from './lock-key.template.js';
 import { loadLockTracing, type AcquireOutcome, type LockTracing } from './lock-tracing.js';
@@ -174,7 +175,14 @@ export class LockCallRuntime implements LockedMethodRunner {
 
   private nameFromArgs(spec: DistributedLockSpec, args: unknown[]): string {
     let name: unknown;
-    if (spec.keyFromArgs) name = spec.keyFromArgs(...args);
+    if (spec.keyFromArgs) {
+      name = spec.keyFromArgs(...args);
+      // Several names: a multi-lock, resolved like a multi-key template.
+      if (Array.isArray(name)) {
+        (name as unknown[]).forEach((part, i) => assertLockName(part, `@DistributedLock key ${i} of ${spec.where}`));
+        name = name.join(MULTI_KEY_SEPARATOR);
+      }
+    }
     else if (spec.key instanceof LockKeyTemplate && spec.key.source !== 'request') name = spec.key.resolveArgs(args);
     else {
       const what = spec.key instanceof LockKeyTemplate ? `template "${spec.key.template}" reads the request` : 'key function takes the ExecutionContext';
