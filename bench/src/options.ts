@@ -28,7 +28,7 @@ export interface BenchOptions {
 export const USAGE = `npm run bench -- [--short] [--rounds N] [--only ids] [--scenarios names] [--out dir]
   --short        a few seconds per scenario in total, one round (what CI runs)
   --rounds N     rounds; each runs every scenario for every library, libraries interleaved (default 3, --short 1)
-  --only ids     comma-separated library ids: ${ADAPTERS.map((a) => a.id).join(', ')}
+  --only ids     comma-separated library ids: ${ADAPTERS.map((a) => `${a.id}${a.experiment ? ' (experiment, only when named)' : ''}`).join(', ')}
   --scenarios s  comma-separated: ${SCENARIO_NAMES.join(', ')} (default all)
   --out dir      where latest.json, latest.md and latest.svg go (default results/bench)`;
 
@@ -60,10 +60,11 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
   if (values.help) return 'help';
   const short = values.short!;
   const ids = ADAPTERS.map((a) => a.id);
+  const defaults = ADAPTERS.filter((a) => !a.experiment).map((a) => a.id);
   return {
     short,
     rounds: values.rounds === undefined ? (short ? 1 : 3) : positiveInteger(values.rounds, 'rounds'),
-    libraries: values.only === undefined ? ids : list(values.only, ids, 'only'),
+    libraries: values.only === undefined ? defaults : list(values.only, ids, 'only'),
     scenarios: values.scenarios === undefined ? [...SCENARIO_NAMES] : list(values.scenarios, SCENARIO_NAMES, 'scenarios'),
     out: values.out!,
     serialMs: short ? 250 : 2000,

@@ -40,6 +40,7 @@ const COLUMNS: Record<BenchScenario, Column[]> = {
     { head: 'p50 spread', cell: (r) => range(r.summary.p50Ms, ms(3)) },
     { head: 'p99 ms', cell: (r) => fixed(median(r, 'p99Ms'), 3) },
     { head: 'p50 vs raw', cell: (r, s) => ratio(median(r, 'p50Ms'), rawMedian(s, 'p50Ms')) },
+    { head: 'client CPU us/cycle', cell: (r) => fixed(median(r, 'clientCpuUsPerCycle'), 0) },
     { head: 'errors', cell: errorCount },
   ],
   parallel: [
@@ -111,7 +112,7 @@ export function formatRun(scenario: BenchScenario, id: string, run: RoundRun): s
   const errors = run.errors?.errors ? `  errors ${run.errors.errors} (${run.errors.firstError})` : '';
   switch (scenario) {
     case 'serial':
-      return `  ${name} ${rate(m.cyclesPerSec).padStart(9)} cycles/s  p50 ${fixed(m.p50Ms, 3)} ms  p99 ${fixed(m.p99Ms, 3)} ms${errors}`;
+      return `  ${name} ${rate(m.cyclesPerSec).padStart(9)} cycles/s  p50 ${fixed(m.p50Ms, 3)} ms  p99 ${fixed(m.p99Ms, 3)} ms  client CPU ${fixed(m.clientCpuUsPerCycle, 0)} us/cycle${errors}`;
     case 'parallel':
       return `  ${name} ${rate(m.cyclesPerSec).padStart(9)} cycles/s${errors}`;
     case 'contended':

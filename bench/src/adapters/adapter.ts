@@ -35,6 +35,8 @@ export interface LockAdapter {
   readonly scenarios: readonly ScenarioName[];
   /** A family row (fair, read-write, multi) of our library rather than a peer. */
   readonly family?: boolean;
+  /** An experiment (a non-default setting of ours): run only when named in --only. */
+  readonly experiment?: boolean;
   open(target: RedisTarget): Promise<LockSession>;
 }
 

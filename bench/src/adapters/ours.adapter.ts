@@ -25,6 +25,10 @@ interface OurKind {
   leaseMs: number | undefined;
   scenarios: readonly ScenarioName[];
   note: string;
+  /** Not a default setting: only with --only (see LockAdapter.experiment). */
+  experiment?: boolean;
+  /** ioredis options given to the client's connections (redisOptions), for experiments. */
+  redisOptions?: Record<string, unknown>;
   lockFor(client: Client, key: string): Lockable;
 }
 
@@ -50,6 +54,17 @@ const OUR_KINDS: OurKind[] = [
     scenarios: SCENARIOS,
     note: 'client.lock(name): no leaseTime, so the watchdog keeps a 30 s lease renewed every 10 s',
     lockFor: (client, key) => ({ lock: () => client.lock(key) }),
+  },
+  {
+    id: 'ours-no-autopipelining',
+    label: 'ours, auto-pipelining off (experiment)',
+    method: 'lock',
+    leaseMs: LEASE_MS,
+    scenarios: SCENARIOS,
+    note: "as 'ours', with redisOptions { enableAutoPipelining: false } (the library turns it on by default)",
+    experiment: true,
+    redisOptions: { enableAutoPipelining: false },
+    lockFor: (client, key) => ({ lock: (lease) => client.lock(key, lease) }),
   },
   {
     id: 'ours-fair',
@@ -95,7 +110,8 @@ function ourAdapter(kind: OurKind): LockAdapter {
     id: kind.id,
     label: kind.label,
     packageName: 'nestjs-distributed-lock',
-    family: kind.id !== 'ours' && kind.id !== 'ours-watchdog',
+    family: kind.method !== 'lock',
+    experiment: kind.experiment ?? false,
     scenarios: kind.scenarios,
     settings: {
       call: kind.note,
@@ -105,7 +121,8 @@ function ourAdapter(kind: OurKind): LockAdapter {
       keyPrefix: 'lock: (default)',
     },
     async open(target) {
-      const client = (await LockClient.connect({ connection: { mode: 'single', host: target.host, port: target.port } })) as Client;
+      const connection = { mode: 'single' as const, host: target.host, port: target.port, ...(kind.redisOptions ? { redisOptions: kind.redisOptions } : {}) };
+      const client = (await LockClient.connect({ connection })) as Client;
       if (typeof client[kind.method] !== 'function') {
         await client.close();
         throw new CouldNotRun(`LockClient.${kind.method}() does not exist in this build of the library`);

@@ -16,6 +16,7 @@ export async function runSerial(session: LockSession, keyPrefix: string, duratio
   for (let i = 0; i < warmup; i++) await cycle().catch((error: unknown) => errors.record(error));
   const warmupErrors = errors.errors;
   const latencies = new Samples();
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const deadline = started + durationMs;
   let now = started;
@@ -31,12 +32,15 @@ export async function runSerial(session: LockSession, keyPrefix: string, duratio
     }
   }
   const elapsed = now - started;
+  const cpu = process.cpuUsage(cpuBefore);
   return {
     metrics: {
       cyclesPerSec: (latencies.count / elapsed) * 1000,
       p50Ms: latencies.p(50),
       p99Ms: latencies.p(99),
       cycles: latencies.count,
+      /** CPU time of this (client) process per cycle, user + system, in microseconds. */
+      clientCpuUsPerCycle: latencies.count ? (cpu.user + cpu.system) / latencies.count : NaN,
       warmupErrors,
     },
     errors: errors.toJSON(),
