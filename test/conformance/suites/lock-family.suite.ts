@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UnsupportedLockOperationError, type LockClient, type LockHandle } from 'nestjs-distributed-lock';
 import { stopAllWorkers, WorkerProcess } from '../../harness/worker-process.js';
-import { until } from '../../harness/wait.js';
+import { nextEvent, until } from '../../harness/wait.js';
 import type { ModeFixture } from '../fixture.js';
 
 /** Runs `fn` in a new lock context of `client`: a separate owner. */
@@ -57,9 +57,13 @@ function fairLockSuite(fx: ModeFixture): void {
       const holder = await lock.lock('60s');
       const waiting = lock.lock({ waitTime: '20s' });
       await until(async () => (await lock.queueLength()) === 1, 'the waiter to queue');
+      const waited = nextEvent<[{ name: string; kind: string; waitedMs: number }]>(client.events, 'waited');
       await holder.unlock();
       const handle = await waiting; // with a 60 s lease and no wake-up, this would time out
       expect(handle.token).toBeGreaterThan(holder.token);
+      const [event] = await waited;
+      expect(event).toMatchObject({ name: 'fair:wake', kind: 'fair' });
+      expect(event.waitedMs).toBeGreaterThan(0);
       await handle.unlock();
     });
 

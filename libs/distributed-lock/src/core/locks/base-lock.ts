@@ -247,6 +247,7 @@ export abstract class BaseLock implements LeaseResource {
             failingSince = undefined;
             if (result.acquired) {
               acquired = true;
+              this.engine.events.emit('waited', { name: this.name, kind: this.kind, waitedMs: monotonicNow() - calledAt });
               return await this.granted(terms, result, calledAt, result.startedAt);
             }
             ttl = result.ttl;
