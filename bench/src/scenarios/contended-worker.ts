@@ -123,3 +123,7 @@ process.on('message', (message: ToWorker) => {
 });
 // The parent went away (Ctrl-C, crash): do not linger.
 process.on('disconnect', () => process.exit(0));
+// A library's background failure (a timer of a closed session, a wait cut off at the end of a run)
+// must not end the worker: it is logged, and the runs' own error counts say what the callers saw.
+process.on('unhandledRejection', (reason) => console.error(`unhandled rejection in a contended worker: ${describeError(reason)}`));
+process.on('uncaughtException', (error) => console.error(`uncaught exception in a contended worker: ${describeError(error)}`));

@@ -38,6 +38,7 @@ export class ContendedPool {
       };
       child.stdout!.on('data', keep);
       child.stderr!.on('data', keep);
+      child.on('error', (error) => keep(Buffer.from(`worker process error: ${error.message}\n`)));
       child.on('message', (message: FromWorker) => {
         const waiting = worker.waiting;
         worker.waiting = undefined;
@@ -79,6 +80,13 @@ export class ContendedPool {
    * Lost updates = sections counted by the workers minus the counter Redis ended with.
    */
   async run(adapter: string, target: RedisTarget, admin: Redis, keys: { lock: string; counter: string }, callers: number, durationMs: number, graceMs: number): Promise<RunOutcome> {
+    const dead = this.workers.filter((worker) => !worker.child.connected);
+    if (dead.length) {
+      // A worker died since the last run (a library crashed it): say so, and start afresh.
+      console.error(`  (${dead.length} contended worker(s) had exited; restarting the pool: ${dead.map((w) => w.log.join('').trim().slice(-300)).join(' | ')})`);
+      await this.stop();
+      this.start();
+    }
     for (const worker of this.workers) this.send(worker, { type: 'open', adapter, target, lockKey: keys.lock, counterKey: keys.counter, callers });
     const opened = await Promise.all(this.workers.map((worker) => this.next(worker, 60_000)));
     const failed = opened.find((message): message is Extract<FromWorker, { type: 'open-failed' }> => message.type === 'open-failed');
@@ -116,6 +124,7 @@ export class ContendedPool {
   }
 
   private send(worker: Worker, message: ToWorker): void {
+    if (!worker.child.connected) throw new Error(`a contended worker is gone: ${worker.log.join('').trim().slice(-500)}`);
     worker.child.send(message);
   }
 
