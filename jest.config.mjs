@@ -10,6 +10,7 @@ export default {
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: {
     '^nestjs-distributed-lock$': '<rootDir>/libs/distributed-lock/src/index.ts',
+    '^nestjs-distributed-lock/testing$': '<rootDir>/libs/distributed-lock/src/testing/index.ts',
     '^redis-topology$': '<rootDir>/libs/redis-topology/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },

@@ -1,6 +1,10 @@
 import { Cluster, Redis } from 'ioredis';
 import { LockClient, type LockClientOptions } from 'nestjs-distributed-lock';
+import { InMemoryLockStore } from 'nestjs-distributed-lock/testing';
 import { startTopology, type Topology, type TopologyMode } from 'redis-topology';
+
+/** A Redis topology, or the in-memory store users' unit tests run on (single process only). */
+export type FixtureMode = TopologyMode | 'memory';
 
 /**
  * One deployment mode for the conformance suite: its topology, clients configured only from the
@@ -8,7 +12,12 @@ import { startTopology, type Topology, type TopologyMode } from 'redis-topology'
  * Redis itself, made mode-aware here so that the suites stay identical for every mode.
  */
 export interface ModeFixture {
-  readonly mode: TopologyMode;
+  readonly mode: FixtureMode;
+  /**
+   * Whether other OS processes can share the locks (false for the in-memory store): tests that
+   * start worker processes are registered with `acrossProcesses(fx)` instead of `it`.
+   */
+  readonly acrossProcesses: boolean;
   topology(): Topology;
   /** Environment for worker processes and LockClient({ env }). */
   env(): Record<string, string>;
@@ -39,7 +48,55 @@ function scriptCallsIn(info: string): number {
     .reduce((sum, line) => sum + Number(/calls=(\d+)/.exec(line)![1]), 0);
 }
 
-export function useMode(mode: TopologyMode): ModeFixture {
+/** `it` for a test that needs other processes to share the locks; skipped where they cannot. */
+export function itAcrossProcesses(fx: ModeFixture): jest.It {
+  return fx.acrossProcesses ? it : it.skip;
+}
+
+export function useMode(mode: FixtureMode): ModeFixture {
+  return mode === 'memory' ? useMemoryStore() : useTopology(mode);
+}
+
+/**
+ * The in-memory store of `nestjs-distributed-lock/testing`: every client of the fixture shares one
+ * store, as clients of one Redis share its data. The Redis-side assertions read the store directly.
+ */
+function useMemoryStore(): ModeFixture {
+  const store = new InMemoryLockStore();
+  const clients: LockClient[] = [];
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.close()));
+  });
+  const { keyspace } = store;
+  return {
+    mode: 'memory',
+    acrossProcesses: false,
+    topology: () => {
+      throw new Error('the in-memory store has no Redis topology');
+    },
+    env: () => {
+      throw new Error('the in-memory store lives in this process: worker processes cannot reach it');
+    },
+    async client(overrides = {}) {
+      const client = await LockClient.connect({ ...overrides, client: store });
+      clients.push(client);
+      return client;
+    },
+    keyExistsEverywhere: async (key) => keyspace.exists(key) === 1,
+    keyExistsAnywhere: async (key) => keyspace.exists(key) === 1,
+    hget: async (key, field) => [keyspace.hget(key, field)],
+    subscribers: async (channel) => keyspace.numsub(channel),
+    scriptCalls: async () => keyspace.scriptCalls,
+    resetStats: async () => {
+      keyspace.scriptCalls = 0;
+    },
+    scriptsPerAttempt: 1,
+    scriptsPerGrant: 1,
+    scriptsPerHandover: 2,
+  };
+}
+
+function useTopology(mode: TopologyMode): ModeFixture {
   let topology: Topology | undefined;
   let admin: Redis[] = [];
   let cluster: Cluster | undefined;
@@ -72,6 +129,7 @@ export function useMode(mode: TopologyMode): ModeFixture {
 
   const fixture: ModeFixture = {
     mode,
+    acrossProcesses: true,
     topology: () => topology!,
     env: () => ({ ...topology!.env }),
     async client(overrides = {}) {

@@ -1,5 +1,4 @@
-import type { TopologyMode } from 'redis-topology';
-import { useMode } from './fixture.js';
+import { useMode, type FixtureMode } from './fixture.js';
 import { fencingSuite } from './suites/fencing.suite.js';
 import { lockFamilySuite } from './suites/lock-family.suite.js';
 import { mutualExclusionSuite } from './suites/mutual-exclusion.suite.js';
@@ -12,9 +11,11 @@ import { watchdogSuite } from './suites/watchdog.suite.js';
 
 /**
  * The lock's semantics, as one suite that runs unchanged against every deployment mode: each mode's
- * spec file calls this with its mode, the fixture starts that topology on loopback ports.
+ * spec file calls this with its mode, the fixture starts that topology on loopback ports. The
+ * in-memory store of `nestjs-distributed-lock/testing` runs it too, all but the tests that need
+ * other processes.
  */
-export function describeLockConformance(mode: TopologyMode): void {
+export function describeLockConformance(mode: FixtureMode): void {
   describe(`lock conformance: ${mode}`, () => {
     const fx = useMode(mode);
     mutualExclusionSuite(fx);

@@ -46,6 +46,29 @@ export class ProductsController {
 export class AppModule {}
 
 export const isTyped: boolean = new LockNotHeldError('x', 'y').code === 'LOCK_NOT_HELD';
+
+// The testing entry point resolves and type-checks from the package too.
+import { DistributedLockTestingModule, InMemoryLockStore } from 'nestjs-distributed-lock/testing';
+@Module({ imports: [DistributedLockTestingModule.forRoot({ store: new InMemoryLockStore() })], controllers: [ProductsController] })
+export class TestAppModule {}
+`;
+
+/** A unit test's set-up from the package: no Redis at all (REDIS_PORT points nowhere). */
+const TESTING_MJS = `
+import 'reflect-metadata';
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { LockService } from 'nestjs-distributed-lock';
+import { DistributedLockTestingModule } from 'nestjs-distributed-lock/testing';
+
+class AppModule {}
+Module({ imports: [DistributedLockTestingModule.forRoot()] })(AppModule);
+
+const app = await NestFactory.createApplicationContext(AppModule, { logger: false });
+const locks = app.get(LockService);
+const result = await locks.withLock('in-memory', async (lock) => ({ token: lock.token, held: await locks.isLocked('in-memory') }));
+await app.close();
+console.log(JSON.stringify(result));
 `;
 
 const MAIN_MJS = `
@@ -133,6 +156,7 @@ describe('the packed library, installed like a user installs it', () => {
   it('npm pack -> npm install in a fresh app -> type-checks, boots, and takes a lock', async () => {
     expect(files).toContain('dist/index.js');
     expect(files).toContain('dist/index.d.ts');
+    expect(files).toContain('dist/testing/index.js');
     expect(files.some((file) => file.endsWith('.spec.js') || file.endsWith('.ts') && !file.endsWith('.d.ts'))).toBe(false);
 
     const app = join(workdir, 'nest12-esm');
@@ -141,6 +165,7 @@ describe('the packed library, installed like a user installs it', () => {
     for (const name of ['@nestjs/common', '@nestjs/core', 'ioredis', 'reflect-metadata', 'rxjs']) dependencies[name] = installedVersion(name);
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies }, null, 2));
     writeFileSync(join(app, 'main.mjs'), MAIN_MJS);
+    writeFileSync(join(app, 'testing.mjs'), TESTING_MJS);
     writeFileSync(join(app, 'consumer.ts'), CONSUMER_TS);
     writeFileSync(
       join(app, 'tsconfig.json'),
@@ -162,6 +187,9 @@ describe('the packed library, installed like a user installs it', () => {
       timeout: 30_000,
     });
     expect(JSON.parse(output.stdout)).toEqual({ token: 1, held: true });
+
+    const withoutRedis = await run(process.execPath, ['testing.mjs'], { cwd: app, env: { ...process.env, REDIS_PORT: '1' }, timeout: 30_000 });
+    expect(JSON.parse(withoutRedis.stdout)).toEqual({ token: 1, held: true });
   }, 300_000);
 
   it('works in a CommonJS NestJS 11 HTTP app (require(esm)): the peer range admits it, it compiles, serves, and exits', async () => {

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { UnsupportedLockOperationError, type LockClient, type LockHandle } from 'nestjs-distributed-lock';
 import { stopAllWorkers, WorkerProcess } from '../../harness/worker-process.js';
 import { nextEvent, until } from '../../harness/wait.js';
-import type { ModeFixture } from '../fixture.js';
+import { itAcrossProcesses, type ModeFixture } from '../fixture.js';
 
 /** Runs `fn` in a new lock context of `client`: a separate owner. */
 const as = <T>(client: LockClient, fn: () => Promise<T>): Promise<T> => client.runInContext(fn);
@@ -67,7 +67,7 @@ function fairLockSuite(fx: ModeFixture): void {
       await handle.unlock();
     });
 
-    it('grants in arrival order across processes', async () => {
+    itAcrossProcesses(fx)('grants in arrival order across processes', async () => {
       const holderClient = await fx.client();
       const lock = holderClient.getFairLock('fair:order');
       const logKey = 'fair:order:log';
@@ -91,7 +91,7 @@ function fairLockSuite(fx: ModeFixture): void {
       for (const worker of workers) worker.send('exit');
     });
 
-    it('a queued waiter whose process is killed blocks the queue for at most its queue timeout', async () => {
+    itAcrossProcesses(fx)('a queued waiter whose process is killed blocks the queue for at most its queue timeout', async () => {
       const client = await fx.client();
       const lock = client.getFairLock('fair:dead', { queueTimeout: 900 });
       const holder = await lock.lock();

@@ -1,7 +1,7 @@
 import type { LockHandle } from 'nestjs-distributed-lock';
 import { stopAllWorkers, WorkerProcess } from '../../harness/worker-process.js';
 import { nextEvent, until } from '../../harness/wait.js';
-import type { ModeFixture } from '../fixture.js';
+import { itAcrossProcesses, type ModeFixture } from '../fixture.js';
 
 export function wakeUpSuite(fx: ModeFixture): void {
   describe('waiting is woken by the release, not by polling', () => {
@@ -20,7 +20,7 @@ export function wakeUpSuite(fx: ModeFixture): void {
       if (handle) await handle.unlock();
     });
 
-    it('a release in another process wakes the waiter here', async () => {
+    itAcrossProcesses(fx)('a release in another process wakes the waiter here', async () => {
       const client = await fx.client();
       const worker = WorkerProcess.start('holder-worker.mjs', { ...fx.env(), LOCK_NAME: 'wake:b', LEASE: 'watchdog' });
       const acquired = await worker.waitForType('acquired');
@@ -67,6 +67,8 @@ export function wakeUpSuite(fx: ModeFixture): void {
         // One release and one attempt by the woken waiter (RedLock: each on every node, plus the token
         // raise). A herd would add an attempt for every other waiter.
         expect(await fx.scriptCalls()).toBe(fx.scriptsPerHandover);
+        // The 'acquired' event comes just before the waiter's promise resolves: wait for the handle.
+        await until(() => granted.length > round, 'the woken waiter to get its handle');
         previous = granted[round]!;
       }
       await previous.unlock();

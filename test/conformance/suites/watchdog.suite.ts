@@ -1,7 +1,7 @@
 import { LockLostError } from 'nestjs-distributed-lock';
 import { stopAllWorkers, WorkerProcess } from '../../harness/worker-process.js';
 import { nextEvent, until } from '../../harness/wait.js';
-import type { ModeFixture } from '../fixture.js';
+import { itAcrossProcesses, type ModeFixture } from '../fixture.js';
 
 // Long enough that a CI stall of several hundred ms (2 cores shared with other topologies) cannot cost a
 // renewal; short enough for 3x to pass in a few seconds. 600 ms once lost a lease on a loaded CI machine.
@@ -43,7 +43,7 @@ export function watchdogSuite(fx: ModeFixture): void {
       expect(client.stats().held).toBe(0);
     });
 
-    it('a killed holder keeps others out until its lease runs out, then not longer', async () => {
+    itAcrossProcesses(fx)('a killed holder keeps others out until its lease runs out, then not longer', async () => {
       const worker = WorkerProcess.start('holder-worker.mjs', { ...fx.env(), LOCK_NAME: 'dog:c', LEASE: 'watchdog', WATCHDOG: WATCHDOG_MS });
       const acquired = await worker.waitForType('acquired');
       // Alive past the watchdog timeout thanks to renewals in the holder process (the 3x case is the
@@ -67,7 +67,7 @@ export function watchdogSuite(fx: ModeFixture): void {
       await handle.unlock();
     });
 
-    it('a queue of waiters behind a killed holder: the head watches the lease, and each waiter is served in turn', async () => {
+    itAcrossProcesses(fx)('a queue of waiters behind a killed holder: the head watches the lease, and each waiter is served in turn', async () => {
       const worker = WorkerProcess.start('holder-worker.mjs', { ...fx.env(), LOCK_NAME: 'dog:d', LEASE: 400 });
       await worker.waitForType('acquired');
       const client = await fx.client();

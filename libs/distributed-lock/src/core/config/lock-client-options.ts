@@ -1,5 +1,6 @@
 import type { ConnectionConfig } from '../connection/connection-config.js';
 import type { RedisClient } from '../connection/connection-strategy.js';
+import type { InMemoryLockStore } from '../memory/in-memory-lock-store.js';
 import type { Duration } from '../util/duration.js';
 
 /** How many replicas must confirm a lock write, and how long to wait for them. */
@@ -15,9 +16,10 @@ export interface LockClientOptions {
   connection?: ConnectionConfig;
   /**
    * An ioredis client you already have. The library runs its scripts on it and opens one extra
-   * connection for subscriptions (`duplicate()`); it never closes your client.
+   * connection for subscriptions (`duplicate()`); it never closes your client. In unit tests, an
+   * `InMemoryLockStore` (from `nestjs-distributed-lock/testing`) instead: no Redis needed.
    */
-  client?: RedisClient;
+  client?: RedisClient | InMemoryLockStore;
   /** Prefix of every key and channel (default `LOCK_KEY_PREFIX` or `'lock:'`). */
   keyPrefix?: string;
   /**

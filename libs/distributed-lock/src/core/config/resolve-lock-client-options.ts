@@ -74,7 +74,8 @@ export function resolveLockClientOptions(input: LockClientOptions, extraKeys: re
 
   return {
     strategy,
-    client: options.client,
+    // An InMemoryLockStore answers the part of the ioredis API the library uses.
+    client: options.client as RedisClient | undefined,
     replicaAck,
     keyPrefix,
     watchdogTimeoutMs: configDuration(options.watchdogTimeout, 'watchdogTimeout', env, 'LOCK_WATCHDOG_TIMEOUT', DEFAULT_WATCHDOG_TIMEOUT_MS, MIN_WATCHDOG_TIMEOUT_MS),

@@ -1,0 +1,2 @@
+export { InMemoryLockStore } from './in-memory-lock-store.js';
+export { MemoryKeyspace } from './memory-keyspace.js';
