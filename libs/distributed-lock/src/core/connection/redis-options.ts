@@ -13,7 +13,7 @@ import type { CommonConnectionConfig } from './connection-config.js';
 export function baseRedisOptions(config: CommonConnectionConfig): RedisOptions {
   const options: RedisOptions = {
     lazyConnect: true,
-    enableAutoPipelining: true,
+    enableAutoPipelining: false,
     maxRetriesPerRequest: 2,
     connectTimeout: 5000,
     disconnectTimeout: 100,

@@ -37,6 +37,7 @@ export class InMemoryLockStore extends EventEmitter implements MemorySubscriber 
   /** What ioredis calls the commands defined with `defineCommand` (read by the health indicator). */
   readonly scriptsSet: Record<string, RegisteredScript> = {};
   private readonly channels = new Set<string>();
+  private readonly namesBySha = new Map<string, string>();
 
   constructor(options: { lazyConnect?: boolean; keyspace?: MemoryKeyspace } = {}) {
     super();
@@ -100,17 +101,44 @@ export class InMemoryLockStore extends EventEmitter implements MemorySubscriber 
    */
   defineCommand(name: string, definition: { numberOfKeys?: number; lua: string }): void {
     const numberOfKeys = definition.numberOfKeys ?? 0;
-    this.scriptsSet[name] = { lua: definition.lua, sha: sha1(definition.lua), numberOfKeys };
-    const twin = MEMORY_SCRIPTS.get(name);
-    (this as unknown as Record<string, unknown>)[name] = (...args: (string | number | Buffer)[]) =>
-      this.reply(() => {
-        if (!twin || twin.script.lua !== definition.lua) {
-          throw new Error(`InMemoryLockStore cannot run Lua: "${name}" is not one of nestjs-distributed-lock's scripts. Use a real Redis for your own scripts.`);
-        }
-        const strings = args.map(String);
-        this.keyspace.scriptCalls++;
-        return twin.run(this.keyspace, strings.slice(0, numberOfKeys), strings.slice(numberOfKeys));
+    const sha = sha1(definition.lua);
+    this.scriptsSet[name] = { lua: definition.lua, sha, numberOfKeys };
+    this.namesBySha.set(sha, name);
+    (this as unknown as Record<string, unknown>)[name] = (...args: (string | number | Buffer)[]) => this.runScript(name, numberOfKeys, args);
+  }
+
+  /** EVALSHA of a script registered with defineCommand; NOSCRIPT for any other SHA. */
+  evalsha(sha: string, numberOfKeys: number | string, ...args: (string | number | Buffer)[]): Promise<unknown> {
+    const name = this.namesBySha.get(sha);
+    if (name === undefined) {
+      return this.reply(() => {
+        throw new Error('NOSCRIPT No matching script. Please use EVAL.');
       });
+    }
+    return this.runScript(name, Number(numberOfKeys), args);
+  }
+
+  /** EVAL of the Lua text of a script registered with defineCommand (it has a JavaScript twin). */
+  eval(lua: string, numberOfKeys: number | string, ...args: (string | number | Buffer)[]): Promise<unknown> {
+    const name = Object.keys(this.scriptsSet).find((candidate) => this.scriptsSet[candidate]!.lua === lua);
+    if (name === undefined) {
+      return this.reply(() => {
+        throw new Error("InMemoryLockStore cannot run Lua: EVAL of a script that is not one of nestjs-distributed-lock's.");
+      });
+    }
+    return this.runScript(name, Number(numberOfKeys), args);
+  }
+
+  private runScript(name: string, numberOfKeys: number, args: (string | number | Buffer)[]): Promise<unknown> {
+    return this.reply(() => {
+      const twin = MEMORY_SCRIPTS.get(name);
+      if (!twin || twin.script.lua !== this.scriptsSet[name]!.lua) {
+        throw new Error(`InMemoryLockStore cannot run Lua: "${name}" is not one of nestjs-distributed-lock's scripts. Use a real Redis for your own scripts.`);
+      }
+      const strings = args.map(String);
+      this.keyspace.scriptCalls++;
+      return twin.run(this.keyspace, strings.slice(0, numberOfKeys), strings.slice(numberOfKeys));
+    });
   }
 
   /** SCRIPT EXISTS sha... / SCRIPT LOAD lua, for the library's scripts. */

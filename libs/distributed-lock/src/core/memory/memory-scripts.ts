@@ -44,12 +44,10 @@ function reentrantAcquire(ks: MemoryKeyspace, [lock, fence]: string[], [owner, l
 }
 
 function reentrantRelease(ks: MemoryKeyspace, [lock, channel]: string[], [owner, , count, expected]: string[]): number {
-  if (ks.hget(lock!, 'owner') !== owner) return -1;
-  if (expected !== '' && ks.hget(lock!, 'holds') !== expected) return -2;
-  if (count !== 'all') {
-    const holds = ks.hincrby(lock!, 'holds', -1);
-    if (holds > 0) return holds;
-  }
+  const [current, holds] = ks.hmget(lock!, 'owner', 'holds');
+  if (current !== owner) return -1;
+  if (expected !== '' && holds !== expected) return -2;
+  if (count !== 'all' && Number(holds) > 1) return ks.hincrby(lock!, 'holds', -1);
   ks.del(lock!);
   ks.publish(channel!, 'released');
   return 0;

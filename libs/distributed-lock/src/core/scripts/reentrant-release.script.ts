@@ -14,17 +14,15 @@ export const REENTRANT_RELEASE_SCRIPT: LockScript = {
   name: 'dlockReentrantRelease',
   numberOfKeys: 2,
   lua: `
-if redis.call('hget', KEYS[1], 'owner') ~= ARGV[1] then
+local state = redis.call('hmget', KEYS[1], 'owner', 'holds')
+if state[1] ~= ARGV[1] then
   return -1
 end
-if ARGV[4] ~= '' and redis.call('hget', KEYS[1], 'holds') ~= ARGV[4] then
+if ARGV[4] ~= '' and state[2] ~= ARGV[4] then
   return -2
 end
-if ARGV[3] ~= 'all' then
-  local holds = redis.call('hincrby', KEYS[1], 'holds', -1)
-  if holds > 0 then
-    return holds
-  end
+if ARGV[3] ~= 'all' and tonumber(state[2]) > 1 then
+  return redis.call('hincrby', KEYS[1], 'holds', -1)
 end
 redis.call('del', KEYS[1])
 redis.call(ARGV[2], KEYS[2], 'released')
