@@ -22,6 +22,9 @@ import { assertKnownKeys, assertLockName, isPlainObject } from './util/validate.
 import { InvalidLockArgumentError } from './errors/invalid-lock-argument.error.js';
 import { combineSubscriberPorts, createSubscriberPort } from './waiting/subscriber-port.js';
 
+/** How many plain lock objects `getLock` keeps for reuse before it starts afresh. */
+const PLAIN_LOCK_CACHE_SIZE = 1000;
+
 /** Options of `getFairLock`. */
 export interface FairLockOptions {
   /**
@@ -56,6 +59,8 @@ export class LockClient {
   private readonly ownsCommand: boolean;
   private readonly lazyConnect: boolean;
   private connecting: Promise<void> | undefined;
+  /** Recently used plain lock objects by name (see getLock). */
+  private readonly plainLocks = new Map<string, BaseLock>();
   private closing: Promise<void> | undefined;
 
   /** Validates the options (throws InvalidLockConfigError) and prepares connections; `connect()` opens them. */
@@ -189,8 +194,14 @@ export class LockClient {
 
   /** A Redisson-style lock object for `name` (RedLock over all nodes in redlock mode). Cheap: create one per use. */
   getLock(name: string): BaseLock {
+    let lock = this.plainLocks.get(name);
+    if (lock) return lock;
     assertLockName(name);
-    return this.engine.settings.quorum ? new RedLock(this.engine, name) : new ReentrantLock(this.engine, name);
+    lock = this.engine.settings.quorum ? new RedLock(this.engine, name) : new ReentrantLock(this.engine, name);
+    // Lock objects hold no state of their own: keep recent ones, so a hot name does not rebuild its keys.
+    if (this.plainLocks.size >= PLAIN_LOCK_CACHE_SIZE) this.plainLocks.clear();
+    this.plainLocks.set(name, lock);
+    return lock;
   }
 
   /**

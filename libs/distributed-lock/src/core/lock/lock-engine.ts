@@ -9,6 +9,7 @@ import type { LockEvents } from '../events/lock-events.js';
 import type { ReplicaAck } from '../config/replica-ack.js';
 import { monotonicNow } from '../util/clock.js';
 import { afterTimeout } from '../util/late-timer.js';
+import { OperationDeadlines } from '../util/operation-deadlines.js';
 import { UnlockNotifier } from '../waiting/unlock-notifier.js';
 import type { SubscriberPort } from '../waiting/subscriber-port.js';
 import { LeaseWatchdog } from '../watchdog/lease-watchdog.js';
@@ -51,6 +52,8 @@ export class LockEngine implements LockReleaser {
   private readonly held = new Map<string, HeldLock>();
   /** Acquisitions in flight per owner and lock, to tell a phantom grant from a concurrent real one. */
   private readonly inFlight = new Map<string, number>();
+  /** Deadlines of the round trips in flight (operationTimeout). */
+  private readonly deadlines: OperationDeadlines;
   private closed = false;
 
   /**
@@ -67,6 +70,7 @@ export class LockEngine implements LockReleaser {
     this.keys = new LockKeys(settings.keyPrefix);
     this.publishCommand = settings.shardedPubSub ? 'spublish' : 'publish';
     this.notifier = new UnlockNotifier(subscriber, events);
+    this.deadlines = new OperationDeadlines(settings.operationTimeoutMs);
     this.watchdog = new LeaseWatchdog(Math.floor(settings.watchdogTimeoutMs / 3), (locks) => this.renewAll(locks));
   }
 
@@ -143,25 +147,34 @@ export class LockEngine implements LockReleaser {
    * `signal` aborts (AbandonedOperation). The promise itself keeps running: callers decide what to do
    * with a late reply.
    */
-  async bounded<T>(operation: Promise<T>, signal?: AbortSignal): Promise<T> {
-    let cancel: (() => void) | undefined;
-    let onAbort: (() => void) | undefined;
-    try {
-      return await Promise.race([
-        operation,
-        new Promise<never>((_, reject) => {
-          cancel = afterTimeout(this.settings.operationTimeoutMs, () => reject(new AbandonedOperation('timeout')));
-          if (signal) {
-            onAbort = () => reject(new AbandonedOperation('aborted'));
-            if (signal.aborted) onAbort();
-            else signal.addEventListener('abort', onAbort, { once: true });
-          }
-        }),
-      ]);
-    } finally {
-      cancel?.();
-      if (onAbort) signal?.removeEventListener('abort', onAbort);
-    }
+  bounded<T>(operation: Promise<T>, signal?: AbortSignal): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let onAbort: (() => void) | undefined;
+      const entry = this.deadlines.track(() => {
+        if (onAbort) signal!.removeEventListener('abort', onAbort);
+        reject(new AbandonedOperation('timeout'));
+      });
+      if (signal) {
+        onAbort = () => {
+          this.deadlines.done(entry);
+          reject(new AbandonedOperation('aborted'));
+        };
+        if (signal.aborted) onAbort();
+        else signal.addEventListener('abort', onAbort, { once: true });
+      }
+      operation.then(
+        (value) => {
+          this.deadlines.done(entry);
+          if (onAbort) signal!.removeEventListener('abort', onAbort);
+          resolve(value);
+        },
+        (error: unknown) => {
+          this.deadlines.done(entry);
+          if (onAbort) signal!.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      );
+    });
   }
 
   /** Records a successful acquisition and returns its handle. */
@@ -324,6 +337,7 @@ export class LockEngine implements LockReleaser {
         }
       }),
     );
+    this.deadlines.stop();
   }
 
   reportBackground(operation: 'renew' | 'release' | 'connection', name: string, error: unknown): void {

@@ -187,7 +187,9 @@ export abstract class BaseLock implements LeaseResource {
   private async acquireOrWait(terms: Terms, request: AcquireRequest, calledAt: number): Promise<AcquiredLock | { ttl: number }> {
     // This owner's last release of this lock had an unknown outcome and is being retried: wait
     // for it, or a re-entry could stack a hold on a lock that was meant to be released.
-    if (!(await this.engine.settleRelease(terms.owner, this, calledAt + request.waitMs))) return this.timedOut(0, calledAt);
+    if (this.engine.find(terms.owner, this)?.releasing && !(await this.engine.settleRelease(terms.owner, this, calledAt + request.waitMs))) {
+      return this.timedOut(0, calledAt);
+    }
     let first: (AttemptResult & { startedAt: number }) | undefined;
     let firstError: LockBackendError | undefined;
     try {
@@ -291,8 +293,9 @@ export abstract class BaseLock implements LeaseResource {
     const startedAt = monotonicNow();
     const pending = this.attempt(owner, leaseMs, replicaAck, willWait);
     try {
-      const result = await this.engine.bounded(pending, signal);
-      return { ...result, startedAt };
+      const result = (await this.engine.bounded(pending, signal)) as AttemptResult & { startedAt: number };
+      result.startedAt = startedAt;
+      return result;
     } catch (error) {
       if (error instanceof AbandonedOperation) {
         pending.then(
@@ -316,18 +319,22 @@ export abstract class BaseLock implements LeaseResource {
    * corrected (owner-checked) before the handle is returned. Owner ids never leave this process, so
    * the local registry is the truth about what the application holds.
    */
-  private async granted(terms: Terms, result: Grant, calledAt: number, startedAt: number): Promise<AcquiredLock> {
+  private granted(terms: Terms, result: Grant, calledAt: number, startedAt: number): AcquiredLock | Promise<AcquiredLock> {
     const held = this.engine.find(terms.owner, this);
     const expected = held?.active && held.token === result.token ? held.holds + 1 : 1;
-    let holds = result.holds;
-    if (holds > expected && this.engine.acquisitionsInFlight(terms.owner, this) <= 1) {
-      try {
-        await this.engine.bounded(this.adjustHolds(terms.owner, expected));
-        holds = expected;
-      } catch (error) {
-        this.engine.reportBackground('release', this.name, error);
-      }
+    if (result.holds > expected && this.engine.acquisitionsInFlight(terms.owner, this) <= 1) {
+      return this.engine.bounded(this.adjustHolds(terms.owner, expected)).then(
+        () => this.register(terms, result, expected, calledAt, startedAt),
+        (error: unknown) => {
+          this.engine.reportBackground('release', this.name, error);
+          return this.register(terms, result, result.holds, calledAt, startedAt);
+        },
+      );
     }
+    return this.register(terms, result, result.holds, calledAt, startedAt);
+  }
+
+  private register(terms: Terms, result: Grant, holds: number, calledAt: number, startedAt: number): AcquiredLock {
     const grant = { token: result.token, holds, validityMs: result.validityMs ?? terms.leaseMs };
     const handle = this.engine.register(this, terms.owner, grant, terms.leaseMs, startedAt, terms.watchdog, terms.replicaAck);
     this.engine.events.emit('acquired', {
