@@ -28,8 +28,12 @@ export interface ModeFixture {
   keyExistsAnywhere(key: string): Promise<boolean>;
   /** A hash field as every lock node has it (one entry per node). */
   hget(key: string, field: string): Promise<(string | null)[]>;
+  /** The fields of a hash on the (first) lock node. */
+  hkeys(key: string): Promise<string[]>;
   /** Subscribers of an unlock channel, across the nodes that carry it. */
   subscribers(channel: string): Promise<number>;
+  /** Loads every script `client` has registered into every lock node's script cache (SCRIPT LOAD). */
+  loadScripts(client: LockClient): Promise<void>;
   /** Script runs (EVAL + EVALSHA) on the lock nodes since `resetStats()`. */
   scriptCalls(): Promise<number>;
   resetStats(): Promise<void>;
@@ -37,7 +41,10 @@ export interface ModeFixture {
   readonly scriptsPerAttempt: number;
   /** Script runs of one successful acquisition (RedLock: attempt and token raise on every node). */
   readonly scriptsPerGrant: number;
-  /** Script runs one hand-over costs: the release and the woken waiter's successful attempt. */
+  /**
+   * Script runs a hand-over to a waiter of the same process costs: one (release and grant in one
+   * step); RedLock: the release and the woken waiter's attempt on every node, plus the token raise.
+   */
   readonly scriptsPerHandover: number;
 }
 
@@ -85,14 +92,16 @@ function useMemoryStore(): ModeFixture {
     keyExistsEverywhere: async (key) => keyspace.exists(key) === 1,
     keyExistsAnywhere: async (key) => keyspace.exists(key) === 1,
     hget: async (key, field) => [keyspace.hget(key, field)],
+    hkeys: async (key) => Object.keys(keyspace.hgetall(key)),
     subscribers: async (channel) => keyspace.numsub(channel),
+    loadScripts: async () => undefined, // the store has every script: no NOSCRIPT round trip to avoid
     scriptCalls: async () => keyspace.scriptCalls,
     resetStats: async () => {
       keyspace.scriptCalls = 0;
     },
     scriptsPerAttempt: 1,
     scriptsPerGrant: 1,
-    scriptsPerHandover: 2,
+    scriptsPerHandover: 1,
   };
 }
 
@@ -151,6 +160,10 @@ function useTopology(mode: TopologyMode): ModeFixture {
       if (cluster) return [await cluster.hget(key, field)];
       return Promise.all(lockNodes().map((node) => node.hget(key, field)));
     },
+    async hkeys(key) {
+      if (cluster) return cluster.hkeys(key);
+      return lockNodes()[0]!.hkeys(key);
+    },
     async subscribers(channel) {
       if (mode === 'cluster') {
         const counts = await Promise.all(
@@ -161,6 +174,10 @@ function useTopology(mode: TopologyMode): ModeFixture {
       const counts = await Promise.all(lockNodes().map(async (node) => Number(((await node.pubsub('NUMSUB', channel)) as [string, number])[1])));
       return counts.reduce((a, b) => a + b, 0);
     },
+    async loadScripts(client) {
+      const registered = (client.redis as unknown as { scriptsSet: Record<string, { lua: string }> }).scriptsSet;
+      await Promise.all(lockNodes().flatMap((node) => Object.values(registered).map((script) => node.script('LOAD', script.lua))));
+    },
     async scriptCalls() {
       const infos = await Promise.all(lockNodes().map((node) => node.info('commandstats')));
       return infos.reduce((sum, info) => sum + scriptCallsIn(info), 0);
@@ -170,7 +187,7 @@ function useTopology(mode: TopologyMode): ModeFixture {
     },
     scriptsPerAttempt: mode === 'redlock' ? 3 : 1,
     scriptsPerGrant: mode === 'redlock' ? 6 : 1,
-    scriptsPerHandover: mode === 'redlock' ? 9 : 2,
+    scriptsPerHandover: mode === 'redlock' ? 9 : 1,
   };
   return fixture;
 }

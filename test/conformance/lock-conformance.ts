@@ -1,5 +1,6 @@
 import { useMode, type FixtureMode } from './fixture.js';
 import { fencingSuite } from './suites/fencing.suite.js';
+import { handoverSuite } from './suites/handover.suite.js';
 import { lockFamilySuite } from './suites/lock-family.suite.js';
 import { mutualExclusionSuite } from './suites/mutual-exclusion.suite.js';
 import { ownershipSuite } from './suites/ownership.suite.js';
@@ -23,6 +24,7 @@ export function describeLockConformance(mode: FixtureMode): void {
     ownershipSuite(fx);
     tryLockSuite(fx);
     wakeUpSuite(fx);
+    handoverSuite(fx);
     waiterCleanupSuite(fx);
     fencingSuite(fx);
     watchdogSuite(fx);

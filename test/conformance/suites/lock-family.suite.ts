@@ -129,6 +129,8 @@ function fairLockSuite(fx: ModeFixture): void {
       await expect(waiting).rejects.toMatchObject({ code: 'LOCK_ACQUIRE_ABORTED' });
       expect(await lock.queueLength()).toBe(0);
       await holder.unlock();
+      // The subscription of the waiter that gave up is dropped in the background.
+      await until(() => client.stats().waitingChannels === 0, 'the unsubscription');
       expect(client.stats()).toEqual({ held: 0, renewing: 0, waitingChannels: 0 });
     });
 

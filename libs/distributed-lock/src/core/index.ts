@@ -27,3 +27,4 @@ export { FairLock, DEFAULT_FAIR_QUEUE_TIMEOUT_MS } from './locks/fair-lock.js';
 export { ReadWriteLock, ReadLock, WriteLock } from './locks/read-write-lock.js';
 export { MultiLock, MultiLockHandle } from './locks/multi-lock.js';
 export { LockClient, type LockClientStats, type FairLockOptions } from './lock-client.js';
+export { MAX_HANDOFF_STREAK, GRANT_LEASE_MS } from './waiting/unlock-notifier.js';

@@ -14,6 +14,8 @@ export interface LeaseResource {
   readonly kind: LockKind;
   /** Unique among all locks of the client: the lock's key for a plain lock. */
   readonly id: string;
+  /** The channel its releases publish on (and its waiters queue on in this process). */
+  readonly channel: string;
   /** Lengthens the lease if `owner` still holds the lock. */
   renew(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<RenewResult>;
   /**
@@ -21,4 +23,12 @@ export interface LeaseResource {
    * `expectedHolds`, only if the lock has exactly that many holds (-2 otherwise): for retries.
    */
   release(owner: string, all: boolean, expectedHolds?: number): Promise<number>;
+  /**
+   * Kinds that support local hand-overs: drops `owner`'s last hold and grants the lock to `successor`
+   * for `leaseMs` in one step. [-1, 0]: not the owner; [holds left, 0]: not the last hold; [0, token]:
+   * handed over; [0, -1]: `yieldToOthers` was asked and another process waits, so the lock was
+   * granted to the process that has waited longest instead. `successorIsLast`: no other caller of
+   * this process waits after the successor.
+   */
+  handOver?(owner: string, successor: string, leaseMs: number, yieldToOthers: boolean, successorIsLast: boolean): Promise<[number, number]>;
 }

@@ -11,6 +11,7 @@ import { monotonicNow } from '../util/clock.js';
 import { afterTimeout } from '../util/late-timer.js';
 import { OperationDeadlines } from '../util/operation-deadlines.js';
 import { UnlockNotifier } from '../waiting/unlock-notifier.js';
+import type { Waiter } from '../waiting/waiter.js';
 import type { SubscriberPort } from '../waiting/subscriber-port.js';
 import { LeaseWatchdog } from '../watchdog/lease-watchdog.js';
 import { HeldLock } from './held-lock.js';
@@ -52,6 +53,8 @@ export class LockEngine implements LockReleaser {
   private readonly held = new Map<string, HeldLock>();
   /** Acquisitions in flight per owner and lock, to tell a phantom grant from a concurrent real one. */
   private readonly inFlight = new Map<string, number>();
+  /** Best-effort Redis work started in the background; close() lets it finish first. */
+  private readonly backgroundWork = new Set<Promise<void>>();
   /** Deadlines of the round trips in flight (operationTimeout). */
   private readonly deadlines: OperationDeadlines;
   private closed = false;
@@ -69,7 +72,7 @@ export class LockEngine implements LockReleaser {
   ) {
     this.keys = new LockKeys(settings.keyPrefix);
     this.publishCommand = settings.shardedPubSub ? 'spublish' : 'publish';
-    this.notifier = new UnlockNotifier(subscriber, events);
+    this.notifier = new UnlockNotifier(subscriber, events, this.clientId);
     this.deadlines = new OperationDeadlines(settings.operationTimeoutMs);
     this.watchdog = new LeaseWatchdog(Math.floor(settings.watchdogTimeoutMs / 3), (locks) => this.renewAll(locks));
   }
@@ -224,6 +227,11 @@ export class LockEngine implements LockReleaser {
       throw new LockNotHeldError(name, held.lostBecause ? `it was lost before (${held.lostBecause.reason})` : 'it was already released');
     }
     const expected = held.holds;
+    const { resource } = held;
+    if (expected === 1 && resource.handOver && resource.kind === 'reentrant' && !held.replicaAck && !this.closed) {
+      const successor = this.notifier.takeSuccessor(resource.channel);
+      if (successor) return this.handOver(held, successor.waiter, successor.yieldToOthers, successor.last);
+    }
     let remaining: number;
     try {
       remaining = await this.bounded(held.resource.release(held.owner, false));
@@ -236,6 +244,52 @@ export class LockEngine implements LockReleaser {
     if (remaining < 0) {
       this.markLost(held, 'not-owner');
       throw new LockNotHeldError(name, 'its lease ran out or it was force-unlocked, so another owner may hold it now');
+    }
+    this.released(held, remaining);
+  }
+
+  /**
+   * Releases `held` by granting it to `successor`, a waiter of this process, in the same round trip.
+   * The successor's lease counts from the start of this call (Redis granted it later, so the local
+   * deadline is never the later one). A successor that stopped waiting meanwhile gives the lock back.
+   */
+  private async handOver(held: HeldLock, successor: Waiter, yieldToOthers: boolean, last: boolean): Promise<void> {
+    const { resource } = held;
+    const handoff = successor.handoff!;
+    const target = successor.handoffTarget!;
+    const startedAt = monotonicNow();
+    let reply: [number, number];
+    try {
+      reply = await this.bounded(resource.handOver!(held.owner, target.owner, target.leaseMs, yieldToOthers, last));
+    } catch (error) {
+      // Unknown outcome: the successor looks for itself (if it was granted, its attempt finds it
+      // holding the lock and the extra hold is corrected); our release is retried as usual.
+      handoff.settle({ granted: false });
+      successor.notify();
+      this.retryRelease(held, 1);
+      throw new LockBackendError('unlock', resource.name, error instanceof AbandonedOperation ? new Error(`no reply within ${this.settings.operationTimeoutMs} ms`) : error);
+    }
+    const [remaining, token] = reply;
+    if (remaining === 0 && token > 0) {
+      this.released(held, 0);
+      if (!handoff.settle({ granted: true, token, startedAt })) {
+        resource.release(target.owner, true).catch((error: unknown) => this.reportBackground('release', resource.name, error));
+      }
+      successor.notify();
+      return;
+    }
+    handoff.settle({ granted: false });
+    if (remaining === 0) {
+      // Yielded: granted to the process that has waited longest; ours are queued behind it in Redis
+      // and will be told (grant or release) when it is their turn, so the successor sleeps on.
+      if (successor.handoff === handoff) successor.handoff = undefined;
+      this.released(held, 0);
+      return;
+    }
+    successor.notify();
+    if (remaining < 0) {
+      this.markLost(held, 'not-owner');
+      throw new LockNotHeldError(resource.name, 'its lease ran out or it was force-unlocked, so another owner may hold it now');
     }
     this.released(held, remaining);
   }
@@ -337,7 +391,22 @@ export class LockEngine implements LockReleaser {
         }
       }),
     );
+    // Waiters woken by the close above leave in the next turns, some with clean-up in Redis (their
+    // process's waiting mark): let that go out before the connections close.
+    await new Promise((resolve) => setImmediate(resolve));
+    await Promise.all([...this.backgroundWork]);
     this.deadlines.stop();
+  }
+
+  /** Runs best-effort Redis work in the background: failures are reported as events, close() waits for it. */
+  inBackground(name: string, work: () => Promise<unknown>): void {
+    const done: Promise<void> = work()
+      .then(
+        () => undefined,
+        (error: unknown) => this.reportBackground('release', name, error),
+      )
+      .finally(() => this.backgroundWork.delete(done));
+    this.backgroundWork.add(done);
   }
 
   reportBackground(operation: 'renew' | 'release' | 'connection', name: string, error: unknown): void {

@@ -6,8 +6,10 @@ import { FORCE_UNLOCK_SCRIPT } from '../scripts/force-unlock.script.js';
 import { bindScript } from '../scripts/lock-script.js';
 import { REENTRANT_ACQUIRE_SCRIPT } from '../scripts/reentrant-acquire.script.js';
 import { REENTRANT_ADJUST_SCRIPT } from '../scripts/reentrant-adjust.script.js';
+import { REENTRANT_HANDOFF_SCRIPT } from '../scripts/reentrant-handoff.script.js';
 import { REENTRANT_RELEASE_SCRIPT } from '../scripts/reentrant-release.script.js';
 import { REENTRANT_RENEW_SCRIPT } from '../scripts/reentrant-renew.script.js';
+import { REENTRANT_UNMARK_SCRIPT } from '../scripts/reentrant-unmark.script.js';
 import {
   READ_ACQUIRE_SCRIPT,
   READ_RELEASE_SCRIPT,
@@ -33,6 +35,8 @@ export class LockNode {
       reentrantRelease: bindScript<number>(redis, REENTRANT_RELEASE_SCRIPT),
       reentrantRenew: bindScript<number>(redis, REENTRANT_RENEW_SCRIPT),
       reentrantAdjust: bindScript<number>(redis, REENTRANT_ADJUST_SCRIPT),
+      reentrantHandoff: bindScript<[number, number]>(redis, REENTRANT_HANDOFF_SCRIPT),
+      reentrantUnmark: bindScript<number>(redis, REENTRANT_UNMARK_SCRIPT),
       forceUnlock: bindScript<number>(redis, FORCE_UNLOCK_SCRIPT),
       fenceRaise: bindScript<number>(redis, FENCE_RAISE_SCRIPT),
       fairAcquire: bindScript<[number, number]>(redis, FAIR_ACQUIRE_SCRIPT),

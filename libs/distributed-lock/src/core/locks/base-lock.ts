@@ -28,6 +28,8 @@ interface Terms {
   signal: AbortSignal | undefined;
   /** The caller is willing to wait (a fair lock queues it on a failed attempt). */
   willWait: boolean;
+  /** The caller is in this process's queue of waiters for the lock. */
+  queued: boolean;
   /** An attempt failed with an unknown outcome: it may have been granted without our knowing. */
   uncertain: boolean;
 }
@@ -49,7 +51,7 @@ export abstract class BaseLock implements LeaseResource {
   /** The fencing-token counter, in the lock's slot. */
   protected readonly fenceKey: string;
   /** Channel the release script publishes on. */
-  protected readonly channel: string;
+  readonly channel: string;
 
   /**
    * Waiters of a shared (read) lock: when one takes it, those queued right behind it in this process
@@ -79,7 +81,15 @@ export abstract class BaseLock implements LeaseResource {
    * One acquisition attempt. With `replicaAck`, a grant must be confirmed by that many replicas or be
    * undone (ReplicaAckError). `willWait`: the caller waits if this attempt fails.
    */
-  protected abstract attempt(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined, willWait: boolean): Promise<AttemptResult>;
+  protected abstract attempt(
+    owner: string,
+    leaseMs: number,
+    replicaAck: ReplicaAck | undefined,
+    willWait: boolean,
+    queued: boolean,
+  ): Promise<AttemptResult>;
+  /** Kinds that mark waiting processes in Redis: the last caller of this process stopped waiting without the lock. */
+  protected unmark?(): Promise<void>;
   /**
    * The acquisition ended without the lock (timeout, abort, error) and this owner has no other one in
    * flight: drop whatever the attempts left behind for it (a fair lock's queue entry). Best effort.
@@ -89,6 +99,8 @@ export abstract class BaseLock implements LeaseResource {
   }
   abstract renew(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<RenewResult>;
   abstract release(owner: string, all: boolean, expectedHolds?: number): Promise<number>;
+  /** Kinds that support it: release `owner`'s last hold and grant the lock to `successor` in one step (see LeaseResource). */
+  handOver?(owner: string, successor: string, leaseMs: number, yieldToOthers: boolean, successorIsLast: boolean): Promise<[number, number]>;
   /** Sets `owner`'s holds to `holds` if it is the owner (corrects phantom holds, see `granted`). */
   protected abstract adjustHolds(owner: string, holds: number): Promise<void>;
 
@@ -162,6 +174,7 @@ export abstract class BaseLock implements LeaseResource {
       replicaAck: request.replicaAck === undefined ? this.engine.settings.replicaAck : (request.replicaAck ?? undefined),
       signal,
       willWait: request.waitMs > 0,
+      queued: false,
       uncertain: false,
     };
     const calledAt = monotonicNow();
@@ -189,6 +202,11 @@ export abstract class BaseLock implements LeaseResource {
     // for it, or a re-entry could stack a hold on a lock that was meant to be released.
     if (this.engine.find(terms.owner, this)?.releasing && !(await this.engine.settleRelease(terms.owner, this, calledAt + request.waitMs))) {
       return this.timedOut(0, calledAt);
+    }
+    // Callers of this process already wait for this lock: queue behind them instead of overtaking them
+    // (a release here hands the lock to the first of them). Not when re-entering a lock we hold.
+    if (request.waitMs > 0 && this.handsOverTo(terms) && this.engine.notifier.waiterCount(this.channel) > 0 && !this.engine.find(terms.owner, this)?.active) {
+      return this.waitFor(terms, calledAt, calledAt + request.waitMs, 0, undefined);
     }
     let first: (AttemptResult & { startedAt: number }) | undefined;
     let firstError: LockBackendError | undefined;
@@ -225,7 +243,10 @@ export abstract class BaseLock implements LeaseResource {
   ): Promise<AcquiredLock | { ttl: number }> {
     const { signal } = terms;
     const { notifier } = this.engine;
-    const waiter = notifier.join(this.channel, deadline, this.shared);
+    const waiter = notifier.join(this.channel, deadline, this.shared, this.unmark ? () => this.passOnUnwanted() : undefined);
+    terms.queued = true;
+    // A plain lock released by another caller of this process may be handed to this one directly.
+    if (this.handsOverTo(terms)) waiter.handoffTarget = { owner: terms.owner, leaseMs: terms.leaseMs };
     let acquired = false;
     try {
       const ready = await notifier.ready(waiter, deadline, signal, monotonicNow);
@@ -241,6 +262,17 @@ export abstract class BaseLock implements LeaseResource {
       let failingSince = firstError ? calledAt : undefined;
       const failureBudget = Number.isFinite(deadline) ? Infinity : this.engine.settings.operationTimeoutMs;
       for (;;) {
+        if (waiter.handoff) {
+          // A release in this process chose us: the lock may be ours without asking Redis.
+          const handed = await waiter.handoff.result;
+          waiter.handoff = undefined;
+          if (handed.granted) {
+            acquired = true;
+            this.engine.events.emit('waited', { name: this.name, kind: this.kind, waitedMs: monotonicNow() - calledAt });
+            return this.register(terms, { acquired: true, token: handed.token, holds: 1 }, 1, calledAt, handed.startedAt);
+          }
+          attemptNow = true;
+        }
         if (attemptNow) {
           try {
             const result = await this.attemptOnce(terms);
@@ -280,18 +312,35 @@ export abstract class BaseLock implements LeaseResource {
         if (outcome === 'closed') throw new LockClientClosedError(`wait for lock "${this.name}"`);
       }
     } finally {
+      terms.queued = false;
       notifier.leave(waiter, acquired, terms.leaseMs);
+      // Leaving while a local release was handing us the lock: give it back once granted.
+      const handed = acquired ? undefined : waiter.handoff?.decline();
+      if (handed?.granted) this.release(terms.owner, true).catch((error: unknown) => this.engine.reportBackground('release', this.name, error));
+      // The last caller of this process gave up: it no longer waits, so a grant must not come to it.
+      if (!acquired && notifier.waiterCount(this.channel) === 0) this.passOnUnwanted();
     }
+  }
+
+  /** Drops this process's waiting mark (and passes on a grant to it), in the background; best effort. */
+  private passOnUnwanted(): void {
+    const unmark = this.unmark?.bind(this);
+    if (unmark) this.engine.inBackground(this.name, unmark);
+  }
+
+  /** Whether a release in this process may hand this lock straight to a caller with these terms. */
+  private handsOverTo(terms: Terms): boolean {
+    return this.handOver !== undefined && this.kind === 'reentrant' && !terms.replicaAck;
   }
 
   /**
    * One bounded attempt. If it is abandoned (operation timeout, caller abort) and Redis grants it
    * after all, the late grant is released again so that nobody sits out a lease nobody holds.
    */
-  private async attemptOnce({ owner, leaseMs, replicaAck, signal, willWait }: Terms): Promise<AttemptResult & { startedAt: number }> {
+  private async attemptOnce({ owner, leaseMs, replicaAck, signal, willWait, queued }: Terms): Promise<AttemptResult & { startedAt: number }> {
     this.engine.assertOpen(`acquire lock "${this.name}"`);
     const startedAt = monotonicNow();
-    const pending = this.attempt(owner, leaseMs, replicaAck, willWait);
+    const pending = this.attempt(owner, leaseMs, replicaAck, willWait, queued);
     try {
       const result = (await this.engine.bounded(pending, signal)) as AttemptResult & { startedAt: number };
       result.startedAt = startedAt;

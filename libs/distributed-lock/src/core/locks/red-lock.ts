@@ -7,6 +7,7 @@ import type { LockEngine } from '../lock/lock-engine.js';
 import type { LockNode } from '../lock/lock-node.js';
 import { monotonicNow } from '../util/clock.js';
 import { afterTimeout } from '../util/late-timer.js';
+import { GRANT_LEASE_MS } from '../waiting/unlock-notifier.js';
 import { BaseLock, type AttemptResult } from './base-lock.js';
 
 /** Longest a single node may take to answer one step; a slower node counts as not answering. */
@@ -103,7 +104,7 @@ export class RedLock extends BaseLock {
 
   async release(owner: string, all: boolean, expectedHolds?: number): Promise<number> {
     const replies = await this.onEveryNode(
-      (node) => node.scripts.reentrantRelease(this.id, this.channel, owner, this.engine.publishCommand, all ? 'all' : '1', expectedHolds ?? ''),
+      (node) => node.scripts.reentrantRelease(this.id, this.channel, this.fenceKey, owner, this.engine.publishCommand, all ? 'all' : '1', expectedHolds ?? '', GRANT_LEASE_MS),
       this.engine.settings.operationTimeoutMs,
     );
     const answers = replies.flatMap((reply) => (reply.ok ? [reply.value] : []));
@@ -140,7 +141,7 @@ export class RedLock extends BaseLock {
 
   private releaseOn(node: LockNode, owner: string): Promise<void> {
     return node.scripts
-      .reentrantRelease(this.id, this.channel, owner, this.engine.publishCommand, '1', '')
+      .reentrantRelease(this.id, this.channel, this.fenceKey, owner, this.engine.publishCommand, '1', '', GRANT_LEASE_MS)
       .then(() => undefined)
       .catch((error: unknown) => this.engine.reportBackground('release', this.name, error));
   }

@@ -3,6 +3,7 @@ import { getLockContext } from '../context/lock-context.js';
 import type { RenewResult } from '../lock/lease-resource.js';
 import type { LockEngine } from '../lock/lock-engine.js';
 import type { AttemptResult } from './base-lock.js';
+import { GRANT_LEASE_MS } from '../waiting/unlock-notifier.js';
 import { SingleNodeLock } from './single-node-lock.js';
 
 /**
@@ -18,8 +19,18 @@ export class ReentrantLock extends SingleNodeLock {
     super(engine, name, variant);
   }
 
-  protected async attempt(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined, _willWait: boolean): Promise<AttemptResult> {
-    const [first, second] = await this.engine.node.scripts.reentrantAcquire(this.id, this.fenceKey, owner, leaseMs);
+  protected async attempt(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined, willWait: boolean, queued: boolean): Promise<AttemptResult> {
+    // A caller that will wait marks this process as waiting when it fails (see the acquire script);
+    // one that succeeds tells whether callers of this process still wait after it.
+    const waiting = this.engine.notifier.waiterCount(this.channel) - (queued ? 1 : 0);
+    const [first, second] = await this.engine.node.scripts.reentrantAcquire(
+      this.id,
+      this.fenceKey,
+      owner,
+      leaseMs,
+      willWait ? this.engine.clientId : '',
+      waiting > 0 ? '1' : '0',
+    );
     if (first <= 0) return { acquired: false, ttl: second };
     await this.confirmGrant(owner, replicaAck);
     return { acquired: true, token: first, holds: second };
@@ -34,8 +45,39 @@ export class ReentrantLock extends SingleNodeLock {
     await this.engine.node.scripts.reentrantAdjust(this.id, owner, holds);
   }
 
+  override handOver(owner: string, successor: string, leaseMs: number, yieldToOthers: boolean, successorIsLast: boolean): Promise<[number, number]> {
+    return this.engine.node.scripts.reentrantHandoff(
+      this.id,
+      this.fenceKey,
+      this.channel,
+      owner,
+      successor,
+      leaseMs,
+      this.engine.clientId,
+      yieldToOthers ? '1' : '0',
+      this.engine.publishCommand,
+      successorIsLast ? '1' : '0',
+      GRANT_LEASE_MS,
+    );
+  }
+
+  protected override async unmark(): Promise<void> {
+    await this.engine.bounded(
+      this.engine.node.scripts.reentrantUnmark(this.id, this.channel, this.fenceKey, this.engine.clientId, this.engine.publishCommand, GRANT_LEASE_MS),
+    );
+  }
+
   release(owner: string, all: boolean, expectedHolds?: number): Promise<number> {
-    return this.engine.node.scripts.reentrantRelease(this.id, this.channel, owner, this.engine.publishCommand, all ? 'all' : '1', expectedHolds ?? '');
+    return this.engine.node.scripts.reentrantRelease(
+      this.id,
+      this.channel,
+      this.fenceKey,
+      owner,
+      this.engine.publishCommand,
+      all ? 'all' : '1',
+      expectedHolds ?? '',
+      GRANT_LEASE_MS,
+    );
   }
 
   /** Stale by design (the answer can change as soon as it is given): a replica may answer it. */

@@ -15,8 +15,10 @@ import {
 } from '../scripts/read-write.scripts.js';
 import { REENTRANT_ACQUIRE_SCRIPT } from '../scripts/reentrant-acquire.script.js';
 import { REENTRANT_ADJUST_SCRIPT } from '../scripts/reentrant-adjust.script.js';
+import { REENTRANT_HANDOFF_SCRIPT } from '../scripts/reentrant-handoff.script.js';
 import { REENTRANT_RELEASE_SCRIPT } from '../scripts/reentrant-release.script.js';
 import { REENTRANT_RENEW_SCRIPT } from '../scripts/reentrant-renew.script.js';
+import { REENTRANT_UNMARK_SCRIPT } from '../scripts/reentrant-unmark.script.js';
 import type { MemoryKeyspace } from './memory-keyspace.js';
 
 /**
@@ -26,13 +28,19 @@ import type { MemoryKeyspace } from './memory-keyspace.js';
  */
 export type MemoryScript = (ks: MemoryKeyspace, keys: string[], argv: string[]) => unknown;
 
-function reentrantAcquire(ks: MemoryKeyspace, [lock, fence]: string[], [owner, lease]: string[]): [number, number] {
+function reentrantAcquire(ks: MemoryKeyspace, [lock, fence]: string[], [owner, lease, clientArg, more]: string[]): [number, number] {
+  const client = clientArg ?? '';
   const leaseMs = Number(lease);
+  const markBack = (): void => void ks.hset(lock!, `w:${client}`, ks.hincrby(lock!, 'wseq', 1));
   const current = ks.hget(lock!, 'owner');
-  if (current === null) {
-    const token = ks.incr(fence!);
+  if (current === null || (client !== '' && current === `${client}:grant`)) {
+    const token = current === null ? ks.incr(fence!) : Number(ks.hget(lock!, 'token'));
     ks.hset(lock!, 'owner', owner!, 'holds', 1, 'token', token);
     ks.pexpire(lock!, leaseMs);
+    if (client !== '') {
+      if (more === '1') markBack();
+      else ks.hdel(lock!, `w:${client}`);
+    }
     return [token, 1];
   }
   if (current === owner) {
@@ -40,17 +48,69 @@ function reentrantAcquire(ks: MemoryKeyspace, [lock, fence]: string[], [owner, l
     if (ks.pttl(lock!) < leaseMs) ks.pexpire(lock!, leaseMs);
     return [Number(ks.hget(lock!, 'token')), holds];
   }
+  if (client !== '' && ks.hexists(lock!, `w:${client}`) === 0) markBack();
   return [0, ks.pttl(lock!)];
 }
 
-function reentrantRelease(ks: MemoryKeyspace, [lock, channel]: string[], [owner, , count, expected]: string[]): number {
-  const [current, holds] = ks.hmget(lock!, 'owner', 'holds');
+/** pass-on.lua.ts: grants a freed lock to the client that has waited longest (not `exclude`). */
+function passOn(ks: MemoryKeyspace, lock: string, fence: string, channel: string, grantLease: string, exclude: string): number | null {
+  let next: string | undefined;
+  let nextSeq = Infinity;
+  for (const [field, value] of Object.entries(ks.hgetall(lock))) {
+    if (!field.startsWith('w:')) continue;
+    const client = field.slice(2);
+    if (client !== exclude && Number(value) < nextSeq) {
+      next = client;
+      nextSeq = Number(value);
+    }
+  }
+  if (next === undefined) return null;
+  const token = ks.incr(fence);
+  ks.hset(lock, 'owner', `${next}:grant`, 'holds', 1, 'token', token);
+  ks.hdel(lock, `w:${next}`);
+  ks.pexpire(lock, grantLease);
+  ks.publish(channel, `grant:${next}`);
+  return token;
+}
+
+function reentrantRelease(ks: MemoryKeyspace, [lock, channel, fence]: string[], [owner, , count, expected, grantLease]: string[]): number {
+  const [current, holds, wseq] = ks.hmget(lock!, 'owner', 'holds', 'wseq');
   if (current !== owner) return -1;
   if (expected !== '' && holds !== expected) return -2;
   if (count !== 'all' && Number(holds) > 1) return ks.hincrby(lock!, 'holds', -1);
+  if (wseq !== null && passOn(ks, lock!, fence!, channel!, grantLease!, '') !== null) return 0;
   ks.del(lock!);
   ks.publish(channel!, 'released');
   return 0;
+}
+
+function reentrantHandoff(
+  ks: MemoryKeyspace,
+  [lock, fence, channel]: string[],
+  [owner, successor, lease, client, yieldToOthers, , successorIsLast, grantLease]: string[],
+): [number, number] {
+  const [current, holds] = ks.hmget(lock!, 'owner', 'holds');
+  if (current !== owner) return [-1, 0];
+  if (Number(holds) > 1) return [ks.hincrby(lock!, 'holds', -1), 0];
+  if (yieldToOthers === '1' && passOn(ks, lock!, fence!, channel!, grantLease!, client!) !== null) {
+    ks.hset(lock!, `w:${client}`, ks.hincrby(lock!, 'wseq', 1));
+    return [0, -1];
+  }
+  const token = ks.incr(fence!);
+  ks.hset(lock!, 'owner', successor!, 'holds', 1, 'token', token);
+  ks.pexpire(lock!, Number(lease));
+  if (successorIsLast === '1') ks.hdel(lock!, `w:${client}`);
+  return [0, token];
+}
+
+function reentrantUnmark(ks: MemoryKeyspace, [lock, channel, fence]: string[], [client, , grantLease]: string[]): number {
+  ks.hdel(lock!, `w:${client}`);
+  if (ks.hget(lock!, 'owner') !== `${client}:grant`) return 0;
+  if (passOn(ks, lock!, fence!, channel!, grantLease!, client!) === null) {
+    ks.del(lock!);
+    ks.publish(channel!, 'released');
+  }
+  return 1;
 }
 
 function reentrantRenew(ks: MemoryKeyspace, [lock]: string[], [owner, lease]: string[]): number {
@@ -299,6 +359,8 @@ const TWINS: [LockScript, MemoryScript][] = [
   [REENTRANT_ACQUIRE_SCRIPT, reentrantAcquire],
   [REENTRANT_RELEASE_SCRIPT, reentrantRelease],
   [REENTRANT_RENEW_SCRIPT, reentrantRenew],
+  [REENTRANT_HANDOFF_SCRIPT, reentrantHandoff],
+  [REENTRANT_UNMARK_SCRIPT, reentrantUnmark],
   [REENTRANT_ADJUST_SCRIPT, reentrantAdjust],
   [FORCE_UNLOCK_SCRIPT, forceUnlock],
   [FENCE_RAISE_SCRIPT, fenceRaise],

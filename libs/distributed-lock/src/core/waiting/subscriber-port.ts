@@ -4,7 +4,7 @@ import type { RedisClient } from '../connection/connection-strategy.js';
 export interface SubscriberPort {
   subscribe(channel: string): Promise<unknown>;
   unsubscribe(channel: string): Promise<unknown>;
-  onMessage(listener: (channel: string) => void): void;
+  onMessage(listener: (channel: string, message: string) => void): void;
   /** Called when the connection is ready again after a drop (messages may have been missed meanwhile). */
   onReconnect(listener: () => void): void;
 }
@@ -15,7 +15,7 @@ interface PubSubConnection {
   unsubscribe(channel: string): Promise<unknown>;
   ssubscribe(channel: string): Promise<unknown>;
   sunsubscribe(channel: string): Promise<unknown>;
-  on(event: string, listener: (channel: string) => void): unknown;
+  on(event: string, listener: (channel: string, message: string) => void): unknown;
 }
 
 export function createSubscriberPort(client: RedisClient, sharded: boolean): SubscriberPort {
@@ -24,7 +24,7 @@ export function createSubscriberPort(client: RedisClient, sharded: boolean): Sub
     subscribe: (channel) => (sharded ? redis.ssubscribe(channel) : redis.subscribe(channel)),
     unsubscribe: (channel) => (sharded ? redis.sunsubscribe(channel) : redis.unsubscribe(channel)),
     onMessage: (listener) => {
-      redis.on(sharded ? 'smessage' : 'message', (channel: string) => listener(channel));
+      redis.on(sharded ? 'smessage' : 'message', (channel: string, message: string) => listener(channel, String(message)));
     },
     onReconnect: (listener) => {
       redis.on('ready', listener);

@@ -1,6 +1,6 @@
 import { LockEvents } from '../events/lock-events.js';
 import type { SubscriberPort } from './subscriber-port.js';
-import { UnlockNotifier } from './unlock-notifier.js';
+import { GRANT_LEASE_MS, MAX_HANDOFF_STREAK, UnlockNotifier } from './unlock-notifier.js';
 
 /**
  * The notifier's local bookkeeping (who is woken, what is handed over, when to (un)subscribe), with
@@ -8,7 +8,7 @@ import { UnlockNotifier } from './unlock-notifier.js';
  */
 class ScriptedPort implements SubscriberPort {
   readonly calls: string[] = [];
-  private message: ((channel: string) => void) | undefined;
+  private message: ((channel: string, message: string) => void) | undefined;
   private reconnect: (() => void) | undefined;
   /** Pending (un)subscribe operations, resolved by the test. */
   readonly pending: (() => void)[] = [];
@@ -21,14 +21,14 @@ class ScriptedPort implements SubscriberPort {
     this.calls.push(`unsubscribe ${channel}`);
     return new Promise((resolve) => this.pending.push(() => resolve(0)));
   }
-  onMessage(listener: (channel: string) => void): void {
+  onMessage(listener: (channel: string, message: string) => void): void {
     this.message = listener;
   }
   onReconnect(listener: () => void): void {
     this.reconnect = listener;
   }
-  publish(channel: string): void {
-    this.message?.(channel);
+  publish(channel: string, message = 'released'): void {
+    this.message?.(channel, message);
   }
   reconnected(): void {
     this.reconnect?.();
@@ -52,7 +52,7 @@ describe('UnlockNotifier', () => {
 
   beforeEach(() => {
     port = new ScriptedPort();
-    notifier = new UnlockNotifier(port, new LockEvents());
+    notifier = new UnlockNotifier(port, new LockEvents(), 'me');
   });
 
   it('subscribes once per channel however many wait, and unsubscribes after the last leaves', async () => {
@@ -186,6 +186,64 @@ describe('UnlockNotifier', () => {
     const pending = notifier.ready(a, Infinity, controller.signal, now);
     controller.abort();
     expect(await pending).toBe('aborted');
+    await port.settle();
+  });
+
+  it('routes grants: ours wakes our first waiter, another process\'s wakes nobody, an unwanted one is passed on', async () => {
+    let unwanted = 0;
+    const a = notifier.join('c', Infinity, false, () => unwanted++);
+    const b = notifier.join('c', Infinity);
+    await port.settle();
+    let woken = '';
+    void a.wait(Infinity, undefined).then((outcome) => (woken += `a:${outcome} `));
+    void b.wait(Infinity, undefined).then((outcome) => (woken += `b:${outcome} `));
+    port.publish('c', 'grant:someone-else');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(woken).toBe(''); // a grant to another process: no herd here
+    port.publish('c', 'grant:me');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(woken).toBe('a:notified '); // only the first waiter acts on our grant
+    notifier.leave(a, true, 30_000);
+    notifier.leave(b, false, 30_000);
+    port.publish('c', 'grant:me'); // nobody waits here any more (unsubscription still pending)
+    expect(unwanted).toBe(1);
+    await port.settle();
+  });
+
+  it("a grant to another process shortens the first waiter's sleep to when that grant would expire", async () => {
+    const a = notifier.join('c', Infinity);
+    await port.settle();
+    const started = now();
+    const waiting = a.wait(60_000, undefined);
+    port.publish('c', 'grant:someone-else');
+    expect(await waiting).toBe('timeout');
+    const slept = now() - started;
+    expect(slept).toBeGreaterThanOrEqual(GRANT_LEASE_MS);
+    expect(slept).toBeLessThan(10_000);
+    notifier.leave(a, false, 0);
+    await port.settle();
+  });
+
+  it('picks the sleeping first waiter as successor of a local release, and asks to yield after a streak', async () => {
+    const a = notifier.join('c', Infinity);
+    a.handoffTarget = { owner: 'me:1', leaseMs: 1000 };
+    await port.settle();
+    expect(notifier.takeSuccessor('c')).toBeUndefined(); // awake (about to attempt): it would race the hand-over
+    const sleeping = a.wait(Infinity, undefined);
+    const yields: boolean[] = [];
+    for (let i = 0; i <= MAX_HANDOFF_STREAK; i++) {
+      const chosen = notifier.takeSuccessor('c');
+      expect(chosen?.waiter).toBe(a);
+      expect(chosen?.last).toBe(true);
+      expect(notifier.takeSuccessor('c')).toBeUndefined(); // one hand-over at a time
+      yields.push(chosen!.yieldToOthers);
+      a.handoff = undefined;
+    }
+    expect(yields.filter(Boolean)).toEqual([true]);
+    expect(yields[MAX_HANDOFF_STREAK]).toBe(true);
+    a.notify();
+    await sleeping;
+    notifier.leave(a, false, 0);
     await port.settle();
   });
 });

@@ -1,6 +1,21 @@
 import type { LockEvents } from '../events/lock-events.js';
 import type { SubscriberPort } from './subscriber-port.js';
+import { Handoff } from './handoff.js';
 import { Waiter } from './waiter.js';
+
+/**
+ * Local hand-overs in a row on one lock after which the next one yields to other processes if any of
+ * them waits (the lock then goes to the process that has waited longest): processes take turns, each
+ * serving up to this many of its callers in a row.
+ */
+export const MAX_HANDOFF_STREAK = 8;
+/**
+ * Lease of a lock granted to a waiting process until one of its callers takes it over (normally
+ * within a round trip). A process that died while marked as waiting holds the lock up for this long.
+ */
+export const GRANT_LEASE_MS = 1000;
+/** Waiters of other processes look again this long after a grant they were told of, in case it is never taken. */
+const GRANT_RECHECK_MS = GRANT_LEASE_MS + 20;
 
 interface ChannelState {
   readonly channel: string;
@@ -10,6 +25,10 @@ interface ChannelState {
   /** Subscribe/unsubscribe operations, one after the other. */
   operations: Promise<void>;
   pendingOperations: number;
+  /** Local hand-overs in a row (see MAX_HANDOFF_STREAK). */
+  handoffStreak: number;
+  /** What to do with a grant to this process that no waiter is left to take (see `join`). */
+  onUnwantedGrant: (() => void) | undefined;
 }
 
 export type ReadyOutcome = 'ready' | 'timeout' | 'aborted' | 'closed';
@@ -34,12 +53,32 @@ export class UnlockNotifier {
   private readonly channels = new Map<string, ChannelState>();
   private closed = false;
 
+  /** `clientId`: this process's client, to recognise grants addressed to it (`grant:<client id>`). */
   constructor(
     private readonly port: SubscriberPort,
     private readonly events: LockEvents,
+    private readonly clientId = '',
   ) {
-    port.onMessage((channel) => this.channels.get(channel)?.waiters[0]?.notify());
+    port.onMessage((channel, message) => this.onMessage(channel, message));
     port.onReconnect(() => this.wakeAll());
+  }
+
+  /**
+   * `released`: the lock is free; the first waiter here looks. `grant:<client>`: the lock was granted
+   * to a waiting process: if this one, its first waiter takes it over (or, with nobody left waiting,
+   * it is passed on); if another, nobody here is woken, but the first waiter looks again once the
+   * grant would have expired, in case that process never takes it.
+   */
+  private onMessage(channel: string, message: string): void {
+    const state = this.channels.get(channel);
+    const head = state?.waiters[0];
+    if (message.startsWith('grant:')) {
+      if (message.slice(6) !== this.clientId) head?.wakeWithin(GRANT_RECHECK_MS);
+      else if (head) head.notify();
+      else state?.onUnwantedGrant?.();
+      return;
+    }
+    head?.notify();
   }
 
   /** Number of channels with waiters or with a pending (un)subscription. */
@@ -47,13 +86,17 @@ export class UnlockNotifier {
     return this.channels.size;
   }
 
-  /** Queues a waiter for `channel` that gives up at monotonic time `deadline` (`shared`: a read lock). */
-  join(channel: string, deadline: number, shared = false): Waiter {
+  /**
+   * Queues a waiter for `channel` that gives up at monotonic time `deadline` (`shared`: a read lock).
+   * `onUnwantedGrant`: how to pass on a grant to this process that arrives when nobody waits any more.
+   */
+  join(channel: string, deadline: number, shared = false, onUnwantedGrant?: () => void): Waiter {
     let state = this.channels.get(channel);
     if (!state) {
-      state = { channel, waiters: [], subscribed: false, operations: Promise.resolve(), pendingOperations: 0 };
+      state = { channel, waiters: [], subscribed: false, operations: Promise.resolve(), pendingOperations: 0, handoffStreak: 0, onUnwantedGrant: undefined };
       this.channels.set(channel, state);
     }
+    if (onUnwantedGrant) state.onUnwantedGrant = onUnwantedGrant;
     const waiter = new Waiter(channel, deadline, shared);
     if (this.closed) waiter.close();
     state.waiters.push(waiter);
@@ -91,6 +134,34 @@ export class UnlockNotifier {
       if (timer) clearTimeout(timer);
       if (onAbort) signal?.removeEventListener('abort', onAbort);
     }
+  }
+
+  /**
+   * A release in this process is about to drop the last hold of the lock behind `channel`: the
+   * waiter that may receive it directly, if any. Only the head, and only while it sleeps (an attempt
+   * of its own in flight would race the hand-over). After MAX_HANDOFF_STREAK hand-overs in a row, the
+   * release is told to yield to other processes if they wait. The chosen waiter gets a Handoff that
+   * the releaser settles; it keeps sleeping until then. `last`: no other waiter of this process.
+   */
+  takeSuccessor(channel: string): { waiter: Waiter; yieldToOthers: boolean; last: boolean } | undefined {
+    const state = this.channels.get(channel);
+    if (!state) return undefined;
+    const head = state.waiters[0];
+    if (head?.handoff) return undefined;
+    if (this.closed || !head?.handoffTarget || !head.sleeping) {
+      state.handoffStreak = 0; // the release frees the lock (or grants it elsewhere): the run ends
+      return undefined;
+    }
+    state.handoffStreak += 1;
+    const yieldToOthers = state.handoffStreak > MAX_HANDOFF_STREAK;
+    if (yieldToOthers) state.handoffStreak = 0;
+    head.handoff = new Handoff();
+    return { waiter: head, yieldToOthers, last: state.waiters.length === 1 };
+  }
+
+  /** How many callers of this process wait for the lock behind `channel`. */
+  waiterCount(channel: string): number {
+    return this.channels.get(channel)?.waiters.length ?? 0;
   }
 
   /** Whether `waiter` is first in its queue: the one the next release wakes, and the one watching the lease. */

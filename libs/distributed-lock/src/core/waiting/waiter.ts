@@ -1,4 +1,11 @@
 import { monotonicNow } from '../util/clock.js';
+import type { Handoff } from './handoff.js';
+
+/** Who a local release may hand the lock to directly (plain locks without replica acknowledgement). */
+export interface HandoffTarget {
+  readonly owner: string;
+  readonly leaseMs: number;
+}
 
 export type WaitOutcome = 'notified' | 'timeout' | 'aborted' | 'closed';
 
@@ -10,8 +17,14 @@ export type WaitOutcome = 'notified' | 'timeout' | 'aborted' | 'closed';
 export class Waiter {
   /** A notification not yet consumed by `wait`. */
   pending = false;
+  /** Set when a release in this process may grant the lock straight to this waiter. */
+  handoffTarget: HandoffTarget | undefined;
+  /** A release in this process is handing the lock to this waiter; settled with its reply. */
+  handoff: Handoff | undefined;
   private finish: ((outcome: WaitOutcome) => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** Monotonic time the current timer fires at. */
+  private timerAt: number | undefined;
   private closed = false;
 
   /**
@@ -24,6 +37,11 @@ export class Waiter {
     readonly shared = false,
   ) {}
 
+  /** Asleep in `wait` (not attempting): a release may hand it the lock without racing its attempt. */
+  get sleeping(): boolean {
+    return this.finish !== undefined;
+  }
+
   notify(): void {
     if (this.finish) this.finish('notified');
     else this.pending = true;
@@ -32,6 +50,14 @@ export class Waiter {
   close(): void {
     this.closed = true;
     this.finish?.('closed');
+  }
+
+  /** Wakes it after at most `ms` if it sleeps (only ever shortens its current timer). */
+  wakeWithin(ms: number): void {
+    if (!this.finish) return;
+    const at = monotonicNow() + ms;
+    if (this.timerAt !== undefined && this.timerAt <= at) return;
+    this.schedule(Math.min(ms, this.deadline - monotonicNow()));
   }
 
   /**
@@ -56,6 +82,7 @@ export class Waiter {
       const finish = (outcome: WaitOutcome): void => {
         clearTimeout(this.timer);
         this.timer = undefined;
+        this.timerAt = undefined;
         signal?.removeEventListener('abort', onAbort);
         this.finish = undefined;
         resolve(outcome);
@@ -68,8 +95,10 @@ export class Waiter {
   private schedule(ms: number): void {
     clearTimeout(this.timer);
     this.timer = undefined;
+    this.timerAt = undefined;
     if (!Number.isFinite(ms)) return;
     const finish = this.finish;
+    this.timerAt = monotonicNow() + Math.max(0, ms);
     this.timer = setTimeout(() => finish?.('timeout'), Math.max(0, ms));
     this.timer.unref();
   }

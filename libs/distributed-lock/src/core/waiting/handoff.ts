@@ -1,0 +1,29 @@
+/** What a local hand-over came to: the lock (with its token, lease counted from `startedAt`), or not. */
+export type HandoffOutcome = { granted: true; token: number; startedAt: number } | { granted: false };
+
+/**
+ * A release in this process handing its lock straight to a waiting caller (see UnlockNotifier
+ * `takeSuccessor`). The releaser settles it with the reply; the waiter takes the outcome, or declines
+ * it if it stopped waiting meanwhile (timeout, abort, close). Whoever learns last that a granted lock
+ * is not wanted gives it back, so it never sits unused for a whole lease.
+ */
+export class Handoff {
+  private outcome: HandoffOutcome | undefined;
+  private declined = false;
+  private resolve!: (outcome: HandoffOutcome) => void;
+  readonly result = new Promise<HandoffOutcome>((resolve) => (this.resolve = resolve));
+
+  /** The releaser's side. False when the waiter declined meanwhile: a granted lock must then be released. */
+  settle(outcome: HandoffOutcome): boolean {
+    if (this.outcome) return !this.declined;
+    this.outcome = outcome;
+    this.resolve(outcome);
+    return !this.declined;
+  }
+
+  /** The waiter's side, when it stops waiting: the outcome if already settled (release it if granted). */
+  decline(): HandoffOutcome | undefined {
+    this.declined = true;
+    return this.outcome;
+  }
+}
