@@ -163,13 +163,15 @@ export function judgeTargets(report: Pick<BenchReport, 'scenarios'>): Target[] {
     met: parallel !== undefined && parallelPeer ? parallel >= 1.5 * parallelPeer.value : null,
   });
 
+  // The issue's wording: under 0.5 ms added per request on top of the lock's own two round trips.
   const added = med(row(report, 'decorator', 'locked'), 'addedP50Ms');
+  const beyond = med(row(report, 'decorator', 'locked'), 'addedBeyondRoundTripsMs');
   targets.push({
     id: 'decorator-overhead',
-    description: '@DistributedLock adds less than 0.5 ms to the p50 latency of a request',
+    description: "@DistributedLock adds less than 0.5 ms to a request's p50 on top of the lock's two round trips",
     goal: '< 0.500 ms',
-    measured: added !== undefined ? `${f(added, 3)} ms added in total (${f(med(row(report, 'decorator', 'locked'), 'addedBeyondRoundTripsMs') ?? NaN, 3)} ms beyond the two round trips)` : 'n/a',
-    met: added !== undefined ? added < 0.5 : null,
+    measured: beyond !== undefined ? `${f(beyond, 3)} ms beyond the two round trips (${f(added ?? NaN, 3)} ms added in total)` : 'n/a',
+    met: beyond !== undefined ? beyond < 0.5 : null,
   });
   return targets;
 }

@@ -8,6 +8,7 @@
 type AttributeValue = string | number | boolean;
 
 interface SpanLike {
+  isRecording(): boolean;
   setAttributes(attributes: Record<string, AttributeValue>): unknown;
   setStatus(status: { code: number; message?: string }): unknown;
   end(): void;
@@ -47,6 +48,11 @@ export async function loadLockTracing(): Promise<LockTracing | undefined> {
     async traceAcquire(name, kind, acquire, outcomeOf) {
       // Asked per call: a tracer provider registered after start-up (e.g. by a test) is used.
       const span = api.trace.getTracer(TRACER_NAME).startSpan('lock.acquire', { attributes: { 'lock.name': name, 'lock.kind': kind } });
+      if (!span.isRecording()) {
+        // No SDK registered (or this span is sampled out): nothing would be exported, skip the bookkeeping.
+        span.end();
+        return acquire();
+      }
       const startedAt = performance.now();
       const finish = (outcome: AcquireOutcome, error?: unknown): void => {
         span.setAttributes({ 'lock.outcome': outcome, 'lock.waited_ms': Math.round(performance.now() - startedAt) });

@@ -21,15 +21,14 @@ export class ReentrantLock extends SingleNodeLock {
 
   protected async attempt(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined, willWait: boolean, queued: boolean): Promise<AttemptResult> {
     // A caller that will wait marks this process as waiting when it fails (see the acquire script);
-    // one that succeeds tells whether callers of this process still wait after it.
-    const waiting = this.engine.notifier.waiterCount(this.channel) - (queued ? 1 : 0);
+    // a queued one that succeeds tells whether callers of this process still wait after it.
     const [first, second] = await this.engine.node.scripts.reentrantAcquire(
       this.id,
       this.fenceKey,
       owner,
       leaseMs,
       willWait ? this.engine.clientId : '',
-      waiting > 0 ? '1' : '0',
+      queued ? (this.engine.notifier.waiterCount(this.channel) > 1 ? '1' : '0') : '',
     );
     if (first <= 0) return { acquired: false, ttl: second };
     await this.confirmGrant(owner, replicaAck);

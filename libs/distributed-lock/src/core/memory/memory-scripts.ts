@@ -37,10 +37,8 @@ function reentrantAcquire(ks: MemoryKeyspace, [lock, fence]: string[], [owner, l
     const token = current === null ? ks.incr(fence!) : Number(ks.hget(lock!, 'token'));
     ks.hset(lock!, 'owner', owner!, 'holds', 1, 'token', token);
     ks.pexpire(lock!, leaseMs);
-    if (client !== '') {
-      if (more === '1') markBack();
-      else ks.hdel(lock!, `w:${client}`);
-    }
+    if (client !== '' && more === '1') markBack();
+    else if (client !== '' && more === '0') ks.hdel(lock!, `w:${client}`);
     return [token, 1];
   }
   if (current === owner) {

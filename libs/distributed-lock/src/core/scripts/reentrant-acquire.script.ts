@@ -5,8 +5,9 @@ import type { LockScript } from './lock-script.js';
  * KEYS[1] lock hash {owner, holds, token, wseq, w:<client>...}; KEYS[2] fencing counter (same slot
  * through the hash tag).
  * ARGV[1] owner id; ARGV[2] lease ms; ARGV[3] the caller's client id when it will wait ('' or absent
- * otherwise: RedLock, tryLock without wait); ARGV[4] '1' when other callers of the same client still
- * wait for this lock after this one.
+ * otherwise: RedLock, tryLock without wait); ARGV[4], for a caller queued in its process: '1' when
+ * other callers of the same client still wait for this lock after it, '0' when it is the last one;
+ * '' for a caller not queued (its first attempt).
  * Returns {token, holds} when acquired, {0, pttl} when another owner holds it.
  *
  * - A first acquisition draws a new fencing token (INCR, never reset); a reentrant one returns the same
@@ -16,7 +17,8 @@ import type { LockScript } from './lock-script.js';
  * - A caller that will wait and fails marks its client as waiting (`w:<client>` = arrival number)
  *   unless it is already marked: the lock's next release grants it to the client marked first. A
  *   caller that gets the lock while others of its client still wait marks the client again, at the
- *   back (round robin between processes); the last one removes the mark.
+ *   back (round robin between processes); the last one removes the mark. A first attempt that
+ *   succeeds leaves marks alone (its client has nobody queued, so it has no mark).
  */
 export const REENTRANT_ACQUIRE_SCRIPT: LockScript = {
   name: 'dlockReentrantAcquire',
@@ -33,12 +35,10 @@ if owner == false or (client ~= '' and owner == client .. ':grant') then
   end
   redis.call('hset', KEYS[1], 'owner', ARGV[1], 'holds', 1, 'token', token)
   redis.call('pexpire', KEYS[1], ARGV[2])
-  if client ~= '' then
-    if ARGV[4] == '1' then
-      redis.call('hset', KEYS[1], 'w:' .. client, redis.call('hincrby', KEYS[1], 'wseq', 1))
-    else
-      redis.call('hdel', KEYS[1], 'w:' .. client)
-    end
+  if client ~= '' and ARGV[4] == '1' then
+    redis.call('hset', KEYS[1], 'w:' .. client, redis.call('hincrby', KEYS[1], 'wseq', 1))
+  elseif client ~= '' and ARGV[4] == '0' then
+    redis.call('hdel', KEYS[1], 'w:' .. client)
   end
   return {token, 1}
 end
