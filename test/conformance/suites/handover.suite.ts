@@ -84,6 +84,19 @@ export function handoverSuite(fx: ModeFixture): void {
       await handle.unlock();
     });
 
+    it('a caller aborted during its first attempt (which marked its process as waiting) unmarks it', async () => {
+      const holderClient = await fx.client();
+      const aborted = await fx.client();
+      const holder = await holderClient.lock('hand:abort', '30s');
+      const controller = new AbortController();
+      const attempt = aborted.lock('hand:abort', { signal: controller.signal });
+      controller.abort(); // the attempt is already on its way to Redis, and fails there (marking)
+      await expect(attempt).rejects.toMatchObject({ code: 'LOCK_ACQUIRE_ABORTED' });
+      await until(async () => (await waitingMarks(fx, 'hand:abort')).length === 0, 'the mark to go');
+      await holder.unlock();
+      expect(await fx.keyExistsAnywhere('lock:{hand:abort}')).toBe(false); // not granted to the process that gave up
+    });
+
     itAcrossProcesses(fx)('a grant to a process that died while waiting expires: the next process gets the lock, no deadlock', async () => {
       const holderClient = await fx.client();
       const survivor = await fx.client();

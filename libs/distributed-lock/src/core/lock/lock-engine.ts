@@ -190,6 +190,11 @@ export class LockEngine implements LockReleaser {
     watchdog: boolean,
     replicaAck: ReplicaAck | undefined,
   ): AcquiredLock {
+    if (this.closed) {
+      // A reply that arrived after close() released what this process held: give it back too.
+      this.releaseFor(resource, owner);
+      throw new LockClientClosedError(`acquire lock "${resource.name}"`);
+    }
     const { token, holds } = grant;
     const key = registryKey(owner, resource);
     const validUntil = startedAt + grant.validityMs;
@@ -263,8 +268,9 @@ export class LockEngine implements LockReleaser {
       reply = await this.bounded(resource.handOver!(held.owner, target.owner, target.leaseMs, yieldToOthers, last));
     } catch (error) {
       // Unknown outcome: the successor looks for itself (if it was granted, its attempt finds it
-      // holding the lock and the extra hold is corrected); our release is retried as usual.
-      handoff.settle({ granted: false });
+      // holding the lock and the extra hold is corrected; if it ends without the lock, whatever is
+      // held in its name is released); our release is retried as usual.
+      if (!handoff.settle({ granted: false, uncertain: true })) this.releaseFor(resource, target.owner);
       successor.notify();
       this.retryRelease(held, 1);
       throw new LockBackendError('unlock', resource.name, error instanceof AbandonedOperation ? new Error(`no reply within ${this.settings.operationTimeoutMs} ms`) : error);
@@ -272,9 +278,7 @@ export class LockEngine implements LockReleaser {
     const [remaining, token] = reply;
     if (remaining === 0 && token > 0) {
       this.released(held, 0);
-      if (!handoff.settle({ granted: true, token, startedAt })) {
-        resource.release(target.owner, true).catch((error: unknown) => this.reportBackground('release', resource.name, error));
-      }
+      if (!handoff.settle({ granted: true, token, startedAt })) this.releaseFor(resource, target.owner);
       successor.notify();
       return;
     }
@@ -292,6 +296,14 @@ export class LockEngine implements LockReleaser {
       throw new LockNotHeldError(resource.name, 'its lease ran out or it was force-unlocked, so another owner may hold it now');
     }
     this.released(held, remaining);
+  }
+
+  /**
+   * Releases every hold `owner` may have on `resource` (owner-checked, so harmless if it has none), in
+   * the background: for grants nobody is left to use.
+   */
+  releaseFor(resource: LeaseResource, owner: string): void {
+    this.inBackground(resource.name, () => this.bounded(resource.release(owner, true)));
   }
 
   /**

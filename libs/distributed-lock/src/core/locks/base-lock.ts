@@ -11,6 +11,7 @@ import type { LeaseResource, RenewResult } from '../lock/lease-resource.js';
 import { AbandonedOperation, type LockEngine } from '../lock/lock-engine.js';
 import type { AcquiredLock, LockHandle } from '../lock/lock-handle.js';
 import { monotonicNow } from '../util/clock.js';
+import { afterTimeout } from '../util/late-timer.js';
 import { lockRequest, tryLockRequest, type AcquireRequest, type LockOptions, type TryLockOptions } from './acquire-options.js';
 import type { Duration } from '../util/duration.js';
 import { withLockOn } from './with-lock.js';
@@ -194,6 +195,10 @@ export abstract class BaseLock implements LeaseResource {
         if (terms.uncertain) this.releasePhantom(owner);
         if (terms.willWait) await this.abandon(owner).catch((error: unknown) => this.engine.reportBackground('release', this.name, error));
       }
+      // The last caller of this process that was willing to wait ends without the lock (timeout,
+      // abort, error, even on its first attempt, which marked the process as waiting): the process no
+      // longer waits, so its mark goes and a grant to it is passed on.
+      if (!granted && terms.willWait && this.engine.notifier.waiterCount(this.channel) === 0) this.passOnUnwanted();
     }
   }
 
@@ -231,7 +236,7 @@ export abstract class BaseLock implements LeaseResource {
    */
   private releasePhantom(owner: string): void {
     if (this.engine.find(owner, this)?.active) return;
-    this.release(owner, true).catch((error: unknown) => this.engine.reportBackground('release', this.name, error));
+    this.engine.releaseFor(this, owner);
   }
 
   private async waitFor(
@@ -243,7 +248,7 @@ export abstract class BaseLock implements LeaseResource {
   ): Promise<AcquiredLock | { ttl: number }> {
     const { signal } = terms;
     const { notifier } = this.engine;
-    const waiter = notifier.join(this.channel, deadline, this.shared, this.unmark ? () => this.passOnUnwanted() : undefined);
+    const waiter = notifier.join(this.channel, deadline, this.shared, this.marksWaiters ? () => this.passOnUnwanted() : undefined);
     terms.queued = true;
     // A plain lock released by another caller of this process may be handed to this one directly.
     if (this.handsOverTo(terms)) waiter.handoffTarget = { owner: terms.owner, leaseMs: terms.leaseMs };
@@ -266,6 +271,7 @@ export abstract class BaseLock implements LeaseResource {
           // A release in this process chose us: the lock may be ours without asking Redis.
           const handed = await waiter.handoff.result;
           waiter.handoff = undefined;
+          if (!handed.granted && handed.uncertain) terms.uncertain = true;
           if (handed.granted) {
             acquired = true;
             this.engine.events.emit('waited', { name: this.name, kind: this.kind, waitedMs: monotonicNow() - calledAt });
@@ -314,18 +320,32 @@ export abstract class BaseLock implements LeaseResource {
     } finally {
       terms.queued = false;
       notifier.leave(waiter, acquired, terms.leaseMs);
-      // Leaving while a local release was handing us the lock: give it back once granted.
+      // Leaving while a local release was handing us the lock: give it back if it was (or may have been) granted.
       const handed = acquired ? undefined : waiter.handoff?.decline();
-      if (handed?.granted) this.release(terms.owner, true).catch((error: unknown) => this.engine.reportBackground('release', this.name, error));
-      // The last caller of this process gave up: it no longer waits, so a grant must not come to it.
-      if (!acquired && notifier.waiterCount(this.channel) === 0) this.passOnUnwanted();
+      if (handed && (handed.granted || handed.uncertain)) this.engine.releaseFor(this, terms.owner);
     }
   }
 
   /** Drops this process's waiting mark (and passes on a grant to it), in the background; best effort. */
   private passOnUnwanted(): void {
-    const unmark = this.unmark?.bind(this);
-    if (unmark) this.engine.inBackground(this.name, unmark);
+    if (!this.marksWaiters) return;
+    this.engine.inBackground(this.name, async () => {
+      // Best effort, but a mark left behind would cost every process a grant that nobody takes (1 s):
+      // a failed attempt is retried twice.
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await this.unmark!();
+        } catch (error) {
+          if (attempt >= 2) throw error;
+          await new Promise<void>((resolve) => afterTimeout(100 * 2 ** attempt, resolve));
+        }
+      }
+    });
+  }
+
+  /** Plain locks mark waiting processes in Redis (not the fair lock, which has a queue of its own). */
+  private get marksWaiters(): boolean {
+    return this.unmark !== undefined && this.kind === 'reentrant';
   }
 
   /** Whether a release in this process may hand this lock straight to a caller with these terms. */
@@ -349,7 +369,7 @@ export abstract class BaseLock implements LeaseResource {
       if (error instanceof AbandonedOperation) {
         pending.then(
           (late) => {
-            if (late.acquired) this.release(owner, false).catch((e: unknown) => this.engine.reportBackground('release', this.name, e));
+            if (late.acquired) this.engine.inBackground(this.name, () => this.engine.bounded(this.release(owner, false)));
           },
           () => undefined, // the attempt failed anyway: nothing was granted
         );

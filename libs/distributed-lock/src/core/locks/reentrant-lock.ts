@@ -76,6 +76,7 @@ export class ReentrantLock extends SingleNodeLock {
       all ? 'all' : '1',
       expectedHolds ?? '',
       GRANT_LEASE_MS,
+      this.kind === 'reentrant' && this.engine.notifier.waiterCount(this.channel) > 0 ? this.engine.clientId : '',
     );
   }
 

@@ -36,6 +36,13 @@ function parseBound(bound: string | number): { value: number; exclusive: boolean
   return { value, exclusive };
 }
 
+/** The elements from `start` to `stop` inclusive, negative indexes counted from the end (ZRANGE, LRANGE). */
+function rangeOf<T>(items: T[], start: number, stop: number): T[] {
+  const from = start < 0 ? Math.max(0, items.length + start) : start;
+  const to = stop < 0 ? items.length + stop : Math.min(stop, items.length - 1);
+  return from > to ? [] : items.slice(from, to + 1);
+}
+
 function toInteger(value: string | number, what = 'value'): number {
   const number = Number(value);
   if (!Number.isSafeInteger(number)) throw new Error(`ERR ${what} is not an integer or out of range`);
@@ -245,10 +252,7 @@ export class MemoryKeyspace {
 
   /** ZRANGE key start stop [WITHSCORES], with negative indexes counted from the end. */
   zrange(key: string, start: number, stop: number, withScores = false): string[] {
-    const members = this.sorted(key);
-    const from = start < 0 ? Math.max(0, members.length + start) : start;
-    const to = stop < 0 ? members.length + stop : Math.min(stop, members.length - 1);
-    const slice = from > to ? [] : members.slice(from, to + 1);
+    const slice = rangeOf(this.sorted(key), start, stop);
     return withScores ? slice.flatMap(([member, score]) => [member, String(score)]) : slice.map(([member]) => member);
   }
 
@@ -287,10 +291,7 @@ export class MemoryKeyspace {
   }
 
   lrange(key: string, start: number, stop: number): string[] {
-    const list = this.read(key, 'list') ?? [];
-    const from = start < 0 ? Math.max(0, list.length + start) : start;
-    const to = stop < 0 ? list.length + stop : Math.min(stop, list.length - 1);
-    return from > to ? [] : list.slice(from, to + 1);
+    return rangeOf(this.read(key, 'list') ?? [], start, stop);
   }
 
   // --- pub/sub ----------------------------------------------------------------------------------

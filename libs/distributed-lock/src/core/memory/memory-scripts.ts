@@ -2,17 +2,7 @@ import { FAIR_ACQUIRE_SCRIPT, FAIR_LEAVE_SCRIPT } from '../scripts/fair-acquire.
 import { FENCE_RAISE_SCRIPT } from '../scripts/fence-raise.script.js';
 import { FORCE_UNLOCK_SCRIPT } from '../scripts/force-unlock.script.js';
 import type { LockScript } from '../scripts/lock-script.js';
-import {
-  READ_ACQUIRE_SCRIPT,
-  READ_RELEASE_SCRIPT,
-  READ_RENEW_SCRIPT,
-  READ_WRITE_ADJUST_SCRIPT,
-  READ_WRITE_FORCE_UNLOCK_SCRIPT,
-  READ_WRITE_STATE_SCRIPT,
-  WRITE_ACQUIRE_SCRIPT,
-  WRITE_RELEASE_SCRIPT,
-  WRITE_RENEW_SCRIPT,
-} from '../scripts/read-write.scripts.js';
+import * as readWrite from '../scripts/read-write.scripts.js';
 import { REENTRANT_ACQUIRE_SCRIPT } from '../scripts/reentrant-acquire.script.js';
 import { REENTRANT_ADJUST_SCRIPT } from '../scripts/reentrant-adjust.script.js';
 import { REENTRANT_HANDOFF_SCRIPT } from '../scripts/reentrant-handoff.script.js';
@@ -42,6 +32,7 @@ function reentrantAcquire(ks: MemoryKeyspace, [lock, fence]: string[], [owner, l
     return [token, 1];
   }
   if (current === owner) {
+    if (client !== '' && more === '0') ks.hdel(lock!, `w:${client}`);
     const holds = ks.hincrby(lock!, 'holds', 1);
     if (ks.pttl(lock!) < leaseMs) ks.pexpire(lock!, leaseMs);
     return [Number(ks.hget(lock!, 'token')), holds];
@@ -71,12 +62,16 @@ function passOn(ks: MemoryKeyspace, lock: string, fence: string, channel: string
   return token;
 }
 
-function reentrantRelease(ks: MemoryKeyspace, [lock, channel, fence]: string[], [owner, , count, expected, grantLease]: string[]): number {
+function reentrantRelease(ks: MemoryKeyspace, [lock, channel, fence]: string[], [owner, , count, expected, grantLease, mineArg]: string[]): number {
   const [current, holds, wseq] = ks.hmget(lock!, 'owner', 'holds', 'wseq');
   if (current !== owner) return -1;
   if (expected !== '' && holds !== expected) return -2;
   if (count !== 'all' && Number(holds) > 1) return ks.hincrby(lock!, 'holds', -1);
-  if (wseq !== null && passOn(ks, lock!, fence!, channel!, grantLease!, '') !== null) return 0;
+  if (wseq !== null && passOn(ks, lock!, fence!, channel!, grantLease!, '') !== null) {
+    const mine = mineArg ?? '';
+    if (mine !== '' && ks.hget(lock!, 'owner') !== `${mine}:grant`) ks.hset(lock!, `w:${mine}`, ks.hincrby(lock!, 'wseq', 1));
+    return 0;
+  }
   ks.del(lock!);
   ks.publish(channel!, 'released');
   return 0;
@@ -364,15 +359,15 @@ const TWINS: [LockScript, MemoryScript][] = [
   [FENCE_RAISE_SCRIPT, fenceRaise],
   [FAIR_ACQUIRE_SCRIPT, fairAcquire],
   [FAIR_LEAVE_SCRIPT, fairLeave],
-  [READ_ACQUIRE_SCRIPT, readAcquire],
-  [WRITE_ACQUIRE_SCRIPT, writeAcquire],
-  [READ_RENEW_SCRIPT, readRenew],
-  [WRITE_RENEW_SCRIPT, writeRenew],
-  [READ_RELEASE_SCRIPT, readRelease],
-  [WRITE_RELEASE_SCRIPT, writeRelease],
-  [READ_WRITE_ADJUST_SCRIPT, readWriteAdjust],
-  [READ_WRITE_STATE_SCRIPT, readWriteState],
-  [READ_WRITE_FORCE_UNLOCK_SCRIPT, readWriteForceUnlock],
+  [readWrite.READ_ACQUIRE_SCRIPT, readAcquire],
+  [readWrite.WRITE_ACQUIRE_SCRIPT, writeAcquire],
+  [readWrite.READ_RENEW_SCRIPT, readRenew],
+  [readWrite.WRITE_RENEW_SCRIPT, writeRenew],
+  [readWrite.READ_RELEASE_SCRIPT, readRelease],
+  [readWrite.WRITE_RELEASE_SCRIPT, writeRelease],
+  [readWrite.READ_WRITE_ADJUST_SCRIPT, readWriteAdjust],
+  [readWrite.READ_WRITE_STATE_SCRIPT, readWriteState],
+  [readWrite.READ_WRITE_FORCE_UNLOCK_SCRIPT, readWriteForceUnlock],
 ];
 
 /** Every library script's twin, by its ioredis command name. */

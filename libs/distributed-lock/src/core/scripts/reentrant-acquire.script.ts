@@ -43,6 +43,9 @@ if owner == false or (client ~= '' and owner == client .. ':grant') then
   return {token, 1}
 end
 if owner == ARGV[1] then
+  if client ~= '' and ARGV[4] == '0' then
+    redis.call('hdel', KEYS[1], 'w:' .. client)
+  end
   local holds = redis.call('hincrby', KEYS[1], 'holds', 1)
   if redis.call('pttl', KEYS[1]) < tonumber(ARGV[2]) then
     redis.call('pexpire', KEYS[1], ARGV[2])

@@ -1,5 +1,9 @@
-/** What a local hand-over came to: the lock (with its token, lease counted from `startedAt`), or not. */
-export type HandoffOutcome = { granted: true; token: number; startedAt: number } | { granted: false };
+/**
+ * What a local hand-over came to: the lock (with its token, lease counted from `startedAt`), or not;
+ * `uncertain`: the releaser got no answer, so Redis may have granted it (the waiter must then make
+ * sure that, should it end without the lock, nothing stays held in its name).
+ */
+export type HandoffOutcome = { granted: true; token: number; startedAt: number } | { granted: false; uncertain?: boolean };
 
 /**
  * A release in this process handing its lock straight to a waiting caller (see UnlockNotifier
@@ -21,7 +25,7 @@ export class Handoff {
     return !this.declined;
   }
 
-  /** The waiter's side, when it stops waiting: the outcome if already settled (release it if granted). */
+  /** The waiter's side, when it stops waiting: the outcome if already settled (release it if granted or uncertain). */
   decline(): HandoffOutcome | undefined {
     this.declined = true;
     return this.outcome;

@@ -246,4 +246,22 @@ describe('UnlockNotifier', () => {
     notifier.leave(a, false, 0);
     await port.settle();
   });
+
+  it('a wake-up time asked for while the waiter is busy applies to its next sleep', async () => {
+    const a = notifier.join('c', Infinity);
+    await port.settle();
+    a.wakeWithin(20); // busy (not in wait): must not be lost
+    const started = now();
+    expect(await a.wait(60_000, undefined)).toBe('timeout');
+    expect(now() - started).toBeLessThan(5_000);
+    notifier.leave(a, false, 0);
+    await port.settle();
+  });
+
+  it('close() ends a ready() whose subscription is never answered', async () => {
+    const a = notifier.join('c', Infinity);
+    const pending = notifier.ready(a, Infinity, undefined, now);
+    notifier.close();
+    expect(await pending).toBe('closed');
+  });
 });

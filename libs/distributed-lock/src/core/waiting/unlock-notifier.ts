@@ -52,6 +52,9 @@ export type ReadyOutcome = 'ready' | 'timeout' | 'aborted' | 'closed';
 export class UnlockNotifier {
   private readonly channels = new Map<string, ChannelState>();
   private closed = false;
+  private resolveClosed!: () => void;
+  /** Resolves when the notifier closes: a pending ready() must not wait for a subscription that may never be answered. */
+  private readonly whenClosed = new Promise<ReadyOutcome>((resolve) => (this.resolveClosed = () => resolve('closed')));
 
   /** `clientId`: this process's client, to recognise grants addressed to it (`grant:<client id>`). */
   constructor(
@@ -118,6 +121,7 @@ export class UnlockNotifier {
     try {
       return await Promise.race<ReadyOutcome>([
         state.operations.then(() => (this.closed ? 'closed' : 'ready')),
+        this.whenClosed,
         new Promise<ReadyOutcome>((resolve) => {
           if (Number.isFinite(deadline)) {
             timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - now()));
@@ -207,6 +211,7 @@ export class UnlockNotifier {
   /** Wakes every waiter with 'closed'; later joins are closed at once. Subscriptions die with the connection. */
   close(): void {
     this.closed = true;
+    this.resolveClosed();
     for (const state of this.channels.values()) {
       for (const waiter of state.waiters) waiter.close();
     }

@@ -25,6 +25,8 @@ export class Waiter {
   private timer: NodeJS.Timeout | undefined;
   /** Monotonic time the current timer fires at. */
   private timerAt: number | undefined;
+  /** A wake-up time asked for while it was busy (see wakeWithin), applied to its next sleep. */
+  private wakeBy: number | undefined;
   private closed = false;
 
   /**
@@ -52,10 +54,16 @@ export class Waiter {
     this.finish?.('closed');
   }
 
-  /** Wakes it after at most `ms` if it sleeps (only ever shortens its current timer). */
+  /**
+   * Wakes it after at most `ms` (only ever shortens its current timer). If it is busy (attempting),
+   * its next sleep is shortened instead, so the request is not lost.
+   */
   wakeWithin(ms: number): void {
-    if (!this.finish) return;
     const at = monotonicNow() + ms;
+    if (!this.finish) {
+      this.wakeBy = Math.min(this.wakeBy ?? Infinity, at);
+      return;
+    }
     if (this.timerAt !== undefined && this.timerAt <= at) return;
     this.schedule(Math.min(ms, this.deadline - monotonicNow()));
   }
@@ -70,6 +78,10 @@ export class Waiter {
 
   /** Sleeps until notified, `ms` elapse (Infinity: no timer), `signal` aborts, or the client closes. */
   wait(ms: number, signal: AbortSignal | undefined): Promise<WaitOutcome> {
+    if (this.wakeBy !== undefined) {
+      ms = Math.min(ms, Math.max(0, this.wakeBy - monotonicNow()));
+      this.wakeBy = undefined;
+    }
     if (this.closed) return Promise.resolve('closed');
     if (signal?.aborted) return Promise.resolve('aborted');
     if (this.pending) {
