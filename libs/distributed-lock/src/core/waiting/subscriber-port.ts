@@ -5,7 +5,7 @@ export interface SubscriberPort {
   subscribe(channel: string): Promise<unknown>;
   unsubscribe(channel: string): Promise<unknown>;
   onMessage(listener: (channel: string, message: string) => void): void;
-  /** Called when the connection is ready again after a drop (messages may have been missed meanwhile). */
+  /** Called when the connection is ready again after a drop, or (cluster) its subscriptions moved: messages may have been missed meanwhile. */
   onReconnect(listener: () => void): void;
 }
 
@@ -28,6 +28,9 @@ export function createSubscriberPort(client: RedisClient, sharded: boolean): Sub
     },
     onReconnect: (listener) => {
       redis.on('ready', listener);
+      // A cluster re-subscribes sharded channels on the slots' new masters after a failover or a
+      // resharding, without a reconnect: messages published meanwhile were lost, so look again.
+      if (sharded) redis.on('subscribersReady', () => listener());
     },
   };
 }

@@ -264,4 +264,24 @@ describe('UnlockNotifier', () => {
     notifier.close();
     expect(await pending).toBe('closed');
   });
+
+  it('after a reconnect, re-subscribes the channels it waits on and has their waiters look again once that is done', async () => {
+    const a = notifier.join('c', Infinity);
+    await port.settle();
+    expect(port.calls).toEqual(['subscribe c']);
+    port.reconnected();
+    expect(await a.wait(10_000, undefined)).toBe('notified'); // at once
+    let second = false;
+    const looking = a.wait(10_000, undefined).then((outcome) => {
+      second = true;
+      return outcome;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(second).toBe(false); // not before the re-subscription is confirmed
+    await port.settle();
+    expect(await looking).toBe('notified');
+    expect(port.calls).toEqual(['subscribe c', 'subscribe c']);
+    notifier.leave(a, false, 0);
+    await port.settle();
+  });
 });

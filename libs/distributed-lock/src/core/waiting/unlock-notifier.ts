@@ -13,7 +13,15 @@ export const MAX_HANDOFF_STREAK = 8;
  * Lease of a lock granted to a waiting process until one of its callers takes it over (normally
  * within a round trip). A process that died while marked as waiting holds the lock up for this long.
  */
-export const GRANT_LEASE_MS = 1000;
+export const GRANT_LEASE_MS = 250;
+/**
+ * While callers wait, the first waiter of each lock looks again this often, and the subscription is
+ * renewed (SUBSCRIBE is idempotent): Redis pub/sub delivers at most once, and a cluster client can
+ * lose a sharded subscription in a failover without telling (seen with CLUSTER FAILOVER), after which
+ * releases and grants would go unheard until a lease ran out. One attempt per lock per process per
+ * interval, only while someone waits.
+ */
+export const WAITER_RECHECK_MS = 2000;
 /** Waiters of other processes look again this long after a grant they were told of, in case it is never taken. */
 const GRANT_RECHECK_MS = GRANT_LEASE_MS + 20;
 
@@ -52,6 +60,8 @@ export type ReadyOutcome = 'ready' | 'timeout' | 'aborted' | 'closed';
 export class UnlockNotifier {
   private readonly channels = new Map<string, ChannelState>();
   private closed = false;
+  /** Runs `recheck` every WAITER_RECHECK_MS while anyone waits (unref'd). */
+  private recheckTimer: NodeJS.Timeout | undefined;
   private resolveClosed!: () => void;
   /** Resolves when the notifier closes: a pending ready() must not wait for a subscription that may never be answered. */
   private readonly whenClosed = new Promise<ReadyOutcome>((resolve) => (this.resolveClosed = () => resolve('closed')));
@@ -63,7 +73,40 @@ export class UnlockNotifier {
     private readonly clientId = '',
   ) {
     port.onMessage((channel, message) => this.onMessage(channel, message));
-    port.onReconnect(() => this.wakeAll());
+    port.onReconnect(() => this.recover());
+  }
+
+  /**
+   * After a reconnect (or, in a cluster, subscriptions moved to new masters), notifications may have
+   * been lost: every waiter looks at once, and again once its channel is surely subscribed (the
+   * client re-subscribes on its own, but does not say when that is done), so that a release or grant
+   * published in between is not missed either.
+   */
+  /** The periodic safety net (see WAITER_RECHECK_MS): renew each subscription, then let each first waiter look. */
+  private recheck(): void {
+    if (this.channels.size === 0 || this.closed) {
+      clearInterval(this.recheckTimer);
+      this.recheckTimer = undefined;
+      return;
+    }
+    for (const state of this.channels.values()) {
+      this.enqueue(state, async () => {
+        if (!state.subscribed || this.closed || state.waiters.length === 0) return;
+        await this.port.subscribe(state.channel);
+        state.waiters[0]?.notify();
+      });
+    }
+  }
+
+  private recover(): void {
+    this.wakeAll();
+    for (const state of this.channels.values()) {
+      this.enqueue(state, async () => {
+        if (!state.subscribed || this.closed || state.waiters.length === 0) return;
+        await this.port.subscribe(state.channel);
+        for (const waiter of state.waiters) waiter.notify();
+      });
+    }
   }
 
   /**
@@ -100,6 +143,10 @@ export class UnlockNotifier {
       this.channels.set(channel, state);
     }
     if (onUnwantedGrant) state.onUnwantedGrant = onUnwantedGrant;
+    if (!this.recheckTimer && !this.closed) {
+      this.recheckTimer = setInterval(() => this.recheck(), WAITER_RECHECK_MS);
+      this.recheckTimer.unref();
+    }
     const waiter = new Waiter(channel, deadline, shared);
     if (this.closed) waiter.close();
     state.waiters.push(waiter);
@@ -212,6 +259,8 @@ export class UnlockNotifier {
   close(): void {
     this.closed = true;
     this.resolveClosed();
+    clearInterval(this.recheckTimer);
+    this.recheckTimer = undefined;
     for (const state of this.channels.values()) {
       for (const waiter of state.waiters) waiter.close();
     }
@@ -219,20 +268,25 @@ export class UnlockNotifier {
 
   /** Brings the subscription in line with whether anyone waits, one operation at a time. */
   private reconcile(state: ChannelState): void {
+    this.enqueue(state, async () => {
+      const wanted = state.waiters.length > 0 && !this.closed;
+      if (wanted === state.subscribed) return;
+      if (wanted) {
+        await this.port.subscribe(state.channel);
+        state.subscribed = true;
+      } else {
+        state.subscribed = false;
+        if (!this.closed) await this.port.unsubscribe(state.channel);
+      }
+      this.events.emit('subscription', { channel: state.channel, subscribed: state.subscribed });
+    });
+  }
+
+  /** Runs a (un)subscription step of `state` after the ones already queued. */
+  private enqueue(state: ChannelState, step: () => Promise<void>): void {
     state.pendingOperations += 1;
     state.operations = state.operations
-      .then(async () => {
-        const wanted = state.waiters.length > 0 && !this.closed;
-        if (wanted === state.subscribed) return;
-        if (wanted) {
-          await this.port.subscribe(state.channel);
-          state.subscribed = true;
-        } else {
-          state.subscribed = false;
-          if (!this.closed) await this.port.unsubscribe(state.channel);
-        }
-        this.events.emit('subscription', { channel: state.channel, subscribed: state.subscribed });
-      })
+      .then(step)
       .catch((error: unknown) => {
         this.events.emit('background-error', {
           operation: state.waiters.length > 0 ? 'subscribe' : 'unsubscribe',
