@@ -4,7 +4,9 @@ import type { CommonConnectionConfig } from './connection-config.js';
 /**
  * The ioredis options every connection we create starts from:
  * - lazyConnect, so start-up can connect explicitly and report failure instead of retrying forever;
- * - auto-pipelining, so concurrent lock calls share round trips;
+ * - no auto-pipelining: with it, ioredis sends each script call as EVAL with the whole Lua text and
+ *   builds a pipeline per event-loop turn, which costs more than the round trips it shares (measured
+ *   in `npm run bench`); set `redisOptions.enableAutoPipelining` to turn it on anyway;
  * - few retries per command, so an unreachable Redis turns into a typed error quickly (waiters keep
  *   retrying on their own, bounded by their wait time);
  * - a short disconnect timeout: ioredis otherwise keeps a 2 s timer alive after disconnecting a
