@@ -24,7 +24,12 @@ export interface LeaseResource {
    */
   release(owner: string, all: boolean, expectedHolds?: number): Promise<number>;
   /**
-   * Kinds that support local hand-overs: drops `owner`'s last hold and grants the lock to `successor`
+   * Whether this kind hands the lock over between holders (plain locks): within a process in the
+   * release itself (`handOver`), and between processes in turns, marking waiting processes in Redis.
+   */
+  readonly handsOver: boolean;
+  /**
+   * Kinds that hand over (`handsOver`): drops `owner`'s last hold and grants the lock to `successor`
    * for `leaseMs` in one step. [-1, 0]: not the owner; [holds left, 0]: not the last hold; [0, token]:
    * handed over; [0, -1]: `yieldToOthers` was asked and another process waits, so the lock was
    * granted to the process that has waited longest instead. `successorIsLast`: no other caller of

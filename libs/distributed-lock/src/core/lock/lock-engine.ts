@@ -153,29 +153,21 @@ export class LockEngine implements LockReleaser {
   bounded<T>(operation: Promise<T>, signal?: AbortSignal): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       let onAbort: (() => void) | undefined;
-      const entry = this.deadlines.track(() => {
+      /** Settles once, whichever comes first: the reply, the deadline, the abort. */
+      const finish = (settle: () => void): void => {
+        this.deadlines.done(entry);
         if (onAbort) signal!.removeEventListener('abort', onAbort);
-        reject(new AbandonedOperation('timeout'));
-      });
+        settle();
+      };
+      const entry = this.deadlines.track(() => finish(() => reject(new AbandonedOperation('timeout'))));
       if (signal) {
-        onAbort = () => {
-          this.deadlines.done(entry);
-          reject(new AbandonedOperation('aborted'));
-        };
+        onAbort = () => finish(() => reject(new AbandonedOperation('aborted')));
         if (signal.aborted) onAbort();
         else signal.addEventListener('abort', onAbort, { once: true });
       }
       operation.then(
-        (value) => {
-          this.deadlines.done(entry);
-          if (onAbort) signal!.removeEventListener('abort', onAbort);
-          resolve(value);
-        },
-        (error: unknown) => {
-          this.deadlines.done(entry);
-          if (onAbort) signal!.removeEventListener('abort', onAbort);
-          reject(error);
-        },
+        (value) => finish(() => resolve(value)),
+        (error: unknown) => finish(() => reject(error)),
       );
     });
   }
@@ -233,13 +225,13 @@ export class LockEngine implements LockReleaser {
     }
     const expected = held.holds;
     const { resource } = held;
-    if (expected === 1 && resource.handOver && resource.kind === 'reentrant' && !held.replicaAck && !this.closed) {
+    if (expected === 1 && resource.handsOver && !held.replicaAck && !this.closed) {
       const successor = this.notifier.takeSuccessor(resource.channel);
       if (successor) return this.handOver(held, successor.waiter, successor.yieldToOthers, successor.last);
     }
     let remaining: number;
     try {
-      remaining = await this.bounded(held.resource.release(held.owner, false));
+      remaining = await this.bounded(resource.release(held.owner, false));
     } catch (error) {
       // Unknown outcome (the master died mid-call, a failover...). Retry until it is known, so the
       // lock does not sit in Redis for the rest of its lease, or block its owner's next acquisition.

@@ -89,7 +89,7 @@ export abstract class BaseLock implements LeaseResource {
     willWait: boolean,
     queued: boolean,
   ): Promise<AttemptResult>;
-  /** Kinds that mark waiting processes in Redis: the last caller of this process stopped waiting without the lock. */
+  /** Kinds that hand over (see `handsOver`): the last caller of this process stopped waiting without the lock. */
   protected unmark?(): Promise<void>;
   /**
    * The acquisition ended without the lock (timeout, abort, error) and this owner has no other one in
@@ -100,7 +100,11 @@ export abstract class BaseLock implements LeaseResource {
   }
   abstract renew(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<RenewResult>;
   abstract release(owner: string, all: boolean, expectedHolds?: number): Promise<number>;
-  /** Kinds that support it: release `owner`'s last hold and grant the lock to `successor` in one step (see LeaseResource). */
+  /** See LeaseResource. Plain locks only; the fair lock keeps its own queue in Redis. */
+  get handsOver(): boolean {
+    return false;
+  }
+  /** Kinds that hand over: release `owner`'s last hold and grant the lock to `successor` in one step (see LeaseResource). */
   handOver?(owner: string, successor: string, leaseMs: number, yieldToOthers: boolean, successorIsLast: boolean): Promise<[number, number]>;
   /** Sets `owner`'s holds to `holds` if it is the owner (corrects phantom holds, see `granted`). */
   protected abstract adjustHolds(owner: string, holds: number): Promise<void>;
@@ -248,7 +252,7 @@ export abstract class BaseLock implements LeaseResource {
   ): Promise<AcquiredLock | { ttl: number }> {
     const { signal } = terms;
     const { notifier } = this.engine;
-    const waiter = notifier.join(this.channel, deadline, this.shared, this.marksWaiters ? () => this.passOnUnwanted() : undefined);
+    const waiter = notifier.join(this.channel, deadline, this.shared, this.handsOver ? () => this.passOnUnwanted() : undefined);
     terms.queued = true;
     // A plain lock released by another caller of this process may be handed to this one directly.
     if (this.handsOverTo(terms)) waiter.handoffTarget = { owner: terms.owner, leaseMs: terms.leaseMs };
@@ -328,9 +332,9 @@ export abstract class BaseLock implements LeaseResource {
 
   /** Drops this process's waiting mark (and passes on a grant to it), in the background; best effort. */
   private passOnUnwanted(): void {
-    if (!this.marksWaiters) return;
+    if (!this.handsOver) return;
     this.engine.inBackground(this.name, async () => {
-      // Best effort, but a mark left behind would cost every process a grant that nobody takes (1 s):
+      // Best effort, but a mark left behind would cost every process a grant that nobody takes (its lease):
       // a failed attempt is retried twice.
       for (let attempt = 0; ; attempt++) {
         try {
@@ -343,14 +347,9 @@ export abstract class BaseLock implements LeaseResource {
     });
   }
 
-  /** Plain locks mark waiting processes in Redis (not the fair lock, which has a queue of its own). */
-  private get marksWaiters(): boolean {
-    return this.unmark !== undefined && this.kind === 'reentrant';
-  }
-
   /** Whether a release in this process may hand this lock straight to a caller with these terms. */
   private handsOverTo(terms: Terms): boolean {
-    return this.handOver !== undefined && this.kind === 'reentrant' && !terms.replicaAck;
+    return this.handsOver && !terms.replicaAck;
   }
 
   /**

@@ -34,6 +34,11 @@ export class FairLock extends ReentrantLock {
     this.queueDeadlinesKey = `${this.id}:queue-deadlines`;
   }
 
+  /** Granted in queue order from Redis: no local hand-over, no turns. */
+  override get handsOver(): boolean {
+    return false;
+  }
+
   protected override get maxPauseMs(): number {
     return Math.max(1, Math.floor(this.queueTimeoutMs / 3));
   }

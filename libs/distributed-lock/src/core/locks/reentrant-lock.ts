@@ -44,6 +44,10 @@ export class ReentrantLock extends SingleNodeLock {
     await this.engine.node.scripts.reentrantAdjust(this.id, owner, holds);
   }
 
+  override get handsOver(): boolean {
+    return true;
+  }
+
   override handOver(owner: string, successor: string, leaseMs: number, yieldToOthers: boolean, successorIsLast: boolean): Promise<[number, number]> {
     return this.engine.node.scripts.reentrantHandoff(
       this.id,
@@ -76,7 +80,7 @@ export class ReentrantLock extends SingleNodeLock {
       all ? 'all' : '1',
       expectedHolds ?? '',
       GRANT_LEASE_MS,
-      this.kind === 'reentrant' && this.engine.notifier.waiterCount(this.channel) > 0 ? this.engine.clientId : '',
+      this.handsOver && this.engine.notifier.waiterCount(this.channel) > 0 ? this.engine.clientId : '',
     );
   }
 

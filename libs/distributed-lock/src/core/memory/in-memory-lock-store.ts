@@ -120,7 +120,7 @@ export class InMemoryLockStore extends EventEmitter implements MemorySubscriber 
 
   /** EVAL of the Lua text of a script registered with defineCommand (it has a JavaScript twin). */
   eval(lua: string, numberOfKeys: number | string, ...args: (string | number | Buffer)[]): Promise<unknown> {
-    const name = Object.keys(this.scriptsSet).find((candidate) => this.scriptsSet[candidate]!.lua === lua);
+    const name = this.namesBySha.get(sha1(lua));
     if (name === undefined) {
       return this.reply(() => {
         throw new Error("InMemoryLockStore cannot run Lua: EVAL of a script that is not one of nestjs-distributed-lock's.");

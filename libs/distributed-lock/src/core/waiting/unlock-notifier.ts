@@ -76,12 +76,6 @@ export class UnlockNotifier {
     port.onReconnect(() => this.recover());
   }
 
-  /**
-   * After a reconnect (or, in a cluster, subscriptions moved to new masters), notifications may have
-   * been lost: every waiter looks at once, and again once its channel is surely subscribed (the
-   * client re-subscribes on its own, but does not say when that is done), so that a release or grant
-   * published in between is not missed either.
-   */
   /** The periodic safety net (see WAITER_RECHECK_MS): renew each subscription, then let each first waiter look. */
   private recheck(): void {
     if (this.channels.size === 0 || this.closed) {
@@ -89,22 +83,27 @@ export class UnlockNotifier {
       this.recheckTimer = undefined;
       return;
     }
-    for (const state of this.channels.values()) {
-      this.enqueue(state, async () => {
-        if (!state.subscribed || this.closed || state.waiters.length === 0) return;
-        await this.port.subscribe(state.channel);
-        state.waiters[0]?.notify();
-      });
-    }
+    this.resubscribeThenWake((state) => state.waiters.slice(0, 1));
   }
 
+  /**
+   * After a reconnect (or, in a cluster, subscriptions moved to new masters), notifications may have
+   * been lost: every waiter looks at once, and again once its channel is surely subscribed (the
+   * client re-subscribes on its own, but does not say when that is done), so that a release or grant
+   * published in between is not missed either.
+   */
   private recover(): void {
     this.wakeAll();
+    this.resubscribeThenWake((state) => state.waiters);
+  }
+
+  /** Renews every subscription in use (SUBSCRIBE is idempotent), in line with (un)subscriptions, then wakes `whom`. */
+  private resubscribeThenWake(whom: (state: ChannelState) => readonly Waiter[]): void {
     for (const state of this.channels.values()) {
       this.enqueue(state, async () => {
         if (!state.subscribed || this.closed || state.waiters.length === 0) return;
         await this.port.subscribe(state.channel);
-        for (const waiter of state.waiters) waiter.notify();
+        for (const waiter of whom(state)) waiter.notify();
       });
     }
   }
