@@ -39,7 +39,7 @@ const DESCRIPTIONS: Record<BenchScenario, { title: string; description: (o: Benc
     title: 'Contended: one key, several processes',
     description: (o) =>
       `${o.contendedProcesses} processes x ${o.contendedCallers} callers loop on one lock for ${o.contendedMs} ms (started together once all are connected); ` +
-      'critical section = GET + SET (increment) of a counter on a separate connection; wait = time to acquire; lost updates = sections - final counter; ' +
+      'critical section = GET + SET (increment) of a counter on a separate connection; wait = time to acquire; busiest process = its share of the sections (25 % each when even); lost updates = sections - final counter; ' +
       `a caller still waiting ${o.contendedGraceMs} ms after the end is cut off and counted as unfinished, its wait so far included in the percentiles`,
   },
   decorator: {

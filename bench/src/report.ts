@@ -55,6 +55,7 @@ const COLUMNS: Record<BenchScenario, Column[]> = {
     { head: 'p50 wait ms', cell: (r) => fixed(median(r, 'p50WaitMs'), 2) },
     { head: 'p99 wait ms', cell: (r) => fixed(median(r, 'p99WaitMs'), 1) },
     { head: 'p99 spread', cell: (r) => range(r.summary.p99WaitMs, ms(1)) },
+    { head: 'busiest process %', cell: (r) => fixed(median(r, 'busiestProcessPercent'), 0) },
     { head: 'lost updates (per round)', cell: lostPerRound },
     { head: 'unfinished waits', cell: (r) => String(r.runs.reduce((sum, run) => sum + (run.metrics?.unfinishedWaits ?? 0), 0)) },
     { head: 'errors', cell: errorCount },
@@ -116,7 +117,7 @@ export function formatRun(scenario: BenchScenario, id: string, run: RoundRun): s
     case 'parallel':
       return `  ${name} ${rate(m.cyclesPerSec).padStart(9)} cycles/s${errors}`;
     case 'contended':
-      return `  ${name} ${rate(m.sectionsPerSec).padStart(9)} sections/s  wait p50 ${fixed(m.p50WaitMs, 2)} ms  p99 ${fixed(m.p99WaitMs, 1)} ms  lost ${m.lostUpdates} of ${m.sections}${m.unfinishedWaits ? `  unfinished waits ${m.unfinishedWaits}` : ''}${errors}`;
+      return `  ${name} ${rate(m.sectionsPerSec).padStart(9)} sections/s  wait p50 ${fixed(m.p50WaitMs, 2)} ms  p99 ${fixed(m.p99WaitMs, 1)} ms  busiest process ${fixed(m.busiestProcessPercent, 0)} %  lost ${m.lostUpdates} of ${m.sections}${m.unfinishedWaits ? `  unfinished waits ${m.unfinishedWaits}` : ''}${errors}`;
     case 'decorator':
       return `  ${name} ${rate(m.requestsPerSec).padStart(9)} req/s  p50 ${fixed(m.p50Ms, 3)} ms  p99 ${fixed(m.p99Ms, 3)} ms${m.addedP50Ms === undefined ? '' : `  added p50 ${fixed(m.addedP50Ms, 3)} ms`}${errors}`;
   }

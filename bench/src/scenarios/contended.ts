@@ -115,6 +115,8 @@ export class ContendedPool {
         sections,
         counter,
         lostUpdates: sections - counter,
+        // Fairness between processes: the busiest one's share of the sections (100 / processes when even).
+        busiestProcessPercent: sections > 0 ? (100 * Math.max(...done.map((report) => report.sections))) / sections : 0,
         unfinishedWaits: done.reduce((sum, report) => sum + report.unfinishedWaits, 0),
         processes: this.workers.length,
         callersPerProcess: callers,
