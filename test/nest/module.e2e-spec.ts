@@ -180,7 +180,7 @@ describe('DistributedLockModule', () => {
       const env = { REDIS_PORT: String(secured.port), REDIS_USERNAME: 'locker', REDIS_PASSWORD: 'locker-pw' };
       await withApp([DistributedLockModule.forRoot({ env })], async (locks) => {
         const handle = await locks.lock('acl');
-        expect(handle.token).toBe(1);
+        expect(handle.token).toBeGreaterThan(0);
         await handle.unlock();
       });
     });

@@ -36,12 +36,18 @@ export function fencingSuite(fx: ModeFixture): void {
       });
     });
 
-    it('counters of different names are independent, and live in the lock slot', async () => {
+    it('a new counter starts from the server clock (ms x 1000), so a lost one is overtaken, and lives in the lock slot', async () => {
       const client = await fx.client();
+      // The test runs on the host of the lock Redis (or the in-memory store): one clock.
+      const before = Date.now();
       const a = await client.lock('fence:c');
       const b = await client.lock('fence:d');
-      expect(a.token).toBe(1);
-      expect(b.token).toBe(1);
+      const after = Date.now();
+      for (const handle of [a, b]) {
+        expect(handle.token).toBeGreaterThan(before * 1000);
+        expect(handle.token).toBeLessThanOrEqual((after + 1) * 1000);
+        expect(Number.isSafeInteger(handle.token)).toBe(true);
+      }
       await a.unlock();
       await b.unlock();
       expect(await fx.keyExistsEverywhere('lock:{fence:c}:fence')).toBe(true);

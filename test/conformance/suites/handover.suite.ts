@@ -30,7 +30,7 @@ export function handoverSuite(fx: ModeFixture): void {
       await queued(client);
       await holder.unlock();
       const handle = await next;
-      expect(handle.token).toBe(holder.token + 1);
+      expect(handle.token).toBeGreaterThan(holder.token);
       expect(await client.remainTimeToLive('hand:a')).toBeGreaterThan(15_000);
       expect(await waitingMarks(fx, 'hand:a')).toEqual([]);
       await handle.unlock();

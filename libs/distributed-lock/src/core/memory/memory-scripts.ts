@@ -18,13 +18,24 @@ import type { MemoryKeyspace } from './memory-keyspace.js';
  */
 export type MemoryScript = (ks: MemoryKeyspace, keys: string[], argv: string[]) => unknown;
 
+/** next-token.lua.ts: the counter plus one, never below the clock in ms x 1000 (plus one). */
+function nextToken(ks: MemoryKeyspace, fence: string): number {
+  const floor = ks.serverTimeMs() * 1000;
+  let token = ks.incr(fence);
+  if (token <= floor) {
+    token = floor + 1;
+    ks.set(fence, String(token));
+  }
+  return token;
+}
+
 function reentrantAcquire(ks: MemoryKeyspace, [lock, fence]: string[], [owner, lease, clientArg, more]: string[]): [number, number] {
   const client = clientArg ?? '';
   const leaseMs = Number(lease);
   const markBack = (): void => void ks.hset(lock!, `w:${client}`, ks.hincrby(lock!, 'wseq', 1));
   const current = ks.hget(lock!, 'owner');
   if (current === null || (client !== '' && current === `${client}:grant`)) {
-    const token = current === null ? ks.incr(fence!) : Number(ks.hget(lock!, 'token'));
+    const token = current === null ? nextToken(ks, fence!) : Number(ks.hget(lock!, 'token'));
     ks.hset(lock!, 'owner', owner!, 'holds', 1, 'token', token);
     ks.pexpire(lock!, leaseMs);
     if (client !== '' && more === '1') markBack();
@@ -54,7 +65,7 @@ function passOn(ks: MemoryKeyspace, lock: string, fence: string, channel: string
     }
   }
   if (next === undefined) return null;
-  const token = ks.incr(fence);
+  const token = nextToken(ks, fence);
   ks.hset(lock, 'owner', `${next}:grant`, 'holds', 1, 'token', token);
   ks.hdel(lock, `w:${next}`);
   ks.pexpire(lock, grantLease);
@@ -89,7 +100,7 @@ function reentrantHandoff(
     ks.hset(lock!, `w:${client}`, ks.hincrby(lock!, 'wseq', 1));
     return [0, -1];
   }
-  const token = ks.incr(fence!);
+  const token = nextToken(ks, fence!);
   ks.hset(lock!, 'owner', successor!, 'holds', 1, 'token', token);
   ks.pexpire(lock!, Number(lease));
   if (successorIsLast === '1') ks.hdel(lock!, `w:${client}`);
@@ -156,7 +167,7 @@ function fairAcquire(ks: MemoryKeyspace, [lock, fence, queue, deadlines]: string
   if (current === null && (first === undefined || first === owner)) {
     ks.zrem(queue!, owner!);
     ks.zrem(deadlines!, owner!);
-    const token = ks.incr(fence!);
+    const token = nextToken(ks, fence!);
     ks.hset(lock!, 'owner', owner!, 'holds', 1, 'token', token);
     ks.pexpire(lock!, leaseMs);
     return [token, 1];
@@ -228,7 +239,7 @@ function readAcquire(ks: MemoryKeyspace, [hash, readers, fence]: string[], [owne
   const holds = ks.hincrby(hash!, `r:${owner}`, 1);
   let token: number;
   if (holds === 1) {
-    token = ks.incr(fence!);
+    token = nextToken(ks, fence!);
     ks.hset(hash!, `t:${owner}`, token);
   } else {
     token = Number(ks.hget(hash!, `t:${owner}`));
@@ -255,7 +266,7 @@ function writeAcquire(ks: MemoryKeyspace, [hash, readers, fence]: string[], [own
     if (ks.zscore(readers!, owner!) !== null) return [-3, 0];
     return [0, ttl()];
   }
-  const token = ks.incr(fence!);
+  const token = nextToken(ks, fence!);
   ks.hset(hash!, 'writer', owner!, 'wholds', 1, 'wtoken', token, 'wexp', ends);
   settle();
   return [token, 1];

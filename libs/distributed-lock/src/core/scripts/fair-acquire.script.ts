@@ -1,4 +1,5 @@
 import type { LockScript } from './lock-script.js';
+import { NEXT_TOKEN_LUA } from './next-token.lua.js';
 
 /** Lua: `now` in ms by the server's clock, and removal of queued waiters whose entry was not refreshed in time. */
 export const FAIR_QUEUE_PRELUDE = `
@@ -27,7 +28,7 @@ end
 export const FAIR_ACQUIRE_SCRIPT: LockScript = {
   name: 'dlockFairAcquire',
   numberOfKeys: 4,
-  lua: `${FAIR_QUEUE_PRELUDE}
+  lua: `${FAIR_QUEUE_PRELUDE}${NEXT_TOKEN_LUA}
 local owner = redis.call('hget', KEYS[1], 'owner')
 if owner == ARGV[1] then
   local holds = redis.call('hincrby', KEYS[1], 'holds', 1)
@@ -40,7 +41,7 @@ local first = redis.call('zrange', KEYS[3], 0, 0)[1]
 if owner == false and (first == nil or first == ARGV[1]) then
   redis.call('zrem', KEYS[3], ARGV[1])
   redis.call('zrem', KEYS[4], ARGV[1])
-  local token = redis.call('incr', KEYS[2])
+  local token = next_token(KEYS[2])
   redis.call('hset', KEYS[1], 'owner', ARGV[1], 'holds', 1, 'token', token)
   redis.call('pexpire', KEYS[1], ARGV[2])
   return {token, 1}

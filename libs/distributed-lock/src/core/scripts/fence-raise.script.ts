@@ -12,10 +12,10 @@ export const FENCE_RAISE_SCRIPT: LockScript = {
   lua: `
 local token = tonumber(ARGV[2])
 if tonumber(redis.call('get', KEYS[1]) or '0') < token then
-  redis.call('set', KEYS[1], token)
+  redis.call('set', KEYS[1], ARGV[2])
 end
 if redis.call('hget', KEYS[2], 'owner') == ARGV[1] then
-  redis.call('hset', KEYS[2], 'token', token)
+  redis.call('hset', KEYS[2], 'token', ARGV[2])
 end
 return 1
 `,

@@ -1,3 +1,5 @@
+import { NEXT_TOKEN_LUA } from './next-token.lua.js';
+
 /**
  * Lua shared by the plain lock's scripts that free a lock: `pass_on(lock, fence, channel, publish,
  * grant_lease, exclude)` grants the lock to the client that has waited longest, if any.
@@ -11,7 +13,7 @@
  * waiting leaves the placeholder to expire after `grant_lease`; the others' waiters, told of the
  * grant, look again by then. Returns the grant's token, or nil when no client (but `exclude`) waits.
  */
-export const PASS_ON_LUA = `
+export const PASS_ON_LUA = `${NEXT_TOKEN_LUA}
 local function pass_on(lock, fence, channel, publish, grant_lease, exclude)
   local fields = redis.call('hgetall', lock)
   local next_client, next_seq = nil, nil
@@ -28,7 +30,7 @@ local function pass_on(lock, fence, channel, publish, grant_lease, exclude)
   if next_client == nil then
     return nil
   end
-  local token = redis.call('incr', fence)
+  local token = next_token(fence)
   redis.call('hset', lock, 'owner', next_client .. ':grant', 'holds', 1, 'token', token)
   redis.call('hdel', lock, 'w:' .. next_client)
   redis.call('pexpire', lock, grant_lease)

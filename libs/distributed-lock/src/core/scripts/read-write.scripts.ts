@@ -1,4 +1,5 @@
 import type { LockScript } from './lock-script.js';
+import { NEXT_TOKEN_LUA } from './next-token.lua.js';
 
 /*
  * A read-write lock is one hash and one sorted set, in the lock's slot:
@@ -49,7 +50,7 @@ end
 export const READ_ACQUIRE_SCRIPT: LockScript = {
   name: 'dlockReadAcquire',
   numberOfKeys: 3,
-  lua: `${PRELUDE}
+  lua: `${PRELUDE}${NEXT_TOKEN_LUA}
 local writer = redis.call('hget', KEYS[1], 'writer')
 if writer and writer ~= ARGV[1] then
   return {0, ttl()}
@@ -57,7 +58,7 @@ end
 local holds = redis.call('hincrby', KEYS[1], 'r:' .. ARGV[1], 1)
 local token
 if holds == 1 then
-  token = redis.call('incr', KEYS[3])
+  token = next_token(KEYS[3])
   redis.call('hset', KEYS[1], 't:' .. ARGV[1], token)
 else
   token = tonumber(redis.call('hget', KEYS[1], 't:' .. ARGV[1]))
@@ -81,7 +82,7 @@ return {token, holds}
 export const WRITE_ACQUIRE_SCRIPT: LockScript = {
   name: 'dlockWriteAcquire',
   numberOfKeys: 3,
-  lua: `${PRELUDE}
+  lua: `${PRELUDE}${NEXT_TOKEN_LUA}
 local writer = redis.call('hget', KEYS[1], 'writer')
 local ends = now + tonumber(ARGV[2])
 if writer == ARGV[1] then
@@ -101,7 +102,7 @@ if redis.call('zcard', KEYS[2]) > 0 then
   end
   return {0, ttl()}
 end
-local token = redis.call('incr', KEYS[3])
+local token = next_token(KEYS[3])
 redis.call('hset', KEYS[1], 'writer', ARGV[1], 'wholds', 1, 'wtoken', token, 'wexp', ends)
 settle()
 return {token, 1}

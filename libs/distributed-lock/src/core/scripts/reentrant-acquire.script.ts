@@ -1,4 +1,5 @@
 import type { LockScript } from './lock-script.js';
+import { NEXT_TOKEN_LUA } from './next-token.lua.js';
 
 /**
  * Takes or re-enters an exclusive lock.
@@ -10,7 +11,7 @@ import type { LockScript } from './lock-script.js';
  * '' for a caller not queued (its first attempt).
  * Returns {token, holds} when acquired, {0, pttl} when another owner holds it.
  *
- * - A first acquisition draws a new fencing token (INCR, never reset); a reentrant one returns the same
+ * - A first acquisition draws a new fencing token (next-token: a counter with the server clock as floor); a reentrant one returns the same
  *   token and only ever lengthens the lease, so an inner short lease cannot cut the outer one short.
  * - A lock granted to the caller's client (placeholder owner `<client>:grant`, see pass-on) is taken
  *   over: the caller becomes the owner with its lease, keeping the grant's token.
@@ -23,13 +24,13 @@ import type { LockScript } from './lock-script.js';
 export const REENTRANT_ACQUIRE_SCRIPT: LockScript = {
   name: 'dlockReentrantAcquire',
   numberOfKeys: 2,
-  lua: `
+  lua: `${NEXT_TOKEN_LUA}
 local client = ARGV[3] or ''
 local owner = redis.call('hget', KEYS[1], 'owner')
 if owner == false or (client ~= '' and owner == client .. ':grant') then
   local token
   if owner == false then
-    token = redis.call('incr', KEYS[2])
+    token = next_token(KEYS[2])
   else
     token = tonumber(redis.call('hget', KEYS[1], 'token'))
   end

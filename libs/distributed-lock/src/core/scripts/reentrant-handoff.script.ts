@@ -31,7 +31,7 @@ if ARGV[5] == '1' and pass_on(KEYS[1], KEYS[2], KEYS[3], ARGV[6], ARGV[8], ARGV[
   redis.call('hset', KEYS[1], 'w:' .. ARGV[4], redis.call('hincrby', KEYS[1], 'wseq', 1))
   return {0, -1}
 end
-local token = redis.call('incr', KEYS[2])
+local token = next_token(KEYS[2])
 redis.call('hset', KEYS[1], 'owner', ARGV[2], 'holds', 1, 'token', token)
 redis.call('pexpire', KEYS[1], ARGV[3])
 if ARGV[7] == '1' then
