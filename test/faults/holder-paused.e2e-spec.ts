@@ -34,4 +34,31 @@ describe('holder paused (SIGSTOP) past its lease', () => {
     worker.send('exit');
     expect((await worker.exited).code).toBe(0);
   });
+
+  it('a holder resumed after its lease sees the loss before its next write: isHeld and throwIfLost at once, the signal before later timers', async () => {
+    const worker = WorkerProcess.start('paused-writer-worker.mjs', {
+      REDIS_MODE: 'single', REDIS_HOST: '127.0.0.1', REDIS_PORT: redis.server().port,
+      LOCK_NAME: 'pause:b',
+      LEASE: 1500,
+    });
+    const acquired = await worker.waitForType('acquired');
+    worker.signal('SIGSTOP');
+    const client = await redis.client();
+    const handle = await client.lock('pause:b', { waitTime: '10s' }); // the paused holder's lease ran out in Redis
+    expect(handle.token).toBeGreaterThan(acquired.token as number);
+    worker.signal('SIGCONT');
+
+    // A timer due before the lease deadline runs first after the pause: the signal may not have
+    // fired yet, but the handle already answers from the deadline.
+    const tick = await worker.waitForType('resumed-tick');
+    expect(tick).toMatchObject({ isHeld: false, threw: 'LOCK_LOST' });
+    // A timer due after the deadline runs after the deadline timer: the signal has fired.
+    const late = await worker.waitForType('late-timer');
+    expect(late).toMatchObject({ signalAborted: true, isHeld: false, threw: 'LOCK_LOST' });
+
+    expect(handle.isHeld).toBe(true);
+    await handle.unlock();
+    worker.send('exit');
+    expect((await worker.exited).code).toBe(0);
+  });
 });

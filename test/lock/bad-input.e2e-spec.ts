@@ -61,6 +61,22 @@ describe('bad input is refused before any Redis call', () => {
     await expect(client.lock('bad', { waitTime: wait as number })).rejects.toBeInstanceOf(InvalidLockArgumentError);
   });
 
+  it('a multi-lock of something that is neither a name nor a lock object', () => {
+    for (const item of [{ name: 'x' }, [], new Date(), 7, null]) {
+      const error = (() => {
+        try {
+          client.getMultiLock(['ok', item as never]);
+          return undefined;
+        } catch (e) {
+          return e;
+        }
+      })();
+      expect(error).toBeInstanceOf(InvalidLockArgumentError);
+      expect((error as InvalidLockArgumentError).message).toMatch(/multi-lock names\[1\]/);
+    }
+    expect(() => client.getMultiLock('x' as never)).toThrow(InvalidLockArgumentError);
+  });
+
   it('unknown options and misplaced arguments', async () => {
     await expect(client.lock('bad', { leasetime: 100 } as never)).rejects.toThrow(/unknown option "leasetime"/);
     await expect(client.tryLock('bad', { waitTime: 1 }, 100)).rejects.toBeInstanceOf(InvalidLockArgumentError);

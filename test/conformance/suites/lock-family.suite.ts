@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { UnsupportedLockOperationError, type LockClient, type LockHandle } from 'nestjs-distributed-lock';
+import { LockNotHeldError, UnsupportedLockOperationError, type LockClient, type LockHandle } from 'nestjs-distributed-lock';
 import { stopAllWorkers, WorkerProcess } from '../../harness/worker-process.js';
 import { nextEvent, until } from '../../harness/wait.js';
 import { itAcrossProcesses, type ModeFixture } from '../fixture.js';
@@ -178,6 +178,25 @@ function readWriteLockSuite(fx: ModeFixture): void {
       expect(await as(client, () => rw.writeLock().tryLock())).toBe(false);
       await w.unlock();
       expect(await fx.keyExistsAnywhere('lock:{rw:basic}:rw')).toBe(false);
+    });
+
+    it('outside any context, unlock by name releases the one holder; with two readers the name is ambiguous: a typed error', async () => {
+      const client = await fx.client();
+      const rw = client.getReadWriteLock('rw:outside');
+      const w = await rw.writeLock().lock();
+      expect(await rw.writeLock().getHoldCount()).toBe(1);
+      await rw.writeLock().unlock();
+      expect(w.isHeld).toBe(false);
+      const r1 = await rw.readLock().lock();
+      const r2 = await rw.readLock().lock();
+      const error = await rw.readLock().unlock().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(LockNotHeldError);
+      expect((error as LockNotHeldError).message).toMatch(/2 acquisitions made outside a lock context hold it/);
+      expect([r1.isHeld, r2.isHeld]).toEqual([true, true]);
+      await r1.unlock();
+      await rw.readLock().unlock(); // now only r2 holds it outside a context
+      expect(r2.isHeld).toBe(false);
+      expect(await fx.keyExistsAnywhere('lock:{rw:outside}:rw')).toBe(false);
     });
 
     it('is reentrant on both sides; the writer may read (downgrade) but a reader may not write (upgrade)', async () => {

@@ -39,17 +39,40 @@ export function reentrancySuite(fx: ModeFixture): void {
       await holder.unlock();
     });
 
-    it('outside any context each acquisition is its own owner, and release by name is refused', async () => {
+    it('outside any context each acquisition is its own owner, and lock(name) ... unlock(name) releases it (a script, a cron job, onModuleInit)', async () => {
       const client = await fx.client();
       const handle = await client.lock('re:c');
-      expect(await client.tryLock('re:c')).toBe(false);
-      expect(await client.getHoldCount('re:c')).toBe(0);
+      expect(await client.tryLock('re:c')).toBe(false); // another acquisition outside a context: another owner
+      expect(await client.getHoldCount('re:c')).toBe(1); // by name, outside a context: the one that holds it
+      expect(await client.isHeldByCurrentContext('re:c')).toBe(true);
+      await client.unlock('re:c');
+      expect(handle.isHeld).toBe(false);
+      expect(await fx.keyExistsAnywhere('lock:{re:c}')).toBe(false);
+      expect(client.stats().renewing).toBe(0); // nothing left held and renewed
+      // Nothing held outside a context any more: a typed error, not a guess.
       const error = await client.unlock('re:c').catch((e: unknown) => e);
       expect(error).toBeInstanceOf(LockNotHeldError);
       expect((error as LockNotHeldError).code).toBe('LOCK_NOT_HELD');
-      expect(await client.isLocked('re:c')).toBe(true);
-      await handle.unlock();
-      expect(await fx.keyExistsAnywhere('lock:{re:c}')).toBe(false);
+      await expect(handle.unlock()).rejects.toBeInstanceOf(LockNotHeldError);
+    });
+
+    it('outside any context, concurrent workers using lock(name) ... unlock(name) still exclude each other', async () => {
+      const client = await fx.client();
+      let inside = 0;
+      let overlaps = 0;
+      const worker = async (): Promise<void> => {
+        for (let i = 0; i < 5; i++) {
+          await client.lock('re:g', { waitTime: '10s' });
+          inside += 1;
+          if (inside > 1) overlaps += 1;
+          await new Promise((resolve) => setImmediate(resolve));
+          inside -= 1;
+          await client.unlock('re:g');
+        }
+      };
+      await Promise.all([worker(), worker(), worker()]);
+      expect(overlaps).toBe(0);
+      expect(await fx.keyExistsAnywhere('lock:{re:g}')).toBe(false);
     });
 
     it('withLock nests without deadlock and exposes the current lock to the code it runs', async () => {

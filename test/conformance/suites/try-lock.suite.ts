@@ -31,6 +31,28 @@ export function tryLockSuite(fx: ModeFixture): void {
       }
     });
 
+    it('a wait that runs out makes no attempt after its deadline', async () => {
+      const client = await fx.client();
+      const holder = await client.lock('try:g', '30s');
+      // Count the acquire scripts this client sends (on its first node: once per attempt in every mode).
+      const redis = client.redis as unknown as { evalsha: (...args: unknown[]) => Promise<unknown>; scriptsSet: Record<string, { sha: string }> };
+      const sha = redis.scriptsSet.dlockReentrantAcquire!.sha;
+      const original = redis.evalsha;
+      let attempts = 0;
+      redis.evalsha = function (this: unknown, ...args: unknown[]) {
+        if (args[0] === sha) attempts += 1;
+        return original.apply(this, args);
+      };
+      try {
+        expect(await client.tryLock('try:g', 300)).toBe(false);
+      } finally {
+        redis.evalsha = original;
+      }
+      // The first attempt, and one retry once subscribed; the sleep that ends at the deadline ends the wait.
+      expect(attempts).toBe(2);
+      await holder.unlock();
+    });
+
     it('answers false when the lock stays taken for the whole wait', async () => {
       const client = await fx.client();
       const holder = await client.lock('try:c', '30s');

@@ -18,7 +18,7 @@ export { DEFAULT_KEY_PREFIX, DEFAULT_WATCHDOG_TIMEOUT_MS } from './config/lock-c
 export { LOCK_ENV_VARIABLES, readConnectionConfigFromEnv } from './config/env-config.parser.js';
 export { getLockContext, runInLockContext, runInNewLockContext, type LockContext } from './context/lock-context.js';
 export * from './events/lock-events.js';
-export type { LockHandle } from './lock/lock-handle.js';
+export { LockHandle } from './lock/lock-handle.js';
 export type { LockOptions, TryLockOptions } from './locks/acquire-options.js';
 export { BaseLock } from './locks/base-lock.js';
 export { ReentrantLock } from './locks/reentrant-lock.js';

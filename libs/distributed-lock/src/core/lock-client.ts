@@ -9,7 +9,7 @@ import { LockEvents } from './events/lock-events.js';
 import { LockEngine } from './lock/lock-engine.js';
 import type { LockHandle } from './lock/lock-handle.js';
 import type { LockOptions, TryLockOptions } from './locks/acquire-options.js';
-import type { BaseLock } from './locks/base-lock.js';
+import { BaseLock } from './locks/base-lock.js';
 import { FairLock } from './locks/fair-lock.js';
 import { MultiLock } from './locks/multi-lock.js';
 import { ReadWriteLock } from './locks/read-write-lock.js';
@@ -236,7 +236,16 @@ export class LockClient {
     if (!Array.isArray(locks)) throw new InvalidLockArgumentError('multi-lock names', `expected an array of lock names, got ${describe(locks)}.`);
     return new MultiLock(
       this.engine,
-      locks.map((lock, i) => (typeof lock === 'string' || typeof lock !== 'object' || lock === null ? this.getLockNamed(lock, `multi-lock names[${i}]`) : lock)),
+      locks.map((lock: unknown, i) => {
+        if (lock instanceof BaseLock) return lock;
+        if (typeof lock === 'object' && lock !== null) {
+          throw new InvalidLockArgumentError(
+            `multi-lock names[${i}]`,
+            `expected a lock name or a lock object from this client (getLock, getFairLock, readLock()...), got ${lock.constructor?.name ?? 'an object'}.`,
+          );
+        }
+        return this.getLockNamed(lock, `multi-lock names[${i}]`);
+      }),
     );
   }
 

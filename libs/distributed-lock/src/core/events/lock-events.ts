@@ -43,7 +43,7 @@ export interface LockFailedEvent extends LockEventBase {
 }
 export interface LockBackgroundErrorEvent {
   /** What the library was doing in the background when Redis failed. */
-  operation: 'renew' | 'release' | 'subscribe' | 'unsubscribe' | 'connection';
+  operation: 'renew' | 'release' | 'unmark' | 'subscribe' | 'unsubscribe' | 'connection';
   name?: string;
   error: Error;
 }

@@ -14,6 +14,8 @@ export class HeldLock {
   cancelExpiry: (() => void) | undefined;
   /** A release whose outcome is unknown is being retried; the same owner waits for it before re-acquiring. */
   releasing: Promise<void> | undefined;
+  /** Monotonic start of the renewal in flight, if any: its reply may still lengthen the lease. */
+  renewingSince: number | undefined;
   private controller: AbortController | undefined;
 
   constructor(
@@ -27,12 +29,23 @@ export class HeldLock {
     readonly acquiredAt: number,
     /** Replica acknowledgement the renewals of this lock require. */
     readonly replicaAck: ReplicaAck | undefined,
+    /** Taken outside any lock context: by-name calls made outside a context act for it (see LockEngine.byName). */
+    readonly outsideContext = false,
   ) {}
 
   /** Aborted when the lock is lost; created on first use, so locks nobody watches cost nothing. */
   get signal(): AbortSignal {
     this.controller ??= new AbortController();
     return this.controller.signal;
+  }
+
+  /**
+   * Whether the lease is over at `now` with nothing that could still lengthen it: no renewal in
+   * flight, or one that started too long ago to reach past `now` even if Redis granted it.
+   */
+  expiredAt(now: number): boolean {
+    if (now < this.validUntil) return false;
+    return this.renewingSince === undefined || this.renewingSince + this.leaseMs <= now;
   }
 
   abort(reason: LockLostError): void {

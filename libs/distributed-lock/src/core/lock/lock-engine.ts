@@ -5,7 +5,7 @@ import { LockBackendError } from '../errors/lock-backend.error.js';
 import { LockClientClosedError } from '../errors/lock-client-closed.error.js';
 import { LockLostError, type LockLostReason } from '../errors/lock-lost.error.js';
 import { LockNotHeldError } from '../errors/lock-not-held.error.js';
-import type { LockEvents } from '../events/lock-events.js';
+import type { LockBackgroundErrorEvent, LockEvents } from '../events/lock-events.js';
 import type { ReplicaAck } from '../config/replica-ack.js';
 import { monotonicNow } from '../util/clock.js';
 import { afterTimeout } from '../util/late-timer.js';
@@ -31,6 +31,15 @@ export interface LockEngineSettings {
   quorum: boolean;
 }
 
+/** Who acquires: an owner id, and whether it was made outside any lock context (see LockEngine.byName). */
+export interface Owner {
+  readonly id: string;
+  readonly outsideContext: boolean;
+}
+
+/** What the engine does in the background, as reported in `background-error` events. */
+export type BackgroundOperation = LockBackgroundErrorEvent['operation'];
+
 /** Thrown inside the engine when a round trip is given up (timeout or caller abort). */
 export class AbandonedOperation extends Error {
   constructor(readonly why: 'timeout' | 'aborted') {
@@ -51,6 +60,8 @@ export class LockEngine implements LockReleaser {
   private readonly watchdog: LeaseWatchdog;
   private staleReaderIndex = 0;
   private readonly held = new Map<string, HeldLock>();
+  /** Held locks taken outside any lock context, by lock (see byName). */
+  private readonly heldOutsideContext = new Map<string, Set<HeldLock>>();
   /** Acquisitions in flight per owner and lock, to tell a phantom grant from a concurrent real one. */
   private readonly inFlight = new Map<string, number>();
   /** Best-effort Redis work started in the background; close() lets it finish first. */
@@ -74,7 +85,7 @@ export class LockEngine implements LockReleaser {
     this.publishCommand = settings.shardedPubSub ? 'spublish' : 'publish';
     this.notifier = new UnlockNotifier(subscriber, events, this.clientId);
     this.deadlines = new OperationDeadlines(settings.operationTimeoutMs);
-    this.watchdog = new LeaseWatchdog(Math.floor(settings.watchdogTimeoutMs / 3), (locks) => this.renewAll(locks));
+    this.watchdog = new LeaseWatchdog(Math.floor(settings.watchdogTimeoutMs / 3), (held) => this.renew(held));
   }
 
   /** The node of every mode but redlock (RedLock: the first node, used for plain reads). */
@@ -119,10 +130,27 @@ export class LockEngine implements LockReleaser {
     return `${this.clientId}:${context.id}`;
   }
 
-  /** The caller's owner id, or a fresh one when it runs outside any lock context. */
-  currentOwner(): string {
+  /** Who an acquisition made here is for: the current lock context, or a fresh owner outside any context. */
+  currentOwner(): Owner {
     const context = getLockContext();
-    return `${this.clientId}:${context ? context.id : nextOwnerSequence()}`;
+    return context ? { id: this.ownerOf(context), outsideContext: false } : { id: `${this.clientId}:${nextOwnerSequence()}`, outsideContext: true };
+  }
+
+  /**
+   * Who a by-name call (unlock, getHoldCount) acts for: the current lock context's owner; outside any
+   * context, the one acquisition made outside a context that holds `resource` in this process (an
+   * exclusive lock has at most one). With none, or several (readers of a read lock), there is no
+   * owner to act for, and `why` says so.
+   */
+  byName(resource: LeaseResource): { owner: string } | { owner: undefined; why: string } {
+    const context = getLockContext();
+    if (context) return { owner: this.ownerOf(context) };
+    const holders = this.heldOutsideContext.get(resourceKey(resource));
+    if (holders?.size === 1) return { owner: holders.values().next().value!.owner };
+    if (holders && holders.size > 1) {
+      return { owner: undefined, why: `${holders.size} acquisitions made outside a lock context hold it (a shared read lock), so the name does not say which; release each through its handle` };
+    }
+    return { owner: undefined, why: 'no lock context is active here, and no acquisition made outside a context holds it in this process' };
   }
 
   find(owner: string, resource: LeaseResource): HeldLock | undefined {
@@ -175,7 +203,7 @@ export class LockEngine implements LockReleaser {
   /** Records a successful acquisition and returns its handle. */
   register(
     resource: LeaseResource,
-    owner: string,
+    owner: Owner,
     grant: { token: number; holds: number; validityMs: number },
     leaseMs: number,
     startedAt: number,
@@ -184,11 +212,11 @@ export class LockEngine implements LockReleaser {
   ): AcquiredLock {
     if (this.closed) {
       // A reply that arrived after close() released what this process held: give it back too.
-      this.releaseFor(resource, owner);
+      this.releaseFor(resource, owner.id);
       throw new LockClientClosedError(`acquire lock "${resource.name}"`);
     }
     const { token, holds } = grant;
-    const key = registryKey(owner, resource);
+    const key = registryKey(owner.id, resource);
     const validUntil = startedAt + grant.validityMs;
     let held = this.held.get(key);
     if (held && held.token !== token) {
@@ -208,8 +236,14 @@ export class LockEngine implements LockReleaser {
         this.armExpiry(held);
       }
     } else {
-      held = new HeldLock(resource, owner, token, holds, leaseMs, validUntil, watchdog, startedAt, replicaAck);
+      held = new HeldLock(resource, owner.id, token, holds, leaseMs, validUntil, watchdog, startedAt, replicaAck, owner.outsideContext);
       this.held.set(key, held);
+      if (held.outsideContext) {
+        const id = resourceKey(resource);
+        const holders = this.heldOutsideContext.get(id) ?? new Set<HeldLock>();
+        holders.add(held);
+        this.heldOutsideContext.set(id, holders);
+      }
       if (watchdog) this.watchdog.add(held);
       this.armExpiry(held);
     }
@@ -295,7 +329,7 @@ export class LockEngine implements LockReleaser {
    * the background: for grants nobody is left to use.
    */
   releaseFor(resource: LeaseResource, owner: string): void {
-    this.inBackground(resource.name, () => this.bounded(resource.release(owner, true)));
+    this.inBackground('release', resource.name, () => this.bounded(resource.release(owner, true)));
   }
 
   /**
@@ -403,17 +437,17 @@ export class LockEngine implements LockReleaser {
   }
 
   /** Runs best-effort Redis work in the background: failures are reported as events, close() waits for it. */
-  inBackground(name: string, work: () => Promise<unknown>): void {
+  inBackground(operation: BackgroundOperation, name: string, work: () => Promise<unknown>): void {
     const done: Promise<void> = work()
       .then(
         () => undefined,
-        (error: unknown) => this.reportBackground('release', name, error),
+        (error: unknown) => this.reportBackground(operation, name, error),
       )
       .finally(() => this.backgroundWork.delete(done));
     this.backgroundWork.add(done);
   }
 
-  reportBackground(operation: 'renew' | 'release' | 'connection', name: string, error: unknown): void {
+  reportBackground(operation: BackgroundOperation, name: string, error: unknown): void {
     const failure = error instanceof AbandonedOperation ? new Error(`no reply within ${this.settings.operationTimeoutMs} ms`) : error;
     this.events.emit('background-error', { operation, name, error: failure instanceof Error ? failure : new Error(String(failure)) });
   }
@@ -425,49 +459,88 @@ export class LockEngine implements LockReleaser {
     if (held.watchdog) this.watchdog.delete(held);
     const key = registryKey(held.owner, held.resource);
     if (this.held.get(key) === held) this.held.delete(key);
+    if (held.outsideContext) {
+      const id = resourceKey(held.resource);
+      const holders = this.heldOutsideContext.get(id);
+      holders?.delete(held);
+      if (holders?.size === 0) this.heldOutsideContext.delete(id);
+    }
   }
 
+  /**
+   * Whether `held` is valid at this instant (see LockHandle): a lease found over, with no renewal in
+   * flight that could still lengthen it, is marked lost on the spot, so a process resumed after a
+   * pause learns it before the deadline timer has had its turn.
+   */
+  verify(held: HeldLock): boolean {
+    if (!held.active) return false;
+    const now = monotonicNow();
+    if (now < held.validUntil) return true;
+    if (held.expiredAt(now)) this.leaseOver(held);
+    return false;
+  }
+
+  /**
+   * The deadline timer fires in the timers phase, before the I/O callbacks of the same loop turn and
+   * before timers due later: after a pause, the signal aborts before code waiting on a later timer or
+   * on a reply runs on. Only when a renewal still in flight could have lengthened the lease is the
+   * verdict left to the next turn, once its reply (if it came) has been read.
+   */
   private armExpiry(held: HeldLock): void {
     held.cancelExpiry?.();
-    // Deferred by one loop turn: after a stall, a renewal reply already received is applied first.
-    held.cancelExpiry = afterTimeout(Math.max(0, held.validUntil - monotonicNow()), () => this.onLeaseDeadline(held));
+    const timer = setTimeout(() => this.onLeaseDeadline(held), Math.max(0, held.validUntil - monotonicNow()));
+    timer.unref();
+    held.cancelExpiry = () => clearTimeout(timer);
   }
 
   private onLeaseDeadline(held: HeldLock): void {
+    held.cancelExpiry = undefined;
     if (!held.active) return;
-    if (monotonicNow() < held.validUntil) {
-      this.armExpiry(held);
-      return;
-    }
+    const now = monotonicNow();
+    if (now < held.validUntil) this.armExpiry(held);
+    else if (held.expiredAt(now)) this.leaseOver(held);
+    else held.cancelExpiry = afterTimeout(0, () => this.onLeaseDeadline(held));
+  }
+
+  /** The lease ran out: lost for the holder; free the key if it is still ours for a moment. */
+  private leaseOver(held: HeldLock): void {
     this.markLost(held, 'lease-expired');
     // Our deadline is never later than Redis's: if the key is still ours for a moment, free it now
     // so that waiters do not sit out the rest of the lease. Owner-checked, so harmless otherwise.
-    held.resource.release(held.owner, true).catch((error: unknown) => this.reportBackground('release', held.resource.name, error));
+    this.inBackground('release', held.resource.name, () => this.bounded(held.resource.release(held.owner, true)));
   }
 
-  private async renewAll(locks: HeldLock[]): Promise<void> {
-    await Promise.all(
-      locks.map(async (held) => {
-        const startedAt = monotonicNow();
-        try {
-          const result = await held.resource.renew(held.owner, held.leaseMs, held.replicaAck);
-          if (!held.active) return;
-          if (!result.renewed) {
-            // Lost: stop now. Unconfirmed: keep the old deadline; the next round may confirm.
-            if (result.lost) this.markLost(held, 'not-owner');
-            return;
-          }
-          held.validUntil = Math.max(held.validUntil, startedAt + result.validityMs);
-          this.armExpiry(held);
-          this.events.emit('renewed', { name: held.resource.name, kind: held.resource.kind, leaseMs: held.leaseMs, tookMs: monotonicNow() - startedAt });
-        } catch (error) {
-          this.reportBackground('renew', held.resource.name, error);
-        }
-      }),
-    );
+  /**
+   * One watchdog renewal of one lock, bounded by the operation timeout, so that a stalled node (a
+   * master failing over) holds up only the locks it serves: the watchdog skips a lock whose renewal
+   * is still in flight, and renews the others on time.
+   */
+  private async renew(held: HeldLock): Promise<void> {
+    const startedAt = monotonicNow();
+    held.renewingSince = startedAt;
+    try {
+      const result = await this.bounded(held.resource.renew(held.owner, held.leaseMs, held.replicaAck));
+      if (!held.active) return;
+      if (!result.renewed) {
+        // Lost: stop now. Unconfirmed: keep the old deadline; the next round may confirm.
+        if (result.lost) this.markLost(held, 'not-owner');
+        return;
+      }
+      held.validUntil = Math.max(held.validUntil, startedAt + result.validityMs);
+      this.armExpiry(held);
+      this.events.emit('renewed', { name: held.resource.name, kind: held.resource.kind, leaseMs: held.leaseMs, tookMs: monotonicNow() - startedAt });
+    } catch (error) {
+      this.reportBackground('renew', held.resource.name, error);
+    } finally {
+      if (held.renewingSince === startedAt) held.renewingSince = undefined;
+    }
   }
 }
 
+function resourceKey(resource: LeaseResource): string {
+  return `${resource.kind}\u0000${resource.id}`;
+}
+
 function registryKey(owner: string, resource: LeaseResource): string {
-  return `${owner}\u0000${resource.kind}\u0000${resource.id}`;
+  return `${owner}\u0000${resourceKey(resource)}`;
 }

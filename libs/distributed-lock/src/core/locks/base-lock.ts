@@ -8,7 +8,7 @@ import { LockNotHeldError } from '../errors/lock-not-held.error.js';
 import type { LockKind } from '../events/lock-events.js';
 import type { ReplicaAck } from '../config/replica-ack.js';
 import type { LeaseResource, RenewResult } from '../lock/lease-resource.js';
-import { AbandonedOperation, type LockEngine } from '../lock/lock-engine.js';
+import { AbandonedOperation, type LockEngine, type Owner } from '../lock/lock-engine.js';
 import type { AcquiredLock, LockHandle } from '../lock/lock-handle.js';
 import { monotonicNow } from '../util/clock.js';
 import { afterTimeout } from '../util/late-timer.js';
@@ -23,6 +23,8 @@ export type AttemptResult = Grant | { acquired: false; ttl: number };
 /** What one acquisition is for: who, how long, renewed or not, confirmed how. */
 interface Terms {
   owner: string;
+  /** Taken outside any lock context (see LockEngine.byName). */
+  outsideContext: boolean;
   leaseMs: number;
   watchdog: boolean;
   replicaAck: ReplicaAck | undefined;
@@ -150,30 +152,33 @@ export abstract class BaseLock implements LeaseResource {
   }
 
   /**
-   * Releases one hold taken by the current lock context. Outside any context there is no owner to
-   * release for: use the handle returned by the acquisition.
+   * Releases one hold taken by the current lock context. Outside any context (a script, a cron job,
+   * `onModuleInit`), it releases the acquisition made outside a context that holds this lock in this
+   * process: `lock(name)` then `unlock(name)` works there too (see LockEngine.byName).
    */
   async unlock(): Promise<void> {
-    const context = getLockContext();
-    if (!context) {
-      throw new LockNotHeldError(
-        this.name,
-        'no lock context is active here, so nothing is held by name (outside a request or scope every acquisition is its own owner)',
-      );
-    }
-    const held = this.engine.find(this.engine.ownerOf(context), this);
-    if (!held) throw new LockNotHeldError(this.name, 'the current lock context does not hold it');
+    const named = this.engine.byName(this);
+    if (named.owner === undefined) throw new LockNotHeldError(this.name, named.why);
+    const held = this.engine.find(named.owner, this);
+    if (!held) throw new LockNotHeldError(this.name, getLockContext() ? 'the current lock context does not hold it' : 'no acquisition made outside a context holds it in this process');
     await this.engine.release(held);
   }
 
+  /** The owner whose holds a by-name query counts (see LockEngine.byName), or undefined. */
+  protected ownerByName(): string | undefined {
+    return this.engine.byName(this).owner;
+  }
+
   /** Acquires for `owner`, waiting per `request`. Returns the handle, or the last seen TTL on timeout. */
-  async acquire(owner: string, request: AcquireRequest): Promise<AcquiredLock | { ttl: number }> {
+  async acquire(who: Owner, request: AcquireRequest): Promise<AcquiredLock | { ttl: number }> {
+    const owner = who.id;
     this.engine.assertOpen(`acquire lock "${this.name}"`);
     const { signal } = request;
     if (signal?.aborted) throw new LockAcquireAbortedError(this.name, signal.reason);
     const leaseMs = request.leaseMs ?? this.engine.watchdogTimeoutMs;
     const terms: Terms = {
       owner,
+      outsideContext: who.outsideContext,
       leaseMs,
       watchdog: request.leaseMs === undefined,
       replicaAck: request.replicaAck === undefined ? this.engine.settings.replicaAck : (request.replicaAck ?? undefined),
@@ -317,9 +322,15 @@ export abstract class BaseLock implements LeaseResource {
             : ttl > 0
               ? ttl
               : NO_TTL_PAUSE_MS;
-        const outcome = await waiter.wait(Math.min(pause, this.maxPauseMs, remaining), signal);
+        const sleep = Math.min(pause, this.maxPauseMs, remaining);
+        const outcome = await waiter.wait(sleep, signal);
         if (outcome === 'aborted') throw new LockAcquireAbortedError(this.name, signal?.reason);
         if (outcome === 'closed') throw new LockClientClosedError(`wait for lock "${this.name}"`);
+        // Slept until the deadline: the wait is over, without one more attempt after it.
+        if (outcome === 'timeout' && sleep === remaining && !waiter.handoff) {
+          if (lastError) throw lastError;
+          return this.timedOut(ttl, calledAt);
+        }
       }
     } finally {
       terms.queued = false;
@@ -333,7 +344,7 @@ export abstract class BaseLock implements LeaseResource {
   /** Drops this process's waiting mark (and passes on a grant to it), in the background; best effort. */
   private passOnUnwanted(): void {
     if (!this.handsOver) return;
-    this.engine.inBackground(this.name, async () => {
+    this.engine.inBackground('unmark', this.name, async () => {
       // Best effort, but a mark left behind would cost every process a grant that nobody takes (its lease):
       // a failed attempt is retried twice.
       for (let attempt = 0; ; attempt++) {
@@ -368,7 +379,7 @@ export abstract class BaseLock implements LeaseResource {
       if (error instanceof AbandonedOperation) {
         pending.then(
           (late) => {
-            if (late.acquired) this.engine.inBackground(this.name, () => this.engine.bounded(this.release(owner, false)));
+            if (late.acquired) this.engine.inBackground('release', this.name, () => this.engine.bounded(this.release(owner, false)));
           },
           () => undefined, // the attempt failed anyway: nothing was granted
         );
@@ -404,7 +415,7 @@ export abstract class BaseLock implements LeaseResource {
 
   private register(terms: Terms, result: Grant, holds: number, calledAt: number, startedAt: number): AcquiredLock {
     const grant = { token: result.token, holds, validityMs: result.validityMs ?? terms.leaseMs };
-    const handle = this.engine.register(this, terms.owner, grant, terms.leaseMs, startedAt, terms.watchdog, terms.replicaAck);
+    const handle = this.engine.register(this, { id: terms.owner, outsideContext: terms.outsideContext }, grant, terms.leaseMs, startedAt, terms.watchdog, terms.replicaAck);
     this.engine.events.emit('acquired', {
       name: this.name,
       kind: this.kind,

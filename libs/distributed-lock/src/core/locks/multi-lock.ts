@@ -1,9 +1,8 @@
-import { getLockContext } from '../context/lock-context.js';
 import { InvalidLockArgumentError } from '../errors/invalid-lock-argument.error.js';
 import { LockAcquireTimeoutError } from '../errors/lock-acquire-timeout.error.js';
 import { LockNotHeldError } from '../errors/lock-not-held.error.js';
-import type { LockEngine } from '../lock/lock-engine.js';
-import type { AcquiredLock, LockHandle } from '../lock/lock-handle.js';
+import type { LockEngine, Owner } from '../lock/lock-engine.js';
+import { LockHandle, type AcquiredLock } from '../lock/lock-handle.js';
 import { monotonicNow } from '../util/clock.js';
 import type { Duration } from '../util/duration.js';
 import { lockRequest, tryLockRequest, type AcquireRequest, type LockOptions, type TryLockOptions } from './acquire-options.js';
@@ -11,7 +10,7 @@ import type { BaseLock } from './base-lock.js';
 import { withLockOn } from './with-lock.js';
 
 /** What a multi-lock acquisition returns: every lock's handle, released together. */
-export class MultiLockHandle implements LockHandle {
+export class MultiLockHandle extends LockHandle {
   /** Names joined with ', ' (for logs). */
   readonly name: string;
   /** Every lock's fencing token by lock name: send the one of each resource you write. */
@@ -21,6 +20,7 @@ export class MultiLockHandle implements LockHandle {
   private released = false;
 
   constructor(readonly handles: readonly AcquiredLock[]) {
+    super();
     this.name = handles.map((handle) => handle.name).join(', ');
     this.tokens = Object.fromEntries(handles.map((handle) => [handle.name, handle.token]));
     this.signal = AbortSignal.any(handles.map((handle) => handle.signal));
@@ -33,6 +33,12 @@ export class MultiLockHandle implements LockHandle {
 
   get isHeld(): boolean {
     return !this.released && this.handles.every((handle) => handle.isHeld);
+  }
+
+  /** Throws unless every lock is known to be held at this instant (see LockHandle.throwIfLost). */
+  throwIfLost(): void {
+    if (this.released) throw new LockNotHeldError(this.name, 'this handle has already released it');
+    for (const handle of this.handles) handle.throwIfLost();
   }
 
   /**
@@ -116,11 +122,8 @@ export class MultiLock {
     return withLockOn(this.engine, this.name, () => this.lock(options), fn);
   }
 
-  /** Releases one hold of each lock taken by the current lock context. */
+  /** Releases one hold of each lock taken by the current lock context (or outside one: see BaseLock.unlock). */
   async unlock(): Promise<void> {
-    if (!getLockContext()) {
-      throw new LockNotHeldError(this.name, 'no lock context is active here; use the handle returned by the acquisition');
-    }
     const failures: unknown[] = [];
     for (const lock of [...this.locks].reverse()) await lock.unlock().catch((error: unknown) => failures.push(error));
     if (failures.length > 0) throw failures[0];
@@ -133,7 +136,7 @@ export class MultiLock {
   }
 
   /** Acquires every lock for `owner`; returns the handle, or the last seen TTL when the wait ran out. */
-  async acquire(owner: string, request: AcquireRequest): Promise<MultiLockHandle | { ttl: number }> {
+  async acquire(owner: Owner, request: AcquireRequest): Promise<MultiLockHandle | { ttl: number }> {
     this.engine.assertOpen(`acquire multi-lock "${this.name}"`);
     const deadline = monotonicNow() + request.waitMs;
     const taken: AcquiredLock[] = [];

@@ -1,5 +1,4 @@
 import type { ReplicaAck } from '../config/replica-ack.js';
-import { getLockContext } from '../context/lock-context.js';
 import { UnsupportedLockOperationError } from '../errors/unsupported-lock-operation.error.js';
 import type { RenewResult } from '../lock/lease-resource.js';
 import type { LockEngine } from '../lock/lock-engine.js';
@@ -50,9 +49,9 @@ abstract class ReadWriteHalf extends SingleNodeLock {
   }
 
   async getHoldCount(): Promise<number> {
-    const context = getLockContext();
-    if (!context) return 0;
-    const [, , , read, write] = await this.state(this.engine.ownerOf(context));
+    const owner = this.ownerByName();
+    if (!owner) return 0;
+    const [, , , read, write] = await this.state(owner);
     return this.kind === 'read' ? read : write;
   }
 

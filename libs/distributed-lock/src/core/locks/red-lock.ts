@@ -1,5 +1,4 @@
 import type { ReplicaAck } from '../config/replica-ack.js';
-import { getLockContext } from '../context/lock-context.js';
 import { LockBackendError } from '../errors/lock-backend.error.js';
 import { LockQuorumError } from '../errors/lock-quorum.error.js';
 import type { RenewResult } from '../lock/lease-resource.js';
@@ -119,9 +118,8 @@ export class RedLock extends BaseLock {
   }
 
   async getHoldCount(): Promise<number> {
-    const context = getLockContext();
-    if (!context) return 0;
-    const owner = this.engine.ownerOf(context);
+    const owner = this.ownerByName();
+    if (!owner) return 0;
     const replies = await this.read('getHoldCount', (node) => node.redis.hmget(this.id, 'owner', 'holds'));
     const mine = replies.filter(([holder]) => holder === owner).map(([, holds]) => Number(holds));
     return mine.length >= this.quorum ? Math.max(...mine) : 0;

@@ -1,5 +1,4 @@
 import type { ReplicaAck } from '../config/replica-ack.js';
-import { getLockContext } from '../context/lock-context.js';
 import type { RenewResult } from '../lock/lease-resource.js';
 import type { LockEngine } from '../lock/lock-engine.js';
 import type { AttemptResult } from './base-lock.js';
@@ -90,10 +89,10 @@ export class ReentrantLock extends SingleNodeLock {
   }
 
   async getHoldCount(): Promise<number> {
-    const context = getLockContext();
-    if (!context) return 0;
+    const mine = this.ownerByName();
+    if (!mine) return 0;
     const [owner, holds] = await this.query('getHoldCount', () => this.engine.redis.hmget(this.id, 'owner', 'holds'));
-    return owner === this.engine.ownerOf(context) ? Number(holds) : 0;
+    return owner === mine ? Number(holds) : 0;
   }
 
   /** Stale by design, like isLocked: a replica may answer it. */

@@ -1,19 +1,20 @@
 import type { HeldLock } from '../lock/held-lock.js';
 
 /**
- * Renews every lock held without an explicit leaseTime, all in one batch, every `intervalMs`
- * (watchdog timeout / 3). One timer for the whole process, unref'd so it never keeps the process
- * alive; it runs only while there is something to renew. A round still in flight (Redis slow or
- * unreachable) makes the next tick skip; the expiry timer of each lock then decides whether it is lost.
+ * Renews every lock held without an explicit leaseTime, every `intervalMs` (watchdog timeout / 3).
+ * One timer for the whole process, unref'd so it never keeps the process alive; it runs only while
+ * there is something to renew. Each lock is renewed on its own: a renewal still in flight (its node
+ * slow or failing over) makes the next tick skip that lock only, so locks on healthy nodes keep
+ * their leases; the expiry deadline of each lock decides whether it is lost.
  */
 export class LeaseWatchdog {
   private readonly locks = new Set<HeldLock>();
   private timer: NodeJS.Timeout | undefined;
-  private roundInFlight = false;
 
   constructor(
     private readonly intervalMs: number,
-    private readonly renew: (locks: HeldLock[]) => Promise<void>,
+    /** Renews one lock; reports its own failures, never rejects. */
+    private readonly renew: (held: HeldLock) => Promise<void>,
   ) {}
 
   get size(): number {
@@ -39,11 +40,8 @@ export class LeaseWatchdog {
   }
 
   private tick(): void {
-    if (this.roundInFlight || this.locks.size === 0) return;
-    this.roundInFlight = true;
-    // `renew` reports its own failures; it never rejects.
-    void this.renew([...this.locks]).finally(() => {
-      this.roundInFlight = false;
-    });
+    for (const lock of this.locks) {
+      if (lock.renewingSince === undefined) void this.renew(lock);
+    }
   }
 }
