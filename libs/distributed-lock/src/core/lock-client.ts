@@ -97,6 +97,8 @@ export class LockClient {
       connection.on('error', (error: Error) => this.events.emit('background-error', { operation: 'connection', name: this.target, error }));
     }
     this.lazyConnect = resolved.lazyConnect;
+    // Waiters whose attempts failed while a command connection was down look again as soon as it is back.
+    for (const node of this.connections) node.command.on('ready', () => this.engine.notifier.wakeAll());
     const nodes = this.connections.map((node) => new LockNode(node.command, node.target));
     const subscribers = combineSubscriberPorts(this.connections.map((node) => createSubscriberPort(node.subscriber, sharded)));
     this.engine = new LockEngine(

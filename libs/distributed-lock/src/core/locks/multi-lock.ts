@@ -15,15 +15,20 @@ export class MultiLockHandle extends LockHandle {
   readonly name: string;
   /** Every lock's fencing token by lock name: send the one of each resource you write. */
   readonly tokens: Readonly<Record<string, number>>;
-  /** Aborted as soon as any of the locks is lost. */
-  readonly signal: AbortSignal;
+  private readonly anyLost: AbortSignal;
   private released = false;
 
   constructor(readonly handles: readonly AcquiredLock[]) {
     super();
     this.name = handles.map((handle) => handle.name).join(', ');
     this.tokens = Object.fromEntries(handles.map((handle) => [handle.name, handle.token]));
-    this.signal = AbortSignal.any(handles.map((handle) => handle.signal));
+    this.anyLost = AbortSignal.any(handles.map((handle) => handle.signal));
+  }
+
+  /** Aborted as soon as any of the locks is lost (each lease checked as it is read, see LockHandle). */
+  get signal(): AbortSignal {
+    for (const handle of this.handles) void handle.signal;
+    return this.anyLost;
   }
 
   /** The first lock's token (in canonical order); use `tokens` to fence each resource. */

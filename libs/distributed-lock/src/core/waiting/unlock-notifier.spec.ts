@@ -13,8 +13,15 @@ class ScriptedPort implements SubscriberPort {
   /** Pending (un)subscribe operations, resolved by the test. */
   readonly pending: (() => void)[] = [];
 
+  /** The next subscribe fails (the connection is down). */
+  failNextSubscribe = false;
+
   subscribe(channel: string): Promise<unknown> {
     this.calls.push(`subscribe ${channel}`);
+    if (this.failNextSubscribe) {
+      this.failNextSubscribe = false;
+      return Promise.reject(new Error('Connection is closed.'));
+    }
     return new Promise((resolve) => this.pending.push(() => resolve(1)));
   }
   unsubscribe(channel: string): Promise<unknown> {
@@ -66,6 +73,30 @@ describe('UnlockNotifier', () => {
     await port.settle();
     expect(port.calls).toEqual(['subscribe c', 'unsubscribe c']);
     expect(notifier.activeChannels).toBe(0);
+  });
+
+  it('a subscription that failed in an outage is made again when the connection is back, and the waiters look', async () => {
+    port.failNextSubscribe = true;
+    const a = notifier.join('c', Infinity);
+    const b = notifier.join('c', Infinity);
+    expect(await notifier.ready(a, Infinity, undefined, now)).toBe('ready'); // made, or failed: the waiter relies on its timer
+    await port.settle();
+    expect(port.calls).toEqual(['subscribe c']);
+    const waitA = a.wait(10_000, undefined);
+    const waitB = b.wait(10_000, undefined);
+    port.reconnected();
+    expect(await waitA).toBe('notified'); // at once, whatever became of the subscription
+    await port.settle();
+    expect(port.calls).toEqual(['subscribe c', 'subscribe c']);
+    expect(await waitB).toBe('notified');
+    // Subscribed now: the next release is heard.
+    const again = a.wait(10_000, undefined);
+    port.publish('c');
+    expect(await again).toBe('notified');
+    notifier.leave(a, false, 0);
+    notifier.leave(b, false, 0);
+    await port.settle();
+    expect(port.calls).toEqual(['subscribe c', 'subscribe c', 'unsubscribe c']);
   });
 
   it('wakes only the oldest waiter per release', async () => {

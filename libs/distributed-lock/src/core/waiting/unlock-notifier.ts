@@ -97,12 +97,20 @@ export class UnlockNotifier {
     this.resubscribeThenWake((state) => state.waiters);
   }
 
-  /** Renews every subscription in use (SUBSCRIBE is idempotent), in line with (un)subscriptions, then wakes `whom`. */
+  /**
+   * Renews the subscription of every channel someone waits on (SUBSCRIBE is idempotent), in line with
+   * (un)subscriptions, then wakes `whom`. A channel whose subscription failed (made during an outage)
+   * is subscribed here too: its waiters would otherwise hear no release until their own timers ran out.
+   */
   private resubscribeThenWake(whom: (state: ChannelState) => readonly Waiter[]): void {
     for (const state of this.channels.values()) {
       this.enqueue(state, async () => {
-        if (!state.subscribed || this.closed || state.waiters.length === 0) return;
+        if (this.closed || state.waiters.length === 0) return;
         await this.port.subscribe(state.channel);
+        if (!state.subscribed) {
+          state.subscribed = true;
+          this.events.emit('subscription', { channel: state.channel, subscribed: true });
+        }
         for (const waiter of whom(state)) waiter.notify();
       });
     }
