@@ -29,7 +29,7 @@ export interface LockedCallInfo {
   readonly waitedMs: number;
   /** The timeout, with the holder's remaining lease in `retryAfterMs`. */
   readonly error: LockAcquireTimeoutError;
-  /** The method's arguments (empty when a route's lock is taken by the interceptor, before pipes run). */
+  /** The method's arguments (after pipes, for a route handler). */
   readonly args: readonly unknown[];
   /** The execution context of a route handler; undefined for a plain provider call. */
   readonly context: ExecutionContext | undefined;

@@ -1,19 +1,9 @@
 import { BadRequestException, Injectable, Logger, ServiceUnavailableException, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { Observable, type Subscription } from 'rxjs';
-import {
-  getLockContext,
-  InvalidLockArgumentError,
-  LockAcquireTimeoutError,
-  LockBackendError,
-  LockClientClosedError,
-  LockKeyTemplateError,
-  runInLockContext,
-  type LockHandle,
-} from '../core/index.js';
+import { Observable, throwError } from 'rxjs';
+import { InvalidLockArgumentError, LockAcquireTimeoutError, LockBackendError, LockClientClosedError, LockKeyTemplateError } from '../core/index.js';
 import { LockCallRuntime } from './lock-call.runtime.js';
 import { runAsRouteCall, type RouteCall } from './locked-method.js';
-import { runWithCurrentLock } from '../core/context/lock-context.js';
 import { assertLockName } from '../core/util/validate.js';
 import { DISTRIBUTED_LOCK_METADATA } from './distributed-lock.constants.js';
 import type { DistributedLockSpec } from './distributed-lock.decorator.js';
@@ -30,8 +20,12 @@ interface ClosableResponse {
 }
 
 /**
- * Applies @DistributedLock. Protected hooks let a subclass change how names are resolved or how a
- * busy lock is reported, as @nestjs/throttler's guard does.
+ * Applies @DistributedLock to route handlers: resolves a name that reads the request, stops the wait
+ * when the client hangs up, and reports a lock that stayed busy (423/409 + Retry-After), a bad key
+ * (400) or an unavailable Redis (503). The lock itself is taken by the method wrapper (see
+ * locked-method.ts), the one place that knows when the handler's work has ended. Protected hooks let
+ * a subclass change how names are resolved or how a busy lock is reported, as @nestjs/throttler's
+ * guard does.
  */
 @Injectable()
 export class DistributedLockInterceptor implements NestInterceptor {
@@ -47,108 +41,28 @@ export class DistributedLockInterceptor implements NestInterceptor {
     const spec = this.reflector.get<DistributedLockSpec | undefined>(DISTRIBUTED_LOCK_METADATA, context.getHandler());
     if (!spec) return next.handle();
     const response = context.getType() === 'http' ? context.switchToHttp().getResponse<ClosableResponse>() : undefined;
-    if (spec.via === 'method') return this.delegate(spec, context, next, response);
-    let name: string;
-    try {
-      name = this.resolveName(spec, context);
-    } catch (error) {
-      return new Observable((subscriber) => subscriber.error(this.mapResolveError(error)));
+    let name: string | undefined;
+    if (spec.via === 'interceptor') {
+      try {
+        name = this.resolveName(spec, context);
+      } catch (error) {
+        return throwError(() => this.mapResolveError(error));
+      }
     }
-    const waitTime = this.runtime.waitMsOf(spec);
-
     return new Observable<unknown>((subscriber) => {
-      const done = this.runtime.begin();
-      // A client that hangs up while we wait stops the wait; once the handler runs it finishes normally.
-      const abort = new AbortController();
-      const closeTarget = response?.raw ?? response;
-      const onClose = (): void => abort.abort(new Error('client closed the connection'));
-      closeTarget?.once?.('close', onClose);
-      let handle: LockHandle | undefined;
-      let acquiredAt = 0;
-      let inner: Subscription | undefined;
-      let torn = false;
-
-      const release = async (): Promise<void> => {
-        const held = handle;
-        handle = undefined;
-        if (held) await this.runtime.release(held, spec, acquiredAt);
-      };
-      const settle = (notify: () => void): void => {
-        void release().then(() => {
-          done();
-          notify();
-        });
-      };
-
-      runInLockContext(() => {
-        const lockContext = getLockContext()!;
-        const calledAt = performance.now();
-        this.runtime.acquire(spec, name, waitTime, abort.signal).then(
-          (acquired) => {
-            closeTarget?.off?.('close', onClose);
-            handle = acquired;
-            acquiredAt = performance.now();
-            if (torn) {
-              settle(() => undefined);
-              return;
-            }
-            const route: RouteCall = { spec, mode: 'locked', context, mapError: (error) => error };
-            inner = runAsRouteCall(route, () => runWithCurrentLock(lockContext, acquired, () => next.handle())).subscribe({
-              next: (value) => subscriber.next(value),
-              error: (error: unknown) => settle(() => subscriber.error(error)),
-              complete: () => settle(() => subscriber.complete()),
-            });
-          },
-          (error: unknown) => {
-            closeTarget?.off?.('close', onClose);
-            if (error instanceof LockAcquireTimeoutError && spec.onLocked !== 'throw') {
-              this.runtime.whenLocked(spec, { name, waitedMs: performance.now() - calledAt, error, args: [], context }).then(
-                (value) => {
-                  done();
-                  subscriber.next(value);
-                  subscriber.complete();
-                },
-                (failure: unknown) => {
-                  done();
-                  subscriber.error(failure);
-                },
-              );
-              return;
-            }
-            done();
-            subscriber.error(this.mapAcquireError(error, name, response));
-          },
-        );
-      });
-
-      return () => {
-        torn = true;
-        closeTarget?.off?.('close', onClose);
-        abort.abort(new Error('unsubscribed'));
-        inner?.unsubscribe();
-        if (handle) settle(() => undefined);
-      };
-    });
-  }
-
-  /**
-   * A key over the method's arguments (`keyFromArgs`, `{args.N}`): only the method wrapper sees the
-   * arguments (after pipes), so it takes the lock; this marks the call as a route call, so that the
-   * wrapper reports failures as this interceptor would (423 + Retry-After, 400, 503) and stops
-   * waiting when the client hangs up.
-   */
-  private delegate(spec: DistributedLockSpec, context: ExecutionContext, next: CallHandler, response: ClosableResponse | undefined): Observable<unknown> {
-    return new Observable<unknown>((subscriber) => {
+      // A client that hangs up, or an outer interceptor that stops listening, ends the wait for the
+      // lock; once the handler runs, the method wrapper holds the lock until its work has ended.
       const abort = new AbortController();
       const closeTarget = response?.raw ?? response;
       const onClose = (): void => abort.abort(new Error('client closed the connection'));
       closeTarget?.once?.('close', onClose);
       const route: RouteCall = {
         spec,
-        mode: 'delegated',
         context,
+        name,
         signal: abort.signal,
-        mapError: (error, name) => this.mapResolveError(this.mapAcquireError(error, name, response)),
+        runner: this.runtime,
+        mapError: (error, lockName) => this.mapResolveError(this.mapAcquireError(error, lockName, response)),
       };
       const inner = runAsRouteCall(route, () => next.handle()).subscribe({
         next: (value) => subscriber.next(value),
@@ -163,6 +77,7 @@ export class DistributedLockInterceptor implements NestInterceptor {
       });
       return () => {
         closeTarget?.off?.('close', onClose);
+        abort.abort(new Error('unsubscribed'));
         inner.unsubscribe();
       };
     });

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { isObservable, Observable, type Subscription } from 'rxjs';
 import {
   getLockContext,
   InvalidLockArgumentError,
@@ -96,13 +97,20 @@ export class LockCallRuntime implements LockedMethodRunner {
     throw info.error;
   }
 
-  /** The method wrapper's side: name from the arguments, then lock, run, release. */
-  async runLocked(spec: DistributedLockSpec, args: unknown[], invoke: () => unknown, route: RouteCall | undefined): Promise<unknown> {
+  /**
+   * Every decorated call, route or provider: the name (from the request through the interceptor, or
+   * from the arguments), then lock, run, release once the method's work has ended. The method's own
+   * promise decides that, so an outer interceptor that stops listening early (a timeout) cannot let a
+   * second call in while this one still runs. A route handler that returns an Observable holds the
+   * lock until the stream completes, errors, or is unsubscribed (Nest subscribes to it).
+   */
+  async runLocked(spec: DistributedLockSpec, args: unknown[], invoke: (lock: LockHandle) => unknown, route: RouteCall | undefined): Promise<unknown> {
     const done = this.begin();
+    let streaming = false;
     try {
       let name: string;
       try {
-        name = this.nameFromArgs(spec, args);
+        name = route?.name ?? this.nameFromArgs(spec, args);
       } catch (error) {
         throw route ? route.mapError(error, '') : error;
       }
@@ -120,14 +128,23 @@ export class LockCallRuntime implements LockedMethodRunner {
           throw route ? route.mapError(error, name) : error;
         }
         const acquiredAt = performance.now();
+        const release = (): Promise<void> => this.release(handle, spec, acquiredAt);
+        let result: unknown;
         try {
-          return await runWithCurrentLock(context, handle, invoke);
-        } finally {
-          await this.release(handle, spec, acquiredAt);
+          result = await runWithCurrentLock(context, handle, () => invoke(handle));
+        } catch (error) {
+          await release();
+          throw error;
         }
+        if (route && isObservable(result)) {
+          streaming = true;
+          return holdUntilEnd(result, (subscribe) => runWithCurrentLock(context, handle, subscribe), release, done);
+        }
+        await release();
+        return result;
       });
     } finally {
-      done();
+      if (!streaming) done();
     }
   }
 
@@ -209,4 +226,39 @@ function outcomeOf(error: unknown): AcquireOutcome {
   if (error instanceof LockAcquireTimeoutError) return 'timeout';
   if (error instanceof LockAcquireAbortedError) return 'aborted';
   return 'error';
+}
+
+/**
+ * A route handler's stream, run in the lock's context, with the lock released when it ends: after the
+ * release on complete or error (so the response goes out after it, as for a promise), or when the
+ * subscriber unsubscribes. `done` ends the call's count for shutdown.
+ */
+function holdUntilEnd(
+  source: Observable<unknown>,
+  inLock: (subscribe: () => Subscription) => Subscription,
+  release: () => Promise<void>,
+  done: () => void,
+): Observable<unknown> {
+  return new Observable<unknown>((subscriber) => {
+    let ended = false;
+    const end = (notify: () => void): void => {
+      if (ended) return;
+      ended = true;
+      void release().then(() => {
+        done();
+        notify();
+      });
+    };
+    const inner = inLock(() =>
+      source.subscribe({
+        next: (value) => subscriber.next(value),
+        error: (error: unknown) => end(() => subscriber.error(error)),
+        complete: () => end(() => subscriber.complete()),
+      }),
+    );
+    return () => {
+      inner.unsubscribe();
+      end(() => undefined);
+    };
+  });
 }

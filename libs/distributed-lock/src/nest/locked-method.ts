@@ -1,26 +1,33 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ExecutionContext } from '@nestjs/common';
 import { InvalidLockConfigError } from '../core/index.js';
+import type { LockHandle } from '../core/index.js';
 import type { DistributedLockSpec } from './distributed-lock.decorator.js';
+import { CURRENT_LOCK_PENDING } from './current-lock.decorator.js';
 
 /** What the method wrapper needs at call time; implemented by LockCallRuntime. */
 export interface LockedMethodRunner {
-  runLocked(spec: DistributedLockSpec, args: unknown[], invoke: () => unknown, route: RouteCall | undefined): Promise<unknown>;
+  /** Takes the lock, runs `invoke` with the handle, releases when its work has ended. */
+  runLocked(spec: DistributedLockSpec, args: unknown[], invoke: (lock: LockHandle) => unknown, route: RouteCall | undefined): Promise<unknown>;
 }
 
 /**
  * Set by the interceptor around a route handler's invocation, so that the method wrapper of the same
- * decoration knows the call came through Nest's request pipeline:
- * - `locked`: the interceptor already holds the lock (a name from the request): run the method as is.
- * - `delegated`: the name comes from the arguments, which only the wrapper sees: the wrapper locks,
- *   and reports failures the way the transport expects (`mapError`: 423 + Retry-After, 400, 503).
+ * decoration knows the call came through Nest's request pipeline. The wrapper takes the lock for every
+ * call, route or not (it is the one place that sees the method's own promise, so the lock is held
+ * until the handler's work has really ended, whatever happens to the request's observable); for a
+ * route it uses what only the interceptor knows.
  */
 export interface RouteCall {
   readonly spec: DistributedLockSpec;
-  readonly mode: 'locked' | 'delegated';
   readonly context: ExecutionContext;
-  /** Aborted when the client hangs up while the call waits for the lock. */
-  readonly signal?: AbortSignal;
+  /** The lock name resolved from the request, when the key reads the request (or is fixed). */
+  readonly name: string | undefined;
+  /** Aborted when the client hangs up (or the request's observable is unsubscribed) while the call waits. */
+  readonly signal: AbortSignal;
+  /** The application's runner (routes need no start-up binding, so request-scoped controllers work). */
+  readonly runner: LockedMethodRunner;
+  /** How the transport reports a failure to lock (423 + Retry-After, 400, 503). */
   mapError(error: unknown, name: string): unknown;
 }
 
@@ -54,9 +61,10 @@ export function createLockedMethod(original: (...args: unknown[]) => unknown, sp
     const route = routeCalls.getStore();
     const own = route?.spec === spec ? route : undefined;
     // Code the method calls must not look like this route call (a nested decorated call locks itself).
-    const invoke = (): unknown => routeCalls.exit(() => original.apply(this, args));
-    if (own?.mode === 'locked') return invoke();
-    const runner = bindings.get(this);
+    // `@CurrentLock()` parameters were resolved before the lock was taken: they get the handle now.
+    const invoke = (lock: LockHandle): unknown =>
+      routeCalls.exit(() => original.apply(this, args.map((arg) => (arg === CURRENT_LOCK_PENDING ? lock : arg))));
+    const runner = own?.runner ?? bindings.get(this);
     if (!runner) {
       return Promise.reject(
         new InvalidLockConfigError(
