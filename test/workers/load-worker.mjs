@@ -2,6 +2,8 @@
 // error, for failover tests. argv: <contexts> <lockName> <counterKey>. env: REDIS_* (any mode), LOCK_*.
 // A section is [acquired, release about to be sent, token]: on one machine, an overlap of two sections
 // is a double grant. Prints {"type":"progress"} twice a second and {"type":"done", sections, errors}.
+// Optional env: LOCK_WAIT_MS (default 3000), HANDOVER_TURN (the client's handoverTurn option),
+// SECTION_MS (the section only sleeps that long, with no Redis I/O of its own, instead of the counter).
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LockClient } from 'nestjs-distributed-lock';
@@ -9,7 +11,9 @@ import { LockClient } from 'nestjs-distributed-lock';
 const [contexts, lockName, counterKey] = process.argv.slice(2);
 const now = () => performance.timeOrigin + performance.now();
 const send = (message) => console.log(JSON.stringify(message));
-const client = await LockClient.connect();
+const client = await LockClient.connect(process.env.HANDOVER_TURN ? { handoverTurn: process.env.HANDOVER_TURN } : {});
+const waitTime = Number(process.env.LOCK_WAIT_MS ?? 3000);
+const sectionMs = process.env.SECTION_MS === undefined ? undefined : Number(process.env.SECTION_MS);
 const sections = [];
 const errors = [];
 let stopping = false;
@@ -29,7 +33,7 @@ await Promise.all(
       while (!stopping) {
         let handle;
         try {
-          handle = await client.lock(lockName, { waitTime: 3000 });
+          handle = await client.lock(lockName, { waitTime });
         } catch (error) {
           errors.push([now(), code(error)]);
           await sleep(20);
@@ -37,9 +41,13 @@ await Promise.all(
         }
         const start = now();
         try {
-          const value = Number((await client.redis.get(counterKey)) ?? 0);
-          await sleep(1);
-          await client.redis.set(counterKey, value + 1);
+          if (sectionMs !== undefined) {
+            await sleep(sectionMs);
+          } else {
+            const value = Number((await client.redis.get(counterKey)) ?? 0);
+            await sleep(1);
+            await client.redis.set(counterKey, value + 1);
+          }
         } catch (error) {
           errors.push([now(), `section ${code(error)}`]);
         }

@@ -111,6 +111,7 @@ export class LockClient {
         shardedPubSub: sharded,
         replicaAck: resolved.replicaAck,
         quorum: this.mode === 'redlock',
+        handoverTurnMs: resolved.handoverTurnMs,
       },
       this.events,
       this.replicaReaders,

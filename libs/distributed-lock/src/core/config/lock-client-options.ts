@@ -42,6 +42,14 @@ export interface LockClientOptions {
    * Not available in redlock mode (its nodes are independent masters). Can be set per lock too.
    */
   replicaAck?: ReplicaAckOptions | false;
+  /**
+   * While callers of other processes wait for a lock, the longest this process keeps handing it to
+   * its own waiting callers, counted from the acquisition that began its turn (default 100 ms; and at
+   * most MAX_HANDOFF_STREAK hand-overs). Then the lock goes to the process that has waited longest,
+   * so a process on a slow link, or with long critical sections, cannot starve the others. Longer
+   * turns favour throughput within a process; shorter ones, turn-taking between processes.
+   */
+  handoverTurn?: Duration;
   /** Environment to read when `connection` is omitted (default `process.env`). */
   env?: Record<string, string | undefined>;
 }
@@ -54,6 +62,7 @@ export const LOCK_CLIENT_OPTION_KEYS = [
   'operationTimeout',
   'lazyConnect',
   'replicaAck',
+  'handoverTurn',
   'env',
 ] as const;
 
@@ -61,4 +70,5 @@ export const DEFAULT_KEY_PREFIX = 'lock:';
 export const DEFAULT_WATCHDOG_TIMEOUT_MS = 30_000;
 export const MIN_WATCHDOG_TIMEOUT_MS = 30;
 export const DEFAULT_OPERATION_TIMEOUT_MS = 5_000;
+export const DEFAULT_HANDOVER_TURN_MS = 100;
 export const DEFAULT_REPLICA_ACK_TIMEOUT_MS = 100;

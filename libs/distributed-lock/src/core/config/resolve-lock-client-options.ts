@@ -8,6 +8,7 @@ import { validateConnectionConfig } from './connection-config.validator.js';
 import { readConnectionConfigFromEnv, type Environment } from './env-config.parser.js';
 import { parseReplicaAck, replicaAckFromEnv, type ReplicaAck } from './replica-ack.js';
 import {
+  DEFAULT_HANDOVER_TURN_MS,
   DEFAULT_KEY_PREFIX,
   DEFAULT_OPERATION_TIMEOUT_MS,
   DEFAULT_WATCHDOG_TIMEOUT_MS,
@@ -26,6 +27,7 @@ export interface ResolvedLockClientOptions {
   operationTimeoutMs: number;
   lazyConnect: boolean;
   replicaAck: ReplicaAck | undefined;
+  handoverTurnMs: number;
 }
 
 const MAX_PREFIX_LENGTH = 128;
@@ -81,6 +83,7 @@ export function resolveLockClientOptions(input: LockClientOptions, extraKeys: re
     watchdogTimeoutMs: configDuration(options.watchdogTimeout, 'watchdogTimeout', env, 'LOCK_WATCHDOG_TIMEOUT', DEFAULT_WATCHDOG_TIMEOUT_MS, MIN_WATCHDOG_TIMEOUT_MS),
     operationTimeoutMs: configDuration(options.operationTimeout, 'operationTimeout', undefined, undefined, DEFAULT_OPERATION_TIMEOUT_MS, 1),
     lazyConnect: options.lazyConnect ?? false,
+    handoverTurnMs: configDuration(options.handoverTurn, 'handoverTurn', undefined, undefined, DEFAULT_HANDOVER_TURN_MS, 0),
   };
 }
 

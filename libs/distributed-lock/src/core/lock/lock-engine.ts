@@ -29,6 +29,8 @@ export interface LockEngineSettings {
   replicaAck: ReplicaAck | undefined;
   /** RedLock: the nodes are independent masters and a lock needs a majority of them. */
   quorum: boolean;
+  /** See LockClientOptions.handoverTurn. */
+  handoverTurnMs: number;
 }
 
 /** Who acquires: an owner id, and whether it was made outside any lock context (see LockEngine.byName). */
@@ -83,7 +85,7 @@ export class LockEngine implements LockReleaser {
   ) {
     this.keys = new LockKeys(settings.keyPrefix);
     this.publishCommand = settings.shardedPubSub ? 'spublish' : 'publish';
-    this.notifier = new UnlockNotifier(subscriber, events, this.clientId);
+    this.notifier = new UnlockNotifier(subscriber, events, this.clientId, settings.handoverTurnMs);
     this.deadlines = new OperationDeadlines(settings.operationTimeoutMs);
     this.watchdog = new LeaseWatchdog(Math.floor(settings.watchdogTimeoutMs / 3), (held) => this.renew(held));
   }
@@ -260,7 +262,7 @@ export class LockEngine implements LockReleaser {
     const expected = held.holds;
     const { resource } = held;
     if (expected === 1 && resource.handsOver && !held.replicaAck && !this.closed) {
-      const successor = this.notifier.takeSuccessor(resource.channel);
+      const successor = this.notifier.takeSuccessor(resource.channel, held.acquiredAt);
       if (successor) return this.handOver(held, successor.waiter, successor.yieldToOthers, successor.last);
     }
     let remaining: number;

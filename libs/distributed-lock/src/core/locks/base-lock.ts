@@ -322,12 +322,11 @@ export abstract class BaseLock implements LeaseResource {
             : ttl > 0
               ? ttl
               : NO_TTL_PAUSE_MS;
-        const sleep = Math.min(pause, this.maxPauseMs, remaining);
-        const outcome = await waiter.wait(sleep, signal);
+        const outcome = await waiter.wait(Math.min(pause, this.maxPauseMs, remaining), signal);
         if (outcome === 'aborted') throw new LockAcquireAbortedError(this.name, signal?.reason);
         if (outcome === 'closed') throw new LockClientClosedError(`wait for lock "${this.name}"`);
         // Slept until the deadline: the wait is over, without one more attempt after it.
-        if (outcome === 'timeout' && sleep === remaining && !waiter.handoff) {
+        if (outcome === 'deadline' && !waiter.handoff) {
           if (lastError) throw lastError;
           return this.timedOut(ttl, calledAt);
         }

@@ -134,7 +134,7 @@ describe('UnlockNotifier', () => {
     port.publish('c'); // wakes a, which takes the lock
     notifier.leave(a, true, 40);
     expect(notifier.isHead(b)).toBe(true);
-    expect(await waitB).toBe('timeout'); // re-armed to a's 40 ms lease, in case a dies holding it
+    expect(await waitB).toBe('notified'); // re-armed to a's 40 ms lease, in case a dies holding it: a reason to look
   });
 
   it('when the head gives up, the next waiter is woken to look for itself', async () => {
@@ -164,7 +164,7 @@ describe('UnlockNotifier', () => {
     const waitB = b.wait(Infinity, undefined);
     notifier.leave(a, true, 60_000);
     const started = performance.now();
-    expect(await waitB).toBe('timeout');
+    expect(await waitB).toBe('deadline'); // its own deadline came: the wait is over
     expect(performance.now() - started).toBeLessThan(1000);
   });
 
@@ -247,7 +247,7 @@ describe('UnlockNotifier', () => {
     const started = now();
     const waiting = a.wait(60_000, undefined);
     port.publish('c', 'grant:someone-else');
-    expect(await waiting).toBe('timeout');
+    expect(await waiting).toBe('notified'); // woken early to look, not its own sleep running out
     const slept = now() - started;
     expect(slept).toBeGreaterThanOrEqual(GRANT_LEASE_MS);
     expect(slept).toBeLessThan(10_000);
@@ -255,18 +255,45 @@ describe('UnlockNotifier', () => {
     await port.settle();
   });
 
+  it('asks to yield once the turn has lasted handoverTurn since the acquisition that began it, whatever the count', async () => {
+    const timed = new UnlockNotifier(port, new LockEvents(), 'me', 100);
+    const a = timed.join('t', Infinity);
+    a.handoffTarget = { owner: 'me:1', leaseMs: 1000 };
+    await port.settle();
+    const sleeping = a.wait(Infinity, undefined);
+    // The holder that began the turn acquired 50 ms ago: the turn goes on.
+    expect(timed.takeSuccessor('t', now() - 50)?.yieldToOthers).toBe(false);
+    a.handoff = undefined;
+    // Later hand-overs count from that same start, not from their own holder's acquisition.
+    expect(timed.takeSuccessor('t', now())?.yieldToOthers).toBe(false);
+    a.handoff = undefined;
+    // A turn whose first holder acquired 150 ms ago yields at once (a slow link, a long section).
+    const b = new UnlockNotifier(port, new LockEvents(), 'me', 100);
+    const w = b.join('u', Infinity);
+    w.handoffTarget = { owner: 'me:2', leaseMs: 1000 };
+    await port.settle();
+    const sleepingW = w.wait(Infinity, undefined);
+    expect(b.takeSuccessor('u', now() - 150)?.yieldToOthers).toBe(true);
+    a.notify();
+    w.notify();
+    await Promise.all([sleeping, sleepingW]);
+    timed.leave(a, false, 0);
+    b.leave(w, false, 0);
+    await port.settle();
+  });
+
   it('picks the sleeping first waiter as successor of a local release, and asks to yield after a streak', async () => {
     const a = notifier.join('c', Infinity);
     a.handoffTarget = { owner: 'me:1', leaseMs: 1000 };
     await port.settle();
-    expect(notifier.takeSuccessor('c')).toBeUndefined(); // awake (about to attempt): it would race the hand-over
+    expect(notifier.takeSuccessor('c', now())).toBeUndefined(); // awake (about to attempt): it would race the hand-over
     const sleeping = a.wait(Infinity, undefined);
     const yields: boolean[] = [];
     for (let i = 0; i <= MAX_HANDOFF_STREAK; i++) {
-      const chosen = notifier.takeSuccessor('c');
+      const chosen = notifier.takeSuccessor('c', now());
       expect(chosen?.waiter).toBe(a);
       expect(chosen?.last).toBe(true);
-      expect(notifier.takeSuccessor('c')).toBeUndefined(); // one hand-over at a time
+      expect(notifier.takeSuccessor('c', now())).toBeUndefined(); // one hand-over at a time
       yields.push(chosen!.yieldToOthers);
       a.handoff = undefined;
     }
@@ -283,7 +310,7 @@ describe('UnlockNotifier', () => {
     await port.settle();
     a.wakeWithin(20); // busy (not in wait): must not be lost
     const started = now();
-    expect(await a.wait(60_000, undefined)).toBe('timeout');
+    expect(await a.wait(60_000, undefined)).toBe('notified');
     expect(now() - started).toBeLessThan(5_000);
     notifier.leave(a, false, 0);
     await port.settle();

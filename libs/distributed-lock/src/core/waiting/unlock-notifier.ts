@@ -1,4 +1,5 @@
 import type { LockEvents } from '../events/lock-events.js';
+import { monotonicNow } from '../util/clock.js';
 import type { SubscriberPort } from './subscriber-port.js';
 import { Handoff } from './handoff.js';
 import { Waiter } from './waiter.js';
@@ -35,6 +36,8 @@ interface ChannelState {
   pendingOperations: number;
   /** Local hand-overs in a row (see MAX_HANDOFF_STREAK). */
   handoffStreak: number;
+  /** When the acquisition that began this process's turn was made (monotonic ms). */
+  turnStartedAt: number;
   /** What to do with a grant to this process that no waiter is left to take (see `join`). */
   onUnwantedGrant: (() => void) | undefined;
 }
@@ -66,11 +69,15 @@ export class UnlockNotifier {
   /** Resolves when the notifier closes: a pending ready() must not wait for a subscription that may never be answered. */
   private readonly whenClosed = new Promise<ReadyOutcome>((resolve) => (this.resolveClosed = () => resolve('closed')));
 
-  /** `clientId`: this process's client, to recognise grants addressed to it (`grant:<client id>`). */
+  /**
+   * `clientId`: this process's client, to recognise grants addressed to it (`grant:<client id>`).
+   * `turnMs`: how long a run of local hand-overs may last (see LockClientOptions.handoverTurn).
+   */
   constructor(
     private readonly port: SubscriberPort,
     private readonly events: LockEvents,
     private readonly clientId = '',
+    private readonly turnMs = Infinity,
   ) {
     port.onMessage((channel, message) => this.onMessage(channel, message));
     port.onReconnect(() => this.recover());
@@ -146,7 +153,7 @@ export class UnlockNotifier {
   join(channel: string, deadline: number, shared = false, onUnwantedGrant?: () => void): Waiter {
     let state = this.channels.get(channel);
     if (!state) {
-      state = { channel, waiters: [], subscribed: false, operations: Promise.resolve(), pendingOperations: 0, handoffStreak: 0, onUnwantedGrant: undefined };
+      state = { channel, waiters: [], subscribed: false, operations: Promise.resolve(), pendingOperations: 0, handoffStreak: 0, turnStartedAt: 0, onUnwantedGrant: undefined };
       this.channels.set(channel, state);
     }
     if (onUnwantedGrant) state.onUnwantedGrant = onUnwantedGrant;
@@ -197,11 +204,13 @@ export class UnlockNotifier {
   /**
    * A release in this process is about to drop the last hold of the lock behind `channel`: the
    * waiter that may receive it directly, if any. Only the head, and only while it sleeps (an attempt
-   * of its own in flight would race the hand-over). After MAX_HANDOFF_STREAK hand-overs in a row, the
-   * release is told to yield to other processes if they wait. The chosen waiter gets a Handoff that
-   * the releaser settles; it keeps sleeping until then. `last`: no other waiter of this process.
+   * of its own in flight would race the hand-over). After MAX_HANDOFF_STREAK hand-overs in a row, or
+   * once the turn has lasted `turnMs` since `holderSince` (when the releasing holder acquired it, for
+   * the first hand-over of a turn), the release is told to yield to other processes if they wait:
+   * processes take turns in count and in time. The chosen waiter gets a Handoff that the releaser
+   * settles; it keeps sleeping until then. `last`: no other waiter of this process.
    */
-  takeSuccessor(channel: string): { waiter: Waiter; yieldToOthers: boolean; last: boolean } | undefined {
+  takeSuccessor(channel: string, holderSince: number): { waiter: Waiter; yieldToOthers: boolean; last: boolean } | undefined {
     const state = this.channels.get(channel);
     if (!state) return undefined;
     const head = state.waiters[0];
@@ -210,8 +219,9 @@ export class UnlockNotifier {
       state.handoffStreak = 0; // the release frees the lock (or grants it elsewhere): the run ends
       return undefined;
     }
+    if (state.handoffStreak === 0) state.turnStartedAt = holderSince;
     state.handoffStreak += 1;
-    const yieldToOthers = state.handoffStreak > MAX_HANDOFF_STREAK;
+    const yieldToOthers = state.handoffStreak > MAX_HANDOFF_STREAK || monotonicNow() - state.turnStartedAt >= this.turnMs;
     if (yieldToOthers) state.handoffStreak = 0;
     head.handoff = new Handoff();
     return { waiter: head, yieldToOthers, last: state.waiters.length === 1 };

@@ -7,7 +7,12 @@ export interface HandoffTarget {
   readonly leaseMs: number;
 }
 
-export type WaitOutcome = 'notified' | 'timeout' | 'aborted' | 'closed';
+/**
+ * Why a wait ended: `notified` (a release, a grant, or someone asking it to look), `timeout` (the
+ * pause it asked for elapsed: look again), `deadline` (its own deadline came: the wait is over),
+ * `aborted` (the caller's signal), `closed` (the client).
+ */
+export type WaitOutcome = 'notified' | 'timeout' | 'deadline' | 'aborted' | 'closed';
 
 /**
  * One caller waiting for one lock in this process. A notification that arrives while the waiter is
@@ -65,7 +70,7 @@ export class Waiter {
       return;
     }
     if (this.timerAt !== undefined && this.timerAt <= at) return;
-    this.schedule(Math.min(ms, this.deadline - monotonicNow()));
+    this.schedule(Math.min(ms, this.deadline - monotonicNow()), 'notified');
   }
 
   /**
@@ -73,13 +78,21 @@ export class Waiter {
    * `ms` (capped by its own deadline). A waiter that is busy sets its own timer when it next sleeps.
    */
   rearm(ms: number): void {
-    if (this.finish) this.schedule(Math.min(ms, this.deadline - monotonicNow()));
+    if (this.finish) this.schedule(Math.min(ms, this.deadline - monotonicNow()), 'notified');
   }
 
-  /** Sleeps until notified, `ms` elapse (Infinity: no timer), `signal` aborts, or the client closes. */
+  /**
+   * Sleeps until notified, `ms` elapse (Infinity: no timer), `signal` aborts, or the client closes.
+   * 'timeout' means exactly that the `ms` asked for here elapsed; an earlier wake-up asked for by
+   * someone else (wakeWithin, rearm) comes back as 'notified', a reason to look; a timer that ends at
+   * the waiter's own deadline, whoever set it, comes back as 'deadline'.
+   */
   wait(ms: number, signal: AbortSignal | undefined): Promise<WaitOutcome> {
+    let early = false;
     if (this.wakeBy !== undefined) {
-      ms = Math.min(ms, Math.max(0, this.wakeBy - monotonicNow()));
+      const by = Math.max(0, this.wakeBy - monotonicNow());
+      early = by < ms;
+      ms = Math.min(ms, by);
       this.wakeBy = undefined;
     }
     if (this.closed) return Promise.resolve('closed');
@@ -100,18 +113,19 @@ export class Waiter {
         resolve(outcome);
       };
       this.finish = finish;
-      this.schedule(ms);
+      this.schedule(ms, early ? 'notified' : 'timeout');
     });
   }
 
-  private schedule(ms: number): void {
+  private schedule(ms: number, outcome: 'timeout' | 'notified'): void {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.timerAt = undefined;
     if (!Number.isFinite(ms)) return;
     const finish = this.finish;
     this.timerAt = monotonicNow() + Math.max(0, ms);
-    this.timer = setTimeout(() => finish?.('timeout'), Math.max(0, ms));
+    const reason = this.timerAt >= this.deadline ? 'deadline' : outcome;
+    this.timer = setTimeout(() => finish?.(reason), Math.max(0, ms));
     this.timer.unref();
   }
 }
