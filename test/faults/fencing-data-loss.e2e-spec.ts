@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { LockClient } from 'nestjs-distributed-lock';
 import { clusterMasterOf, currentSentinelMaster, RedisServer, startCluster, startSentinelTopology, waitUntil, withClient, type Topology } from 'redis-topology';
-import { FencedCounter } from '../harness/fenced-resource.js';
+import { FencedCounter } from '../harness/fenced-counter.mjs';
 import { cutReplicationLink, readOn } from '../harness/replication.js';
 
 /**
