@@ -11,6 +11,7 @@ export {
   startTopology,
   waitUntil,
   withClient,
+  type ServerSettings,
   type Topology,
   type TopologyMode,
 } from './topologies.js';
