@@ -23,7 +23,10 @@ export interface ConnectionStrategy {
   readonly mode: RedisMode;
   /** Where we connect and which setting said so, for error messages. */
   readonly target: string;
-  /** Unlock notifications over sharded pub/sub (SPUBLISH/SSUBSCRIBE) instead of PUBLISH/SUBSCRIBE. */
+  /**
+   * Unlock notifications may go over sharded pub/sub (SPUBLISH/SSUBSCRIBE) instead of PUBLISH/SUBSCRIBE
+   * (a cluster); they do when the servers have it (Redis 7+), which PubSubSelector asks at connect time.
+   */
   readonly shardedPubSub: boolean;
   /** One node for every mode but redlock, which has one per independent master. */
   createNodes(): NodeConnections[];
