@@ -101,7 +101,8 @@ export class LockClient {
       connection.on('error', (error: Error) => this.events.emit('background-error', { operation: 'connection', name: this.target, error }));
     }
     this.lazyConnect = resolved.lazyConnect;
-    this.pubsub = new PubSubSelector(this.connections[0]!.command, mayShard, (choice) => this.events.emit('pubsub', choice));
+    const first = this.connections[0]!;
+    this.pubsub = new PubSubSelector(first.command, first.subscriber, mayShard, (choice) => this.events.emit('pubsub', choice));
     const nodes = this.connections.map((node) => new LockNode(node.command, node.target, () => this.pubsub.pending()));
     const subscribers = combineSubscriberPorts(this.connections.map((node) => createSubscriberPort(node.subscriber, this.pubsub)));
     this.engine = new LockEngine(

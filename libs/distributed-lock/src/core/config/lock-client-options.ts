@@ -1,5 +1,5 @@
 import type { ConnectionConfig } from '../connection/connection-config.js';
-import type { RedisClient } from '../connection/connection-strategy.js';
+import type { RedisClient, RedisCompatibleClient } from '../connection/connection-strategy.js';
 import type { InMemoryLockStore } from '../memory/in-memory-lock-store.js';
 import type { Duration } from '../util/duration.js';
 
@@ -15,11 +15,12 @@ export interface LockClientOptions {
   /** Where Redis is. Omit it (and `client`) to read `REDIS_*` environment variables. */
   connection?: ConnectionConfig;
   /**
-   * An ioredis client you already have. The library runs its scripts on it and opens one extra
-   * connection for subscriptions (`duplicate()`); it never closes your client. In unit tests, an
-   * `InMemoryLockStore` (from `nestjs-distributed-lock/testing`) instead: no Redis needed.
+   * An ioredis client you already have (`Redis` or `Cluster`; iovalkey's work too). The library runs
+   * its scripts on it and opens one extra connection for subscriptions (`duplicate()`); it never
+   * closes your client. In unit tests, an `InMemoryLockStore` (from `nestjs-distributed-lock/testing`)
+   * instead: no Redis needed.
    */
-  client?: RedisClient | InMemoryLockStore;
+  client?: RedisClient | RedisCompatibleClient | InMemoryLockStore;
   /** Prefix of every key and channel (default `LOCK_KEY_PREFIX` or `'lock:'`). */
   keyPrefix?: string;
   /**

@@ -5,6 +5,20 @@ import type { RedisMode } from './connection-config.js';
 export type RedisClient = Redis | Cluster;
 
 /**
+ * A client with ioredis' API that a user may pass as the `client` option: an ioredis `Redis` or
+ * `Cluster`, or one of a fork such as iovalkey (Valkey's ioredis). Listed here is only what tells
+ * such a client apart; the library uses it as it uses ioredis (scripts with defineCommand and
+ * EVALSHA, one extra connection from `duplicate()`), and the conformance and compatibility tests
+ * run it so.
+ */
+export interface RedisCompatibleClient {
+  readonly isCluster: boolean;
+  readonly status: string;
+  defineCommand(name: string, definition: { lua: string; numberOfKeys?: number }): void;
+  duplicate(...args: never[]): unknown;
+}
+
+/**
  * One place lock state lives: a connection that runs the lock scripts, and a separate one for
  * subscriptions (a subscribed connection cannot run commands). Created with lazyConnect.
  */

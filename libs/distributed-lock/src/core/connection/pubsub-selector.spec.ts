@@ -24,13 +24,15 @@ function replyError(message: string): Error {
 async function choose(answers: { command?: unknown; info?: unknown }, mayShard = true): Promise<{ choice: PubSubChoice; asked: string[]; heard: PubSubChoice[] }> {
   const { client, asked } = server(answers);
   const heard: PubSubChoice[] = [];
-  const selector = new PubSubSelector(client, mayShard, (choice) => heard.push(choice));
+  const selector = new PubSubSelector(client, SHARDED_SUBSCRIBER, mayShard, (choice) => heard.push(choice));
   const choice = await selector.select();
   expect(await selector.select()).toBe(choice); // asked once
   expect(selector.sharded).toBe(choice.flavour === 'sharded');
   return { choice, asked, heard };
 }
 
+/** What matters of an ioredis Cluster made with `shardedSubscribers: true`. */
+const SHARDED_SUBSCRIBER = { isCluster: true, shardedSubscribers: {} } as unknown as RedisClient;
 const SPUBLISH_INFO = [['spublish', -3, ['pubsub', 'loading', 'stale', 'fast'], 1, 1, 1]];
 
 describe('PubSubSelector', () => {
@@ -60,6 +62,13 @@ describe('PubSubSelector', () => {
     expect(choice.reason).toMatch(/did not say .*NOPERM this user/);
   });
 
+  it('a cluster client that subscribes through one node (iovalkey, older ioredis): plain, without asking', async () => {
+    const { client, asked } = server({ command: SPUBLISH_INFO });
+    const selector = new PubSubSelector(client, { isCluster: true } as unknown as RedisClient, true, () => undefined);
+    expect(await selector.select()).toMatchObject({ flavour: 'plain', reason: expect.stringMatching(/through one node/) });
+    expect(asked).toEqual([]);
+  });
+
   it('not a cluster: plain, without asking', async () => {
     const { choice, asked } = await choose({}, false);
     expect(describePubSubChoice(choice)).toBe('plain pub/sub (SUBSCRIBE)');
@@ -69,7 +78,7 @@ describe('PubSubSelector', () => {
   it('a network failure is not a choice: it fails the caller and the next caller asks again', async () => {
     const answers: { command?: unknown; info?: unknown } = { command: new Error('Connection is closed.') };
     const { client } = server(answers);
-    const selector = new PubSubSelector(client, true, () => undefined);
+    const selector = new PubSubSelector(client, SHARDED_SUBSCRIBER, true, () => undefined);
     await expect(selector.select()).rejects.toThrow('Connection is closed.');
     expect(selector.current).toBeUndefined();
     await expect(selector.pending()).rejects.toThrow('Connection is closed.');

@@ -21,7 +21,9 @@ const PLAIN: PubSubChoice = { flavour: 'plain', reason: 'SUBSCRIBE' };
  * cluster gains from sharded pub/sub (a release then reaches only its slot's shard instead of every
  * node), and only a cluster whose servers have it, Redis 7+: Redis 6 (what Azure Cache for Redis
  * runs), KeyDB and some managed services do not. There plain PUBLISH, which a cluster forwards to
- * every node, does the same job with more bus traffic.
+ * every node, does the same job with more bus traffic. The subscriber must also be able to do it: a
+ * cluster client without ioredis' `shardedSubscribers` (iovalkey, older ioredis) sends every
+ * subscription through one node, which refuses sharded channels of other nodes' slots.
  *
  * Every process of an application must choose alike, or one's releases would not reach the other's
  * waiters; so the choice follows what the server answers, asked once, after connecting (with
@@ -34,11 +36,12 @@ export class PubSubSelector {
   private asking: Promise<PubSubChoice> | undefined;
 
   /**
-   * `mayShard`: the deployment could use sharded pub/sub (a cluster). `chosen` hears the choice once.
-   * `command`: the connection to ask.
+   * `mayShard`: the deployment could use sharded pub/sub (a cluster). `command`: the connection to
+   * ask; `subscriber`: the one that would subscribe. `chosen` hears the choice once.
    */
   constructor(
     private readonly command: RedisClient,
+    private readonly subscriber: RedisClient,
     private readonly mayShard: boolean,
     private readonly chosen: (choice: PubSubChoice) => void,
   ) {}
@@ -56,7 +59,7 @@ export class PubSubSelector {
   /** Makes the choice, asking the server when it matters; concurrent callers share one question. */
   select(): Promise<PubSubChoice> {
     if (this.choice) return Promise.resolve(this.choice);
-    this.asking ??= (this.mayShard ? askServer(this.command) : Promise.resolve(PLAIN)).then(
+    this.asking ??= this.decide().then(
       (choice) => {
         this.choice = choice;
         this.chosen(choice);
@@ -68,6 +71,15 @@ export class PubSubSelector {
       },
     );
     return this.asking;
+  }
+
+  private decide(): Promise<PubSubChoice> {
+    if (!this.mayShard) return Promise.resolve(PLAIN);
+    // ioredis' Cluster, made with `shardedSubscribers`, keeps one subscriber per shard there.
+    if ((this.subscriber as unknown as { shardedSubscribers?: unknown }).shardedSubscribers == null) {
+      return Promise.resolve({ flavour: 'plain', reason: 'the cluster client subscribes through one node: no shardedSubscribers (iovalkey, older ioredis)' });
+    }
+    return askServer(this.command);
   }
 
   /** For hot paths: nothing once the choice is made, else the wait for it. */
