@@ -6,7 +6,7 @@ import type { Duration } from '../util/duration.js';
 /** How many replicas must confirm a lock write, and how long to wait for them. */
 export interface ReplicaAckOptions {
   replicas: number;
-  /** Default 100 ms. */
+  /** Default 500 ms (DEFAULT_REPLICA_ACK_TIMEOUT_MS says why). */
   timeout?: Duration;
 }
 
@@ -62,4 +62,14 @@ export const DEFAULT_KEY_PREFIX = 'lock:';
 export const DEFAULT_WATCHDOG_TIMEOUT_MS = 30_000;
 export const MIN_WATCHDOG_TIMEOUT_MS = 30;
 export const DEFAULT_OPERATION_TIMEOUT_MS = 5_000;
-export const DEFAULT_REPLICA_ACK_TIMEOUT_MS = 100;
+/**
+ * How long `WAIT` may wait for replicas by default. Redis answers as soon as the replicas acknowledge
+ * (it asks them at once with REPLCONF GETACK): one round trip, milliseconds on a LAN, tens across
+ * zones. Some servers only look at acknowledgements on a fixed tick instead: Dragonfly's WAIT every
+ * 100 ms, so a 100 ms timeout there fails a healthy replica whenever the tick comes a little late,
+ * and each such false failure undoes an acquisition (ReplicaAckError). 500 ms leaves five such ticks
+ * plus a cross-zone round trip. It costs only when replicas really lag or are down: each acquisition
+ * or renewal then holds its connection that long before failing, still a tenth of the default
+ * operationTimeout (5 s) and of the default watchdog's renewal period (10 s).
+ */
+export const DEFAULT_REPLICA_ACK_TIMEOUT_MS = 500;
