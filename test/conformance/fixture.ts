@@ -1,7 +1,7 @@
 import { Cluster, Redis } from 'ioredis';
 import { LockClient, type LockClientOptions } from 'nestjs-distributed-lock';
 import { InMemoryLockStore } from 'nestjs-distributed-lock/testing';
-import { startTopology, type Topology, type TopologyMode } from 'redis-topology';
+import { startTopology, withClient, type ServerSettings, type Topology, type TopologyMode } from 'redis-topology';
 
 /** A Redis topology, or the in-memory store users' unit tests run on (single process only). */
 export type FixtureMode = TopologyMode | 'memory';
@@ -60,8 +60,9 @@ export function itAcrossProcesses(fx: ModeFixture): jest.It {
   return fx.acrossProcesses ? it : it.skip;
 }
 
-export function useMode(mode: FixtureMode): ModeFixture {
-  return mode === 'memory' ? useMemoryStore() : useTopology(mode);
+/** `server`: which redis-server binary the topology runs (default: the one on PATH). */
+export function useMode(mode: FixtureMode, server: ServerSettings = {}): ModeFixture {
+  return mode === 'memory' ? useMemoryStore() : useTopology(mode, server);
 }
 
 /**
@@ -105,14 +106,14 @@ function useMemoryStore(): ModeFixture {
   };
 }
 
-function useTopology(mode: TopologyMode): ModeFixture {
+function useTopology(mode: TopologyMode, server: ServerSettings): ModeFixture {
   let topology: Topology | undefined;
   let admin: Redis[] = [];
   let cluster: Cluster | undefined;
   const clients: LockClient[] = [];
 
   beforeAll(async () => {
-    topology = await startTopology(mode);
+    topology = await startTopology(mode, server);
     if (mode === 'cluster') {
       cluster = new Cluster(topology.servers.slice(0, 3).map((s) => ({ host: s.host, port: s.port })), { redisOptions: { maxRetriesPerRequest: 1 } });
     }
@@ -166,10 +167,15 @@ function useTopology(mode: TopologyMode): ModeFixture {
     },
     async subscribers(channel) {
       if (mode === 'cluster') {
-        const counts = await Promise.all(
-          lockNodes().map(async (node) => Number(((await node.call('PUBSUB', 'SHARDNUMSUB', channel)) as [string, number])[1])),
+        // Sharded subscriptions live on the slot's master; a plain one (a cluster without sharded
+        // pub/sub: Redis 6) on whichever node the client's subscriber picked, replicas included.
+        const sharded = await Promise.all(
+          lockNodes().map(async (node) => Number(((await node.call('PUBSUB', 'SHARDNUMSUB', channel).catch(() => [channel, 0])) as [string, number])[1])),
         );
-        return counts.reduce((a, b) => a + b, 0);
+        const plain = await Promise.all(
+          topology!.servers.map((s) => withClient(s, async (node) => Number(((await node.pubsub('NUMSUB', channel)) as [string, number])[1]))),
+        );
+        return [...sharded, ...plain].reduce((a, b) => a + b, 0);
       }
       const counts = await Promise.all(lockNodes().map(async (node) => Number(((await node.pubsub('NUMSUB', channel)) as [string, number])[1])));
       return counts.reduce((a, b) => a + b, 0);

@@ -1,3 +1,4 @@
+import type { ServerSettings } from 'redis-topology';
 import { useMode, type FixtureMode } from './fixture.js';
 import { fencingSuite } from './suites/fencing.suite.js';
 import { handoverSuite } from './suites/handover.suite.js';
@@ -16,9 +17,9 @@ import { watchdogSuite } from './suites/watchdog.suite.js';
  * in-memory store of `nestjs-distributed-lock/testing` runs it too, all but the tests that need
  * other processes.
  */
-export function describeLockConformance(mode: FixtureMode): void {
-  describe(`lock conformance: ${mode}`, () => {
-    const fx = useMode(mode);
+export function describeLockConformance(mode: FixtureMode, server: ServerSettings & { label?: string } = {}): void {
+  describe(`lock conformance: ${mode}${server.label ? ` on ${server.label}` : ''}`, () => {
+    const fx = useMode(mode, { bin: server.bin });
     mutualExclusionSuite(fx);
     reentrancySuite(fx);
     ownershipSuite(fx);

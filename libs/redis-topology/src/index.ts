@@ -18,6 +18,7 @@ export {
   startTopology,
   waitUntil,
   withClient,
+  type ServerSettings,
   type Topology,
   type TopologyMode,
 } from './topologies.js';

@@ -12,6 +12,11 @@ export interface RedisServerOptions {
   sentinel?: boolean;
   /** Reuse a port (restart on the same address). */
   port?: number;
+  /**
+   * The redis-server executable: a path, or a name looked up on PATH. Default: the environment
+   * variable REDIS_SERVER_BIN, else `redis-server` (e.g. a Redis 6 binary for compatibility tests).
+   */
+  bin?: string;
 }
 
 const READY_PATTERNS = [/Ready to accept connections/, /Sentinel ID is/];
@@ -90,7 +95,8 @@ export class RedisServer {
       // with SENTINEL MONITOR once it runs.
       writeFileSync(join(this.dir, 'sentinel.conf'), '');
     }
-    const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const bin = this.options.bin ?? (process.env.REDIS_SERVER_BIN || 'redis-server');
+    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.process = child;
     running.add(this);
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
@@ -109,7 +115,7 @@ export class RedisServer {
       };
       child.stdout!.on('data', onData);
       child.stderr!.on('data', onData);
-      child.once('error', (error) => reject(new Error(`cannot start redis-server (is it installed? run npm run setup): ${error.message}`)));
+      child.once('error', (error) => reject(new Error(`cannot start ${bin} (is it installed? run npm run setup): ${error.message}`)));
       child.once('exit', (code, signal) => {
         if (!ready) reject(new Error(`redis-server on port ${this.port} exited (${code ?? signal}) before it was ready:\n${this.log.join('\n')}`));
       });

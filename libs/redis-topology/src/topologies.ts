@@ -1,7 +1,10 @@
 import { Redis } from 'ioredis';
-import { RedisServer } from './redis-server.js';
+import { RedisServer, type RedisServerOptions } from './redis-server.js';
 
 export type TopologyMode = 'single' | 'master-slave' | 'sentinel' | 'cluster' | 'redlock';
+
+/** Settings of every server of a topology: which redis-server binary runs them (see RedisServerOptions.bin). */
+export type ServerSettings = Pick<RedisServerOptions, 'bin'>;
 
 /**
  * A set of redis-server processes on loopback ports, and the environment variables that point the
@@ -58,8 +61,8 @@ async function replicaLinkUp(replica: RedisServer): Promise<boolean> {
   return withClient(replica, async (client) => info(await client.info('replication'), 'master_link_status') === 'up');
 }
 
-export async function startSingle(): Promise<Topology> {
-  const server = await RedisServer.start();
+export async function startSingle(settings: ServerSettings = {}): Promise<Topology> {
+  const server = await RedisServer.start({ ...settings });
   return {
     mode: 'single',
     env: { REDIS_MODE: 'single', REDIS_HOST: server.host, REDIS_PORT: String(server.port) },
@@ -70,12 +73,12 @@ export async function startSingle(): Promise<Topology> {
 }
 
 /** A master and `replicas` replicas (asynchronous replication), linked and in sync. */
-export async function startMasterReplicas(replicas = 2): Promise<Topology> {
-  const master = await RedisServer.start();
+export async function startMasterReplicas(replicas = 2, settings: ServerSettings = {}): Promise<Topology> {
+  const master = await RedisServer.start({ ...settings });
   const started: RedisServer[] = [master];
   try {
     for (let i = 0; i < replicas; i++) {
-      started.push(await RedisServer.start({ args: ['--replicaof', master.host, String(master.port)] }));
+      started.push(await RedisServer.start({ ...settings, args: ['--replicaof', master.host, String(master.port)] }));
     }
     await Promise.all(started.slice(1).map((replica) => waitUntil(() => replicaLinkUp(replica), `replica ${replica.port} to sync`)));
   } catch (error) {
@@ -95,7 +98,7 @@ export async function startMasterReplicas(replicas = 2): Promise<Topology> {
   };
 }
 
-export interface SentinelOptions {
+export interface SentinelOptions extends ServerSettings {
   replicas?: number;
   sentinels?: number;
   masterName?: string;
@@ -106,7 +109,7 @@ export interface SentinelOptions {
 /** A master with replicas, watched by sentinels that know each other and the replicas. */
 export async function startSentinelTopology(options: SentinelOptions = {}): Promise<Topology & { masterName: string }> {
   const masterName = options.masterName ?? 'mymaster';
-  const data = await startMasterReplicas(options.replicas ?? 2);
+  const data = await startMasterReplicas(options.replicas ?? 2, { bin: options.bin });
   const master = data.servers[0]!;
   const sentinels: RedisServer[] = [];
   try {
@@ -114,6 +117,7 @@ export async function startSentinelTopology(options: SentinelOptions = {}): Prom
     for (let i = 0; i < (options.sentinels ?? 3); i++) {
       sentinels.push(
         await RedisServer.start({
+          bin: options.bin,
           sentinel: true,
           args: [
             ...['--sentinel', 'monitor', masterName, master.host, String(master.port), String(quorum)],
@@ -164,7 +168,7 @@ export async function currentSentinelMaster(topology: Topology & { masterName: s
   });
 }
 
-export interface ClusterOptions {
+export interface ClusterOptions extends ServerSettings {
   masters?: number;
   replicasPerMaster?: number;
   /** cluster-node-timeout: how long a silent node takes to be considered failing. */
@@ -180,7 +184,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Topolo
   const args = ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', String(options.nodeTimeoutMs ?? 2000)];
   const servers: RedisServer[] = [];
   try {
-    for (let i = 0; i < masterCount * (1 + perMaster); i++) servers.push(await RedisServer.start({ args }));
+    for (let i = 0; i < masterCount * (1 + perMaster); i++) servers.push(await RedisServer.start({ bin: options.bin, args }));
     const masters = servers.slice(0, masterCount);
     const replicas = servers.slice(masterCount);
     const ids = await Promise.all(servers.map((server) => withClient(server, async (client) => (await client.call('CLUSTER', 'MYID')) as string)));
@@ -190,7 +194,9 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Topolo
         withClient(server, (client) => {
           const first = Math.floor((i * SLOTS) / masterCount);
           const last = Math.floor(((i + 1) * SLOTS) / masterCount) - 1;
-          return client.call('CLUSTER', 'ADDSLOTSRANGE', String(first), String(last));
+          // ADDSLOTS rather than ADDSLOTSRANGE (Redis 7+), so that Redis 6 clusters form the same way.
+          const slots = Array.from({ length: last - first + 1 }, (_, k) => String(first + k));
+          return client.call('CLUSTER', 'ADDSLOTS', ...slots);
         }),
       ),
     );
@@ -261,10 +267,10 @@ function toRecord(list: unknown[]): Record<string, unknown> {
 }
 
 /** Independent masters (no replication between them), for RedLock. */
-export async function startIndependentNodes(count = 3): Promise<Topology> {
+export async function startIndependentNodes(count = 3, settings: ServerSettings = {}): Promise<Topology> {
   const servers: RedisServer[] = [];
   try {
-    for (let i = 0; i < count; i++) servers.push(await RedisServer.start());
+    for (let i = 0; i < count; i++) servers.push(await RedisServer.start({ ...settings }));
   } catch (error) {
     await stopAll(servers);
     throw error;
@@ -278,17 +284,17 @@ export async function startIndependentNodes(count = 3): Promise<Topology> {
   };
 }
 
-export async function startTopology(mode: TopologyMode): Promise<Topology> {
+export async function startTopology(mode: TopologyMode, settings: ServerSettings = {}): Promise<Topology> {
   switch (mode) {
     case 'single':
-      return startSingle();
+      return startSingle(settings);
     case 'master-slave':
-      return startMasterReplicas(2);
+      return startMasterReplicas(2, settings);
     case 'sentinel':
-      return startSentinelTopology();
+      return startSentinelTopology(settings);
     case 'cluster':
-      return startCluster();
+      return startCluster(settings);
     case 'redlock':
-      return startIndependentNodes(3);
+      return startIndependentNodes(3, settings);
   }
 }

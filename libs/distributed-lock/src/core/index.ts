@@ -12,7 +12,8 @@ export type {
   RedisMode,
 } from './connection/connection-config.js';
 export { REDIS_MODES } from './connection/connection-config.js';
-export type { RedisClient } from './connection/connection-strategy.js';
+export type { RedisClient, RedisCompatibleClient } from './connection/connection-strategy.js';
+export { describePubSubChoice, type PubSubChoice, type PubSubFlavour } from './connection/pubsub-selector.js';
 export type { LockClientOptions, ReplicaAckOptions } from './config/lock-client-options.js';
 export { DEFAULT_KEY_PREFIX, DEFAULT_WATCHDOG_TIMEOUT_MS } from './config/lock-client-options.js';
 export { LOCK_ENV_VARIABLES, readConnectionConfigFromEnv } from './config/env-config.parser.js';

@@ -3,7 +3,9 @@ import type { LockClientOptions } from './config/lock-client-options.js';
 import { resolveLockClientOptions } from './config/resolve-lock-client-options.js';
 import type { NodeConnections, RedisClient } from './connection/connection-strategy.js';
 import { closeConnection, establishConnection } from './connection/establish-connection.js';
+import { PubSubSelector, type PubSubChoice } from './connection/pubsub-selector.js';
 import { getLockContext, runInNewLockContext } from './context/lock-context.js';
+import { LockConnectionError } from './errors/lock-connection.error.js';
 import { UnsupportedLockOperationError } from './errors/unsupported-lock-operation.error.js';
 import { LockEvents } from './events/lock-events.js';
 import { LockEngine } from './lock/lock-engine.js';
@@ -55,6 +57,7 @@ export class LockClient {
   readonly mode: RedisMode | 'client';
   protected readonly engine: LockEngine;
   private readonly connections: NodeConnections[];
+  private readonly pubsub: PubSubSelector;
   private readonly replicaReaders: RedisClient[];
   private readonly ownsCommand: boolean;
   private readonly lazyConnect: boolean;
@@ -67,17 +70,18 @@ export class LockClient {
   constructor(options: LockClientOptions = {}, extraOptionKeys: readonly string[] = []) {
     const resolved = resolveLockClientOptions(options, extraOptionKeys);
     const { strategy } = resolved;
-    let sharded: boolean;
+    let mayShard: boolean;
     if (strategy) {
       this.connections = strategy.createNodes();
       this.replicaReaders = strategy.createReplicaReaders?.() ?? [];
       this.ownsCommand = true;
       this.target = strategy.target;
       this.mode = strategy.mode;
-      sharded = strategy.shardedPubSub;
+      mayShard = strategy.shardedPubSub;
     } else {
       const client = resolved.client!;
-      sharded = client.isCluster;
+      mayShard = client.isCluster;
+      // A cluster subscriber that can do both sharded and plain subscriptions (see PubSubSelector).
       const subscriber = client.isCluster
         ? (client as Cluster).duplicate(undefined, { shardedSubscribers: true, lazyConnect: true })
         : (client as Redis).duplicate({ lazyConnect: true });
@@ -99,8 +103,10 @@ export class LockClient {
     this.lazyConnect = resolved.lazyConnect;
     // Waiters whose attempts failed while a command connection was down look again as soon as it is back.
     for (const node of this.connections) node.command.on('ready', () => this.engine.notifier.wakeAll());
-    const nodes = this.connections.map((node) => new LockNode(node.command, node.target));
-    const subscribers = combineSubscriberPorts(this.connections.map((node) => createSubscriberPort(node.subscriber, sharded)));
+    const first = this.connections[0]!;
+    this.pubsub = new PubSubSelector(first.command, first.subscriber, mayShard, (choice) => this.events.emit('pubsub', choice));
+    const nodes = this.connections.map((node) => new LockNode(node.command, node.target, () => this.pubsub.pending()));
+    const subscribers = combineSubscriberPorts(this.connections.map((node) => createSubscriberPort(node.subscriber, this.pubsub)));
     this.engine = new LockEngine(
       nodes,
       subscribers,
@@ -108,7 +114,7 @@ export class LockClient {
         keyPrefix: resolved.keyPrefix,
         watchdogTimeoutMs: resolved.watchdogTimeoutMs,
         operationTimeoutMs: resolved.operationTimeoutMs,
-        shardedPubSub: sharded,
+        pubsub: this.pubsub,
         replicaAck: resolved.replicaAck,
         quorum: this.mode === 'redlock',
         handoverTurnMs: resolved.handoverTurnMs,
@@ -126,8 +132,9 @@ export class LockClient {
   }
 
   /**
-   * Opens the connections (unless `lazyConnect`), proving each with a PING. Every node must answer,
-   * except in redlock mode, where a majority is enough and the others keep reconnecting. Idempotent.
+   * Opens the connections (unless `lazyConnect`), proving each with a PING, and chooses the pub/sub
+   * kind (`unlockNotifications`). Every node must answer, except in redlock mode, where a majority is
+   * enough and the others keep reconnecting. Idempotent.
    */
   connect(): Promise<void> {
     this.connecting ??= this.lazyConnect ? Promise.resolve() : this.establish();
@@ -142,7 +149,7 @@ export class LockClient {
       }),
     );
     const failures = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
-    if (failures.length === 0) return;
+    if (failures.length === 0) return this.choosePubSub();
     const needed = this.mode === 'redlock' ? Math.floor(this.connections.length / 2) + 1 : this.connections.length;
     if (this.connections.length - failures.length < needed) throw failures[0]!.reason;
     // RedLock with a majority up: keep reconnecting to the nodes that are down.
@@ -153,6 +160,24 @@ export class LockClient {
         for (const connection of [node.command, node.subscriber]) connection.connect().catch(() => undefined);
       }
     });
+    await this.choosePubSub();
+  }
+
+  private async choosePubSub(): Promise<void> {
+    try {
+      await this.pubsub.select();
+    } catch (error) {
+      for (const node of this.connections) for (const connection of this.ownsCommand ? [node.command, node.subscriber] : [node.subscriber]) connection.disconnect();
+      throw new LockConnectionError(this.target, `could not ask the server whether it has sharded pub/sub: ${(error as Error).message}`, error);
+    }
+  }
+
+  /**
+   * Which pub/sub unlock notifications use, and why (also the `pubsub` event): known after
+   * `connect()`, or, with lazyConnect, after the first lock call.
+   */
+  get unlockNotifications(): PubSubChoice | undefined {
+    return this.pubsub.current;
   }
 
   /**

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { InvalidLockConfigError, LockClient, type RedisClient } from '../core/index.js';
+import { describePubSubChoice, InvalidLockConfigError, LockClient, type RedisClient } from '../core/index.js';
 import { configDuration } from '../core/config/resolve-lock-client-options.js';
 import type { NodeConnections } from '../core/connection/connection-strategy.js';
 import { MODULE_ONLY_OPTION_KEYS, type DistributedLockModuleOptions } from './distributed-lock-module.options.js';
@@ -42,6 +42,7 @@ export class LockService extends LockClient {
       unavailableStatus: unavailableStatus ?? 423,
       shutdownTimeoutMs: configDuration(shutdownTimeout, 'shutdownTimeout', env, 'LOCK_SHUTDOWN_TIMEOUT', DEFAULT_SHUTDOWN_TIMEOUT_MS, 0),
     };
+    this.events.on('pubsub', (choice) => this.logger.log(`Unlock notifications: ${describePubSubChoice(choice)}`));
     this.events.on('lost', ({ name, reason, heldMs }) =>
       this.logger.warn(`Lock "${name}" was lost after ${Math.round(heldMs)} ms (${reason}); the work it protected may overlap with another holder.`),
     );

@@ -77,6 +77,12 @@ describe('client options', () => {
     expect(explicit).toMatchObject({ keyPrefix: 'x:', watchdogTimeoutMs: 900 });
   });
 
+  it('replica acknowledgement waits 500 ms by default (a 100 ms tick, as in Dragonfly, needs the margin)', () => {
+    expect(resolveLockClientOptions({ env: { LOCK_REPLICA_ACK: '1' } }).replicaAck).toEqual({ replicas: 1, timeoutMs: 500 });
+    expect(resolveLockClientOptions({ env: {}, replicaAck: { replicas: 2 } }).replicaAck).toEqual({ replicas: 2, timeoutMs: 500 });
+    expect(resolveLockClientOptions({ env: { LOCK_REPLICA_ACK: '1', LOCK_REPLICA_ACK_TIMEOUT: '100ms' } }).replicaAck).toEqual({ replicas: 1, timeoutMs: 100 });
+  });
+
   it.each([
     [{ env: { LOCK_WATCHDOG_TIMEOUT: '10 years' } }, 'LOCK_WATCHDOG_TIMEOUT'],
     [{ env: { LOCK_WATCHDOG_TIMEOUT: '10' } }, 'LOCK_WATCHDOG_TIMEOUT'],

@@ -1,12 +1,12 @@
 import type { ConnectionConfig } from '../connection/connection-config.js';
-import type { RedisClient } from '../connection/connection-strategy.js';
+import type { RedisClient, RedisCompatibleClient } from '../connection/connection-strategy.js';
 import type { InMemoryLockStore } from '../memory/in-memory-lock-store.js';
 import type { Duration } from '../util/duration.js';
 
 /** How many replicas must confirm a lock write, and how long to wait for them. */
 export interface ReplicaAckOptions {
   replicas: number;
-  /** Default 100 ms. */
+  /** Default 500 ms (DEFAULT_REPLICA_ACK_TIMEOUT_MS says why). */
   timeout?: Duration;
 }
 
@@ -15,11 +15,12 @@ export interface LockClientOptions {
   /** Where Redis is. Omit it (and `client`) to read `REDIS_*` environment variables. */
   connection?: ConnectionConfig;
   /**
-   * An ioredis client you already have. The library runs its scripts on it and opens one extra
-   * connection for subscriptions (`duplicate()`); it never closes your client. In unit tests, an
-   * `InMemoryLockStore` (from `nestjs-distributed-lock/testing`) instead: no Redis needed.
+   * An ioredis client you already have (`Redis` or `Cluster`; iovalkey's work too). The library runs
+   * its scripts on it and opens one extra connection for subscriptions (`duplicate()`); it never
+   * closes your client. In unit tests, an `InMemoryLockStore` (from `nestjs-distributed-lock/testing`)
+   * instead: no Redis needed.
    */
-  client?: RedisClient | InMemoryLockStore;
+  client?: RedisClient | RedisCompatibleClient | InMemoryLockStore;
   /** Prefix of every key and channel (default `LOCK_KEY_PREFIX` or `'lock:'`). */
   keyPrefix?: string;
   /**
@@ -71,4 +72,14 @@ export const DEFAULT_WATCHDOG_TIMEOUT_MS = 30_000;
 export const MIN_WATCHDOG_TIMEOUT_MS = 30;
 export const DEFAULT_OPERATION_TIMEOUT_MS = 5_000;
 export const DEFAULT_HANDOVER_TURN_MS = 100;
-export const DEFAULT_REPLICA_ACK_TIMEOUT_MS = 100;
+/**
+ * How long `WAIT` may wait for replicas by default. Redis answers as soon as the replicas acknowledge
+ * (it asks them at once with REPLCONF GETACK): one round trip, milliseconds on a LAN, tens across
+ * zones. Some servers only look at acknowledgements on a fixed tick instead: Dragonfly's WAIT every
+ * 100 ms, so a 100 ms timeout there fails a healthy replica whenever the tick comes a little late,
+ * and each such false failure undoes an acquisition (ReplicaAckError). 500 ms leaves five such ticks
+ * plus a cross-zone round trip. It costs only when replicas really lag or are down: each acquisition
+ * or renewal then holds its connection that long before failing, still a tenth of the default
+ * operationTimeout (5 s) and of the default watchdog's renewal period (10 s).
+ */
+export const DEFAULT_REPLICA_ACK_TIMEOUT_MS = 500;

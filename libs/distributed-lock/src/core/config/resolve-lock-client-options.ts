@@ -51,7 +51,7 @@ export function resolveLockClientOptions(input: LockClientOptions, extraKeys: re
     throw new InvalidLockConfigError('client', 'give either an existing client or connection settings, not both.');
   }
   if (options.client !== undefined && typeof (options.client as { defineCommand?: unknown }).defineCommand !== 'function') {
-    throw new InvalidLockConfigError('client', 'expected an ioredis Redis or Cluster instance.');
+    throw new InvalidLockConfigError('client', 'expected an ioredis (or iovalkey) Redis or Cluster instance.');
   }
   const strategy =
     options.client !== undefined
@@ -76,7 +76,7 @@ export function resolveLockClientOptions(input: LockClientOptions, extraKeys: re
 
   return {
     strategy,
-    // An InMemoryLockStore answers the part of the ioredis API the library uses.
+    // An ioredis-compatible client and an InMemoryLockStore answer the part of the ioredis API the library uses.
     client: options.client as RedisClient | undefined,
     replicaAck,
     keyPrefix,

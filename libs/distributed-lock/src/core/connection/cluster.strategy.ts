@@ -5,7 +5,8 @@ import { baseRedisOptions } from './redis-options.js';
 
 /**
  * Redis Cluster. Every key of one lock carries the `{name}` hash tag, so a lock's scripts always run
- * in one slot; unlock notifications use sharded pub/sub, so they reach only the shard of that slot.
+ * in one slot; unlock notifications use sharded pub/sub, so they reach only the shard of that slot,
+ * or plain pub/sub on clusters without it (Redis 6, KeyDB: see PubSubSelector).
  */
 export class ClusterConnectionStrategy implements ConnectionStrategy {
   readonly mode = 'cluster' as const;
@@ -21,6 +22,7 @@ export class ClusterConnectionStrategy implements ConnectionStrategy {
       {
         command: new Cluster(this.config.nodes, this.clusterOptions()),
         // One subscriber connection per master; SSUBSCRIBE is routed to the master of the channel's slot.
+        // The same client does plain SUBSCRIBE too (on one node), for clusters without sharded pub/sub.
         subscriber: new Cluster(this.config.nodes, { ...this.clusterOptions(), shardedSubscribers: true }),
         target: this.target,
       },

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import type { PubSubChoice } from '../connection/pubsub-selector.js';
 import type { LockLostReason } from '../errors/lock-lost.error.js';
 
 /**
@@ -60,6 +61,11 @@ export interface LockEventMap {
   'background-error': [LockBackgroundErrorEvent];
   /** A channel was (un)subscribed: waiting started or ended for a lock in this process. */
   subscription: [{ channel: string; subscribed: boolean }];
+  /**
+   * Which pub/sub unlock notifications use (sharded needs a Redis 7+ cluster), once: at connect(), or
+   * with lazyConnect at the first lock call.
+   */
+  pubsub: [PubSubChoice];
 }
 
 export class LockEvents extends EventEmitter<LockEventMap> {}

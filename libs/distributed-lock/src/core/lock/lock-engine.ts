@@ -24,7 +24,8 @@ export interface LockEngineSettings {
   keyPrefix: string;
   watchdogTimeoutMs: number;
   operationTimeoutMs: number;
-  shardedPubSub: boolean;
+  /** Sharded or plain pub/sub for unlock notifications (decided once the server is known: PubSubSelector). */
+  pubsub: { readonly sharded: boolean };
   /** Every lock's default; a lock may override it. */
   replicaAck: ReplicaAck | undefined;
   /** RedLock: the nodes are independent masters and a lock needs a majority of them. */
@@ -58,7 +59,6 @@ export class LockEngine implements LockReleaser {
   readonly clientId = randomUUID();
   readonly keys: LockKeys;
   readonly notifier: UnlockNotifier;
-  readonly publishCommand: 'publish' | 'spublish';
   private readonly watchdog: LeaseWatchdog;
   private staleReaderIndex = 0;
   private readonly held = new Map<string, HeldLock>();
@@ -84,10 +84,14 @@ export class LockEngine implements LockReleaser {
     private readonly staleReaders: RedisClient[] = [],
   ) {
     this.keys = new LockKeys(settings.keyPrefix);
-    this.publishCommand = settings.shardedPubSub ? 'spublish' : 'publish';
     this.notifier = new UnlockNotifier(subscriber, events, this.clientId, settings.handoverTurnMs);
     this.deadlines = new OperationDeadlines(settings.operationTimeoutMs);
     this.watchdog = new LeaseWatchdog(Math.floor(settings.watchdogTimeoutMs / 3), (held) => this.renew(held));
+  }
+
+  /** What release scripts publish unlock notifications with. */
+  get publishCommand(): 'publish' | 'spublish' {
+    return this.settings.pubsub.sharded ? 'spublish' : 'publish';
   }
 
   /** The node of every mode but redlock (RedLock: the first node, used for plain reads). */

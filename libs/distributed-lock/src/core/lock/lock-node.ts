@@ -3,7 +3,7 @@ import type { RedisClient } from '../connection/connection-strategy.js';
 import { FAIR_ACQUIRE_SCRIPT, FAIR_LEAVE_SCRIPT } from '../scripts/fair-acquire.script.js';
 import { FENCE_RAISE_SCRIPT } from '../scripts/fence-raise.script.js';
 import { FORCE_UNLOCK_SCRIPT } from '../scripts/force-unlock.script.js';
-import { bindScript } from '../scripts/lock-script.js';
+import { bindScript, type ScriptArgument } from '../scripts/lock-script.js';
 import { REENTRANT_ACQUIRE_SCRIPT } from '../scripts/reentrant-acquire.script.js';
 import { REENTRANT_ADJUST_SCRIPT } from '../scripts/reentrant-adjust.script.js';
 import { REENTRANT_HANDOFF_SCRIPT } from '../scripts/reentrant-handoff.script.js';
@@ -26,11 +26,16 @@ import {
 export class LockNode {
   readonly scripts;
 
+  /**
+   * `before`: what the first script calls wait for (nothing once it is done): the pub/sub choice, so
+   * that a lock taken by the first call is released with the right publish command.
+   */
   constructor(
     readonly redis: RedisClient,
     readonly target: string,
+    before?: () => Promise<unknown> | undefined,
   ) {
-    this.scripts = {
+    this.scripts = gated(before, {
       reentrantAcquire: bindScript<[number, number]>(redis, REENTRANT_ACQUIRE_SCRIPT),
       reentrantRelease: bindScript<number>(redis, REENTRANT_RELEASE_SCRIPT),
       reentrantRenew: bindScript<number>(redis, REENTRANT_RENEW_SCRIPT),
@@ -50,7 +55,7 @@ export class LockNode {
       readWriteAdjust: bindScript<number>(redis, READ_WRITE_ADJUST_SCRIPT),
       readWriteForceUnlock: bindScript<number>(redis, READ_WRITE_FORCE_UNLOCK_SCRIPT),
       readWriteState: bindScript<[number, number, number, number, number]>(redis, READ_WRITE_STATE_SCRIPT),
-    };
+    });
   }
 
   /**
@@ -65,4 +70,19 @@ export class LockNode {
     if (error) throw error;
     return Number(count);
   }
+}
+
+type ScriptCalls = Record<string, (...args: ScriptArgument[]) => Promise<unknown>>;
+
+/** `scripts`, each waiting for `before()` when it returns a promise. */
+function gated<S extends ScriptCalls>(before: (() => Promise<unknown> | undefined) | undefined, scripts: S): S {
+  if (!before) return scripts;
+  const calls: ScriptCalls = {};
+  for (const [name, call] of Object.entries(scripts)) {
+    calls[name] = (...args) => {
+      const waiting = before();
+      return waiting ? waiting.then(() => call(...args)) : call(...args);
+    };
+  }
+  return calls as S;
 }

@@ -1,4 +1,5 @@
 import type { RedisClient } from '../connection/connection-strategy.js';
+import type { PubSubSelector } from '../connection/pubsub-selector.js';
 
 /** The subscription side of pub/sub, plain or sharded, as the notifier needs it. */
 export interface SubscriberPort {
@@ -18,19 +19,26 @@ interface PubSubConnection {
   on(event: string, listener: (channel: string, message: string) => void): unknown;
 }
 
-export function createSubscriberPort(client: RedisClient, sharded: boolean): SubscriberPort {
+/**
+ * Subscriptions on `client`, sharded or plain as `pubsub` chose (a cluster's subscriber connection
+ * can do both); the first one waits for that choice.
+ */
+export function createSubscriberPort(client: RedisClient, pubsub: PubSubSelector): SubscriberPort {
   const redis = client as unknown as PubSubConnection;
   return {
-    subscribe: (channel) => (sharded ? redis.ssubscribe(channel) : redis.subscribe(channel)),
-    unsubscribe: (channel) => (sharded ? redis.sunsubscribe(channel) : redis.unsubscribe(channel)),
+    subscribe: async (channel) => ((await pubsub.select()).flavour === 'sharded' ? redis.ssubscribe(channel) : redis.subscribe(channel)),
+    unsubscribe: async (channel) => ((await pubsub.select()).flavour === 'sharded' ? redis.sunsubscribe(channel) : redis.unsubscribe(channel)),
     onMessage: (listener) => {
-      redis.on(sharded ? 'smessage' : 'message', (channel: string, message: string) => listener(channel, String(message)));
+      // Only the chosen kind is ever subscribed, so only its messages arrive.
+      for (const event of ['message', 'smessage']) redis.on(event, (channel: string, message: string) => listener(channel, String(message)));
     },
     onReconnect: (listener) => {
       redis.on('ready', listener);
       // A cluster re-subscribes sharded channels on the slots' new masters after a failover or a
       // resharding, without a reconnect: messages published meanwhile were lost, so look again.
-      if (sharded) redis.on('subscribersReady', () => listener());
+      redis.on('subscribersReady', () => {
+        if (pubsub.sharded) listener();
+      });
     },
   };
 }

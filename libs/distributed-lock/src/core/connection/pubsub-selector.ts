@@ -1,0 +1,127 @@
+import type { RedisClient } from './connection-strategy.js';
+
+/** How unlock notifications travel: sharded pub/sub (SPUBLISH/SSUBSCRIBE) or plain (PUBLISH/SUBSCRIBE). */
+export type PubSubFlavour = 'sharded' | 'plain';
+
+export interface PubSubChoice {
+  flavour: PubSubFlavour;
+  /** Why, in a few words, for the start-up log line: `SSUBSCRIBE`, `Redis 6.0.16 cluster has no sharded pub/sub`... */
+  reason: string;
+}
+
+/** "sharded pub/sub (SSUBSCRIBE)", "plain pub/sub (Redis 6.0.16 cluster has no sharded pub/sub)". */
+export function describePubSubChoice(choice: PubSubChoice): string {
+  return `${choice.flavour} pub/sub (${choice.reason})`;
+}
+
+const PLAIN: PubSubChoice = { flavour: 'plain', reason: 'SUBSCRIBE' };
+
+/**
+ * The one place that decides between sharded and plain pub/sub for unlock notifications. Only a
+ * cluster gains from sharded pub/sub (a release then reaches only its slot's shard instead of every
+ * node), and only a cluster whose servers have it, Redis 7+: Redis 6 (what Azure Cache for Redis
+ * runs), KeyDB and some managed services do not. There plain PUBLISH, which a cluster forwards to
+ * every node, does the same job with more bus traffic. The subscriber must also be able to do it: a
+ * cluster client without ioredis' `shardedSubscribers` (iovalkey, older ioredis) sends every
+ * subscription through one node, which refuses sharded channels of other nodes' slots.
+ *
+ * Every process of an application must choose alike, or one's releases would not reach the other's
+ * waiters; so the choice follows what the server answers, asked once, after connecting (with
+ * lazyConnect: at the first lock call), never a guess. A question that fails for a network reason is
+ * asked again at the next call; one the server refuses (a renamed COMMAND, an ACL) falls back to
+ * `INFO server`, and failing that to plain pub/sub, which every Redis has.
+ */
+export class PubSubSelector {
+  private choice: PubSubChoice | undefined;
+  private asking: Promise<PubSubChoice> | undefined;
+
+  /**
+   * `mayShard`: the deployment could use sharded pub/sub (a cluster). `command`: the connection to
+   * ask; `subscriber`: the one that would subscribe. `chosen` hears the choice once.
+   */
+  constructor(
+    private readonly command: RedisClient,
+    private readonly subscriber: RedisClient,
+    private readonly mayShard: boolean,
+    private readonly chosen: (choice: PubSubChoice) => void,
+  ) {}
+
+  /** The choice, once made. */
+  get current(): PubSubChoice | undefined {
+    return this.choice;
+  }
+
+  /** Sharded pub/sub is chosen (false until the choice is made). */
+  get sharded(): boolean {
+    return this.choice?.flavour === 'sharded';
+  }
+
+  /** Makes the choice, asking the server when it matters; concurrent callers share one question. */
+  select(): Promise<PubSubChoice> {
+    if (this.choice) return Promise.resolve(this.choice);
+    this.asking ??= this.decide().then(
+      (choice) => {
+        this.choice = choice;
+        this.chosen(choice);
+        return choice;
+      },
+      (error: unknown) => {
+        this.asking = undefined;
+        throw error;
+      },
+    );
+    return this.asking;
+  }
+
+  private decide(): Promise<PubSubChoice> {
+    if (!this.mayShard) return Promise.resolve(PLAIN);
+    // ioredis' Cluster, made with `shardedSubscribers`, keeps one subscriber per shard there.
+    if ((this.subscriber as unknown as { shardedSubscribers?: unknown }).shardedSubscribers == null) {
+      return Promise.resolve({ flavour: 'plain', reason: 'the cluster client subscribes through one node: no shardedSubscribers (iovalkey, older ioredis)' });
+    }
+    return askServer(this.command);
+  }
+
+  /** For hot paths: nothing once the choice is made, else the wait for it. */
+  pending(): Promise<PubSubChoice> | undefined {
+    return this.choice ? undefined : this.select();
+  }
+}
+
+interface CommandCaller {
+  call(command: string, ...args: string[]): Promise<unknown>;
+}
+
+/** A cluster: sharded pub/sub if its server knows SPUBLISH. */
+async function askServer(command: RedisClient): Promise<PubSubChoice> {
+  const redis = command as unknown as CommandCaller;
+  let hasSpublish: boolean | undefined;
+  let refused: string | undefined;
+  try {
+    // One entry per command asked about: its description, or nil for a command the server lacks.
+    const reply = (await redis.call('COMMAND', 'INFO', 'SPUBLISH')) as unknown[];
+    hasSpublish = Array.isArray(reply) && reply[0] !== null && reply[0] !== undefined;
+  } catch (error) {
+    refused = refusal(error);
+  }
+  if (hasSpublish) return { flavour: 'sharded', reason: 'SSUBSCRIBE' };
+  let version: string | undefined;
+  try {
+    version = /^redis_version:(\S+)/m.exec(String(await redis.call('INFO', 'server')))?.[1];
+  } catch (error) {
+    refused ??= refusal(error);
+  }
+  if (hasSpublish === undefined && version !== undefined && Number(version.split('.')[0]) >= 7) {
+    return { flavour: 'sharded', reason: `SSUBSCRIBE; Redis ${version}` };
+  }
+  if (hasSpublish === false || version !== undefined) {
+    return { flavour: 'plain', reason: `${version ? `Redis ${version}` : 'this'} cluster has no sharded pub/sub` };
+  }
+  return { flavour: 'plain', reason: `the cluster did not say whether it has sharded pub/sub: ${refused}` };
+}
+
+/** The server's refusal (an error reply), or a rethrow of anything else: the network, a timeout. */
+function refusal(error: unknown): string {
+  if (error instanceof Error && error.name === 'ReplyError') return error.message;
+  throw error;
+}
