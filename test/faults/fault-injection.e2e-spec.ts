@@ -19,7 +19,7 @@ const now = (): number => performance.timeOrigin + performance.now();
 
 interface PhaseFigures {
   fault: string;
-  /** Errors the callers saw from the fault's start until every live process was served again, by code. */
+  /** Errors the callers saw from the fault's start until the next fault (or the end), by code. */
   errors: Record<string, number>;
   /** Reads or writes the resource refused (stale tokens), and sections that found their lock lost first. */
   refused: number;
@@ -28,12 +28,15 @@ interface PhaseFigures {
   recoveryMs: number;
 }
 
-type Progress = WorkerMessage & { accepted: number; lastAccepted: number; errors: Record<string, number>; refused: number; abandoned: number };
+type Counts = { errors: Record<string, number>; refused: number; abandoned: number };
+type Progress = WorkerMessage & Counts & { accepted: number; lastAccepted: number };
 
 /** The fenced workers of one run, and the bookkeeping of its phases. */
 class FencedRun {
   readonly phases: PhaseFigures[] = [];
   private readonly healedAt: number[] = [];
+  /** Every worker's counts when each phase started: a phase's figures run to the next one's start. */
+  private readonly startCounts: Counts[][] = [];
 
   constructor(
     readonly workers: WorkerProcess[],
@@ -75,27 +78,29 @@ class FencedRun {
 
   /** Runs one fault: `inject` applies it and resolves when it is over; then every live process must be served again. */
   async phase(fault: string, inject: () => Promise<void>): Promise<void> {
-    const before = this.workers.map((worker) => this.latest(worker));
+    this.startCounts.push(this.workers.map((worker) => this.latest(worker)));
     await inject();
     const healed = now();
     await Promise.all(
       this.live.map((worker) => worker.waitFor((m) => m.type === 'progress' && (m.lastAccepted as number) > healed, `${fault}: an accepted write after the fault`, 30_000)),
     );
-    const after = this.workers.map((worker) => this.latest(worker));
-    const errors: Record<string, number> = {};
-    after.forEach((progress, i) => {
-      for (const [code, n] of Object.entries(progress.errors)) {
-        const delta = n - (before[i]!.errors[code] ?? 0);
-        if (delta > 0) errors[code] = (errors[code] ?? 0) + delta;
-      }
-    });
     this.healedAt.push(healed);
-    this.phases.push({
-      fault,
-      errors,
-      refused: after.reduce((sum, p, i) => sum + p.refused - before[i]!.refused, 0),
-      abandoned: after.reduce((sum, p, i) => sum + p.abandoned - before[i]!.abandoned, 0),
-      recoveryMs: 0,
+    this.phases.push({ fault, errors: {}, refused: 0, abandoned: 0, recoveryMs: 0 });
+  }
+
+  /** Fills in each phase's counts: from its start to the next phase's start (the last: to `final`). */
+  private countPhases(final: Counts[]): void {
+    const bounds = [...this.startCounts, final];
+    this.phases.forEach((phase, p) => {
+      const [from, to] = [bounds[p]!, bounds[p + 1]!];
+      to.forEach((counts, i) => {
+        for (const [code, n] of Object.entries(counts.errors)) {
+          const delta = n - (from[i]!.errors[code] ?? 0);
+          if (delta > 0) phase.errors[code] = (phase.errors[code] ?? 0) + delta;
+        }
+        phase.refused += counts.refused - from[i]!.refused;
+        phase.abandoned += counts.abandoned - from[i]!.abandoned;
+      });
     });
   }
 
@@ -103,6 +108,8 @@ class FencedRun {
   async finish(): Promise<void> {
     for (const worker of this.live) worker.send('stop');
     const done = await Promise.all(this.live.map((worker) => worker.waitForType('done', 30_000)));
+    // Final counts: from 'done' for those that stopped, the last progress of those killed before.
+    this.countPhases(this.workers.map((worker) => (worker.messages.find((m) => m.type === 'done') as (WorkerMessage & Counts) | undefined) ?? this.latest(worker)));
     const untyped = done.flatMap((message) => message.untyped as string[]);
     expect(untyped).toEqual([]);
     // No lost update, no stale write: the counter is the number of accepted writes, in token order.
