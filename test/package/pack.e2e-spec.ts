@@ -1,21 +1,12 @@
-import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { useRedis } from '../harness/use-redis.js';
+import { installedVersion, LIBRARY, packLibrary, ROOT, run, userEnv } from './packed-library.js';
+import { compileSnippets, readmeSnippets } from './readme-snippets.js';
 
-const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const LIBRARY = join(ROOT, 'libs/distributed-lock');
 /** The NestJS 11 line the peer range admits besides 12 (checked in a CommonJS app below). */
 const NEST_11 = '^11.0.0';
-
-/** The version installed in the workspace, so the throwaway app resolves from npm's cache. */
-function installedVersion(name: string): string {
-  return (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
-}
 
 const CONSUMER_TS = `
 import 'reflect-metadata';
@@ -136,6 +127,46 @@ async function main(): Promise<void> {
 void main();
 `;
 
+/**
+ * One library instance per process: Node >= 20.19 resolves `import` and `require` alike to the ES
+ * module build (the `module-sync` condition), so a CommonJS dependency that requires the package gets
+ * the classes the application imported: one LockService (one DI token), one set of error classes.
+ */
+const ONE_INSTANCE_MJS = `
+import { createRequire } from 'node:module';
+const require = createRequire(import.meta.url);
+const imported = await import('nestjs-distributed-lock');
+const required = require('nestjs-distributed-lock');
+const differing = (names, a, b) => names.filter((name) => a[name] === undefined || a[name] !== b[name]);
+const errors = Object.keys(imported).filter((name) => name.endsWith('Error'));
+console.log(JSON.stringify({
+  errors: errors.length,
+  different: [
+    ...differing(['LockService', 'DistributedLockModule', 'LockClient', ...errors], imported, required),
+    ...differing(['InMemoryLockStore', 'DistributedLockTestingModule'], await import('nestjs-distributed-lock/testing'), require('nestjs-distributed-lock/testing')),
+  ],
+  required: require.resolve('nestjs-distributed-lock'),
+}));
+`;
+
+/**
+ * Jest's ESM mode (node --experimental-vm-modules, ESM specs), as Nest 12 apps on Jest run it: on
+ * Node < 24.9 its require() cannot load ES modules, so a package whose `import` entry wraps CommonJS
+ * code fails there on Nest 12 (ESM only). This one's import entry is the ES module build.
+ */
+const JEST_ESM_SPEC = `
+import { Test } from '@nestjs/testing';
+import { LockService } from 'nestjs-distributed-lock';
+import { DistributedLockTestingModule } from 'nestjs-distributed-lock/testing';
+
+test('a testing module with the in-memory store', async () => {
+  const moduleRef = await Test.createTestingModule({ imports: [DistributedLockTestingModule.forRoot()] }).compile();
+  await moduleRef.init();
+  expect(await moduleRef.get(LockService).withLock('jest-esm', (lock) => lock.token)).toBe(1);
+  await moduleRef.close();
+});
+`;
+
 describe('the packed library, installed like a user installs it', () => {
   const redis = useRedis();
   let workdir: string;
@@ -144,55 +175,95 @@ describe('the packed library, installed like a user installs it', () => {
 
   beforeAll(async () => {
     workdir = mkdtempSync(join(tmpdir(), 'dlock-consumer-'));
-    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', workdir], { cwd: LIBRARY });
-    const [packed] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
-    tarball = join(workdir, packed!.filename);
-    files = packed!.files.map((file) => file.path);
-  });
+    ({ tarball, files } = await packLibrary(workdir));
+  }, 120_000);
   afterAll(() => {
     rmSync(workdir, { recursive: true, force: true });
   });
 
-  it('npm pack -> npm install in a fresh app -> type-checks, boots, and takes a lock', async () => {
-    expect(files).toContain('dist/index.js');
-    expect(files).toContain('dist/index.d.ts');
-    expect(files).toContain('dist/testing/index.js');
-    expect(files.some((file) => file.endsWith('.spec.js') || file.endsWith('.ts') && !file.endsWith('.d.ts'))).toBe(false);
+  it('ships both builds with their types, the README, LICENSE and CHANGELOG, and no sources', () => {
+    for (const build of ['dist/', 'dist/cjs/']) {
+      for (const entry of ['index', 'testing/index']) {
+        expect(files).toContain(`${build}${entry}.js`);
+        expect(files).toContain(`${build}${entry}.d.ts`);
+      }
+    }
+    expect(files).toContain('dist/cjs/package.json'); // { "type": "commonjs" }: dist/cjs is read as CommonJS
+    expect(files).toEqual(expect.arrayContaining(['README.md', 'LICENSE', 'CHANGELOG.md', 'package.json']));
+    expect(readFileSync(join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n/);
+    expect((JSON.parse(readFileSync(join(LIBRARY, 'package.json'), 'utf8')) as { license: string }).license).toBe('MIT');
+    expect(files.filter((file) => file.endsWith('.spec.js') || (file.endsWith('.ts') && !file.endsWith('.d.ts')))).toEqual([]);
+  });
 
-    const app = join(workdir, 'nest12-esm');
-    mkdirSync(app);
-    const dependencies: Record<string, string> = { 'nestjs-distributed-lock': `file:${tarball}` };
-    for (const name of ['@nestjs/common', '@nestjs/core', 'ioredis', 'reflect-metadata', 'rxjs']) dependencies[name] = installedVersion(name);
-    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies }, null, 2));
-    writeFileSync(join(app, 'main.mjs'), MAIN_MJS);
-    writeFileSync(join(app, 'testing.mjs'), TESTING_MJS);
-    writeFileSync(join(app, 'consumer.ts'), CONSUMER_TS);
-    writeFileSync(
-      join(app, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true,
-          experimentalDecorators: true, emitDecoratorMetadata: true, skipLibCheck: true, types: [],
-        },
-        files: ['consumer.ts'],
-      }),
-    );
+  describe('in a plain ESM app (NestJS 12)', () => {
+    let app: string;
 
-    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: app, timeout: 240_000 });
-    await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', app], { cwd: app });
+    beforeAll(async () => {
+      app = join(workdir, 'nest12-esm');
+      mkdirSync(app);
+      const dependencies: Record<string, string> = { 'nestjs-distributed-lock': `file:${tarball}` };
+      for (const name of ['@nestjs/common', '@nestjs/core', '@nestjs/testing', '@nestjs/schedule', '@nestjs/terminus', '@types/node', 'ioredis', 'reflect-metadata', 'rxjs']) {
+        dependencies[name] = installedVersion(name);
+      }
+      dependencies['@nestjs/config'] = '^4.0.0 || ^12.0.0'; // used by a README snippet; not a workspace dependency
+      writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies }, null, 2));
+      await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: app, env: userEnv(), timeout: 240_000 });
+    }, 300_000);
 
-    const output = await run(process.execPath, ['main.mjs'], {
-      cwd: app,
-      env: { ...process.env, REDIS_PORT: String(redis.server().port) },
-      timeout: 30_000,
-    });
-    expect(JSON.parse(output.stdout)).toEqual({ token: expect.any(Number), held: true });
+    it('type-checks, boots and takes a lock; the testing entry needs no Redis', async () => {
+      writeFileSync(join(app, 'main.mjs'), MAIN_MJS);
+      writeFileSync(join(app, 'testing.mjs'), TESTING_MJS);
+      writeFileSync(join(app, 'consumer.ts'), CONSUMER_TS);
+      writeFileSync(
+        join(app, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true,
+            experimentalDecorators: true, emitDecoratorMetadata: true, skipLibCheck: true, types: [],
+          },
+          files: ['consumer.ts'],
+        }),
+      );
+      await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', app], { cwd: app });
 
-    const withoutRedis = await run(process.execPath, ['testing.mjs'], { cwd: app, env: { ...process.env, REDIS_PORT: '1' }, timeout: 30_000 });
-    expect(JSON.parse(withoutRedis.stdout)).toEqual({ token: expect.any(Number), held: true });
-  }, 300_000);
+      const output = await run(process.execPath, ['main.mjs'], {
+        cwd: app,
+        env: { ...process.env, REDIS_PORT: String(redis.server().port) },
+        timeout: 30_000,
+      });
+      expect(JSON.parse(output.stdout)).toEqual({ token: expect.any(Number), held: true });
 
-  it('works in a CommonJS NestJS 11 HTTP app (require(esm)): the peer range admits it, it compiles, serves, and exits', async () => {
+      const withoutRedis = await run(process.execPath, ['testing.mjs'], { cwd: app, env: { ...process.env, REDIS_PORT: '1' }, timeout: 30_000 });
+      expect(JSON.parse(withoutRedis.stdout)).toEqual({ token: expect.any(Number), held: true });
+    }, 120_000);
+
+    it('is one module instance, imported or required: the same LockService, module and error classes', async () => {
+      writeFileSync(join(app, 'one-instance.mjs'), ONE_INSTANCE_MJS);
+      const { stdout } = await run(process.execPath, ['one-instance.mjs'], { cwd: app, timeout: 30_000 });
+      const result = JSON.parse(stdout) as { errors: number; different: string[]; required: string };
+      expect(result.errors).toBeGreaterThan(5);
+      expect(result.different).toEqual([]);
+      expect(result.required).toBe(join(app, 'node_modules/nestjs-distributed-lock/dist/index.js'));
+    }, 60_000);
+
+    it("runs in Jest's ESM mode on this Node (Nest 12 with Jest and ESM specs)", async () => {
+      mkdirSync(join(app, 'jest'), { recursive: true });
+      writeFileSync(join(app, 'jest/lock.test.mjs'), JEST_ESM_SPEC);
+      const config = JSON.stringify({ rootDir: app, testMatch: ['<rootDir>/jest/*.test.mjs'], transform: {}, testEnvironment: 'node' });
+      const jest = join(ROOT, 'node_modules/jest/bin/jest.js');
+      const { stderr } = await run(process.execPath, ['--experimental-vm-modules', jest, '--config', config, '--ci'], { cwd: app, env: userEnv(), timeout: 60_000 });
+      expect(stderr).toMatch(/Tests:\s+1 passed, 1 total/);
+    }, 90_000);
+
+    it('compiles every TypeScript snippet of the README, completed as a reader completes it', () => {
+      const snippets = readmeSnippets(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+      expect(snippets.length).toBeGreaterThan(5);
+      const failed = compileSnippets(app, snippets).filter((result) => result.errors.length > 0);
+      expect(failed.map(({ snippet, errors, source }) => `README.md line ${snippet.line}:\n${errors.join('\n')}\n--- as compiled:\n${source}`)).toEqual([]);
+    }, 120_000);
+  });
+
+  it('works in a CommonJS NestJS 11 HTTP app run by node (require() gets the ES module build): the peer range admits it, it compiles, serves, and exits', async () => {
     const app = join(workdir, 'nest11-cjs');
     mkdirSync(app);
     const dependencies: Record<string, string> = {
@@ -216,7 +287,7 @@ describe('the packed library, installed like a user installs it', () => {
       }),
     );
 
-    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: app, timeout: 240_000 });
+    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: app, env: userEnv(), timeout: 240_000 });
     const nest = JSON.parse(readFileSync(join(app, 'node_modules/@nestjs/core/package.json'), 'utf8')) as { version: string };
     expect(nest.version).toMatch(/^11\./);
     await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', app], { cwd: app });
