@@ -162,7 +162,7 @@ import { DistributedLockTestingModule } from 'nestjs-distributed-lock/testing';
 test('a testing module with the in-memory store', async () => {
   const moduleRef = await Test.createTestingModule({ imports: [DistributedLockTestingModule.forRoot()] }).compile();
   await moduleRef.init();
-  expect(await moduleRef.get(LockService).withLock('jest-esm', (lock) => lock.token)).toBe(1);
+  expect(await moduleRef.get(LockService).withLock('jest-esm', (lock) => lock.token)).toBeGreaterThan(0);
   await moduleRef.close();
 });
 `;
