@@ -41,4 +41,30 @@ describe("a waiter's link to Redis fails and comes back", () => {
       await waiterClient.close();
     }
   });
+
+  it('a waiting mark that cannot be removed while the link is down is reported as an unmark failure', async () => {
+    const proxy = await FaultProxy.start({ targetPort: redis.server().port });
+    const holderClient = await redis.client();
+    const waiterClient = await LockClient.connect({ connection: { mode: 'single', host: proxy.host, port: proxy.port }, operationTimeout: 200 });
+    try {
+      const holder = await holderClient.lock('outage:c', '30s');
+      const subscribed = nextEvent(waiterClient.events, 'subscription', (event: { subscribed: boolean }) => event.subscribed);
+      const waiting = waiterClient.tryLock('outage:c', 500); // its first attempt marks its process as waiting
+      await subscribed;
+      proxy.blackhole({ drop: true });
+      // (A phantom release of an attempt whose reply was lost may fail too: reported as a release.)
+      const failure = nextEvent(waiterClient.events, 'background-error', (event: { operation: string }) => event.operation === 'unmark', 5_000);
+      // The wait ends without the lock: false, or the backend error of an attempt the black-hole swallowed.
+      const outcome = await waiting.catch((error: { code?: string }) => error.code);
+      expect([false, 'LOCK_BACKEND_ERROR']).toContain(outcome);
+      const [event] = await failure;
+      expect(event).toMatchObject({ operation: 'unmark', name: 'outage:c' });
+      expect((event as { error: Error }).error.message).toMatch(/no reply within 200 ms/);
+      await holder.unlock();
+    } finally {
+      proxy.heal();
+      proxy.reset();
+      await waiterClient.close();
+    }
+  });
 });
