@@ -59,7 +59,7 @@ describe("a waiter's link to Redis fails and comes back", () => {
       expect([false, 'LOCK_BACKEND_ERROR']).toContain(outcome);
       const [event] = await failure;
       expect(event).toMatchObject({ operation: 'unmark', name: 'outage:c' });
-      expect((event as { error: Error }).error.message).toMatch(/no reply within 200 ms/);
+      expect((event as unknown as { error: Error }).error.message).toMatch(/no reply within 200 ms/);
       await holder.unlock();
     } finally {
       proxy.heal();

@@ -24,6 +24,8 @@ import { nextEvent, until } from '../harness/wait.js';
 
 /** Handler entries, to prove which handlers ran. */
 const entered: string[] = [];
+/** Opens the /slow handlers waiting inside their lock, oldest first. */
+const slowGates: (() => void)[] = [];
 
 @Injectable()
 class FakeAuthGuard implements CanActivate {
@@ -119,6 +121,14 @@ class ShopController {
     }
   }
 
+  /** Held until the test opens its gate; watchdog-renewed, 100 ms wait. */
+  @Post('slow')
+  @DistributedLock({ key: 'slow', waitTime: 100 })
+  async slow() {
+    await new Promise<void>((resolve) => slowGates.push(resolve));
+    return { ok: true };
+  }
+
   @Post('counter/locked')
   @DistributedLock({ key: 'counter', waitTime: '10s' })
   async lockedIncrement() {
@@ -199,6 +209,26 @@ describe('@DistributedLock over HTTP', () => {
     expect(entered).toEqual([]);
     await holder.unlock();
     await request(app.getHttpServer()).post('/products/7/buy').expect(201);
+  });
+
+  it('a watchdog-renewed lock: Retry-After from how long its holds last, not from its 30 s lease', async () => {
+    const server = app.getHttpServer();
+    // A few holds of about 300 ms each, seen by this process.
+    for (let i = 0; i < 3; i++) {
+      const holding = request(server).post('/slow').then((response) => response);
+      await until(() => slowGates.length === 1, 'the handler to hold the lock');
+      await sleep(300);
+      slowGates.shift()!();
+      expect((await holding).status).toBe(201);
+    }
+    const holding = request(server).post('/slow').then((response) => response);
+    await until(() => slowGates.length === 1, 'the handler to hold the lock');
+    expect(await locks.remainTimeToLive('slow')).toBeGreaterThan(20_000); // the watchdog's lease
+    const busy = await request(server).post('/slow').expect(423);
+    expect(busy.headers['retry-after']).toBe('1'); // ceil(about 300 ms): the holds seen, not the lease
+    expect(busy.body).toMatchObject({ code: 'LOCK_ACQUIRE_TIMEOUT', retryAfter: 1 });
+    slowGates.shift()!();
+    expect((await holding).status).toBe(201);
   });
 
   it('a business error reaches the client unchanged, and the lock is released', async () => {

@@ -68,7 +68,9 @@ export function tryLockSuite(fx: ModeFixture): void {
       const error = await client.lock('try:d', { waitTime: 100 }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(LockAcquireTimeoutError);
       expect((error as LockAcquireTimeoutError).code).toBe('LOCK_ACQUIRE_TIMEOUT');
-      expect((error as LockAcquireTimeoutError).retryAfterMs).toBeGreaterThan(15_000);
+      expect((error as LockAcquireTimeoutError).remainingLeaseMs).toBeGreaterThan(15_000);
+      // An explicit lease, and no hold of this name seen yet here: retry when the lease ends.
+      expect((error as LockAcquireTimeoutError).retryAfterMs).toBe((error as LockAcquireTimeoutError).remainingLeaseMs);
       await holder.unlock();
     });
 

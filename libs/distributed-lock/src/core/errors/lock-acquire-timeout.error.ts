@@ -1,6 +1,10 @@
 import { DistributedLockError } from './distributed-lock.error.js';
 
-/** The lock stayed taken for the whole wait time. `retryAfterMs` is the holder's remaining lease. */
+/**
+ * The lock stayed taken for the whole wait time. `retryAfterMs`: when to try again, estimated from
+ * how long this lock's recent holds lasted in this process (or the wait just spent), and never more
+ * than `remainingLeaseMs`, the holder's remaining lease (-2 or 0 when unknown).
+ */
 export class LockAcquireTimeoutError extends DistributedLockError {
   readonly code = 'LOCK_ACQUIRE_TIMEOUT' as const;
 
@@ -8,6 +12,7 @@ export class LockAcquireTimeoutError extends DistributedLockError {
     readonly lockName: string,
     readonly waitTimeMs: number,
     readonly retryAfterMs: number,
+    readonly remainingLeaseMs = retryAfterMs,
   ) {
     super(
       `Lock "${lockName}" is held by another owner and was not released within ${waitTimeMs} ms. ` +

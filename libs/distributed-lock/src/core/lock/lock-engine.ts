@@ -15,6 +15,8 @@ import type { Waiter } from '../waiting/waiter.js';
 import type { SubscriberPort } from '../waiting/subscriber-port.js';
 import { LeaseWatchdog } from '../watchdog/lease-watchdog.js';
 import { HeldLock } from './held-lock.js';
+import { HoldTimes } from './hold-times.js';
+import { LockAcquireTimeoutError } from '../errors/lock-acquire-timeout.error.js';
 import type { LeaseResource } from './lease-resource.js';
 import { AcquiredLock, type LockReleaser } from './lock-handle.js';
 import { LockKeys } from './lock-keys.js';
@@ -71,6 +73,8 @@ export class LockEngine implements LockReleaser {
   /** Deadlines of the round trips in flight (operationTimeout). */
   private readonly deadlines: OperationDeadlines;
   private closed = false;
+  /** Recent hold durations by lock name, for when to retry a busy lock. */
+  private readonly holdTimes = new HoldTimes();
 
   /**
    * `nodes`: where lock state lives (one node, or RedLock's independent masters). `staleReaders`:
@@ -360,12 +364,19 @@ export class LockEngine implements LockReleaser {
     return settled;
   }
 
+  /** The error of a wait that ran out, with when to try again (see HoldTimes). */
+  timeoutError(name: string, waitedMs: number, remainingLeaseMs: number): LockAcquireTimeoutError {
+    return new LockAcquireTimeoutError(name, waitedMs, this.holdTimes.retryAfterMs(name, remainingLeaseMs, waitedMs, this.settings.watchdogTimeoutMs), remainingLeaseMs);
+  }
+
   /** Applies a release's reply: holds left, and at zero the lock is gone for this owner. */
   private released(held: HeldLock, remaining: number): void {
     held.holds = remaining;
     if (remaining === 0) {
       this.forget(held);
-      this.events.emit('released', { name: held.resource.name, kind: held.resource.kind, heldMs: monotonicNow() - held.acquiredAt });
+      const heldMs = monotonicNow() - held.acquiredAt;
+      this.holdTimes.record(held.resource.name, heldMs);
+      this.events.emit('released', { name: held.resource.name, kind: held.resource.kind, heldMs });
     }
   }
 

@@ -1,6 +1,5 @@
 import { getLockContext } from '../context/lock-context.js';
 import { LockAcquireAbortedError } from '../errors/lock-acquire-aborted.error.js';
-import { LockAcquireTimeoutError } from '../errors/lock-acquire-timeout.error.js';
 import { DistributedLockError } from '../errors/distributed-lock.error.js';
 import { LockBackendError } from '../errors/lock-backend.error.js';
 import { LockClientClosedError } from '../errors/lock-client-closed.error.js';
@@ -132,7 +131,7 @@ export abstract class BaseLock implements LeaseResource {
   async lock(leaseTimeOrOptions?: Duration | LockOptions): Promise<LockHandle> {
     const request = lockRequest(leaseTimeOrOptions);
     const outcome = await this.acquire(this.engine.currentOwner(), request);
-    if ('ttl' in outcome) throw new LockAcquireTimeoutError(this.name, request.waitMs, outcome.ttl);
+    if ('ttl' in outcome) throw this.engine.timeoutError(this.name, request.waitMs, outcome.ttl);
     return outcome;
   }
 

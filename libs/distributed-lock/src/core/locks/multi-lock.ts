@@ -1,5 +1,4 @@
 import { InvalidLockArgumentError } from '../errors/invalid-lock-argument.error.js';
-import { LockAcquireTimeoutError } from '../errors/lock-acquire-timeout.error.js';
 import { LockNotHeldError } from '../errors/lock-not-held.error.js';
 import type { LockEngine, Owner } from '../lock/lock-engine.js';
 import { LockHandle, type AcquiredLock } from '../lock/lock-handle.js';
@@ -111,7 +110,7 @@ export class MultiLock {
   async lock(leaseTimeOrOptions?: Duration | LockOptions): Promise<MultiLockHandle> {
     const request = lockRequest(leaseTimeOrOptions);
     const outcome = await this.acquire(this.engine.currentOwner(), request);
-    if ('ttl' in outcome) throw new LockAcquireTimeoutError(this.name, request.waitMs, outcome.ttl);
+    if ('ttl' in outcome) throw this.engine.timeoutError(this.name, request.waitMs, outcome.ttl);
     return outcome;
   }
 
