@@ -1,5 +1,8 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import { ApplicationConfig, DiscoveryService, MetadataScanner } from '@nestjs/core';
+import { DISTRIBUTED_LOCK_METADATA } from './distributed-lock.constants.js';
+import type { DistributedLockSpec } from './distributed-lock.decorator.js';
+import { assertRouteHasParams } from './route-params.check.js';
 import { LockCallRuntime } from './lock-call.runtime.js';
 import { bindLockedInstance, isLockedMethod } from './locked-method.js';
 
@@ -17,16 +20,22 @@ export class DistributedLockExplorer implements OnModuleInit {
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
     private readonly runtime: LockCallRuntime,
+    private readonly config: ApplicationConfig,
   ) {}
 
   onModuleInit(): void {
     this.explore();
   }
 
-  /** Binds every instance with a locked method; returns how many methods were found. */
+  /**
+   * Binds every instance with a locked method; returns how many methods were found. Checks, on the
+   * way, that route handlers' key templates read only parameters their routes have.
+   */
   explore(): number {
     let found = 0;
-    for (const wrapper of [...this.discovery.getControllers(), ...this.discovery.getProviders()]) {
+    const controllers = new Set(this.discovery.getControllers());
+    const globalPrefix = this.config.getGlobalPrefix();
+    for (const wrapper of [...controllers, ...this.discovery.getProviders()]) {
       const instance: unknown = wrapper.instance;
       if (!instance || typeof instance !== 'object') continue;
       const prototype: unknown = Object.getPrototypeOf(instance);
@@ -35,9 +44,16 @@ export class DistributedLockExplorer implements OnModuleInit {
         .getAllMethodNames(prototype)
         .filter((name) => isLockedMethod((prototype as Record<string, unknown>)[name]));
       if (locked.length === 0) continue;
+      if (controllers.has(wrapper)) {
+        for (const name of locked) {
+          const handler = (prototype as Record<string, object>)[name]!;
+          const spec = Reflect.getMetadata(DISTRIBUTED_LOCK_METADATA, handler) as DistributedLockSpec;
+          assertRouteHasParams(handler, spec, { controller: wrapper.metatype as object, module: wrapper.host?.metatype, globalPrefix });
+        }
+      }
       if (!wrapper.isDependencyTreeStatic()) {
         this.logger.warn(
-          `${wrapper.name}: ${locked.join(', ')} cannot be locked because ${wrapper.name} is request-scoped (or depends on one); decorated calls on it fail with LOCK_INVALID_CONFIG.`,
+          `${wrapper.name} is request-scoped (or depends on one): ${locked.join(', ')} lock when Nest calls them as route handlers, but a call from other code fails with LOCK_INVALID_CONFIG.`,
         );
         continue;
       }

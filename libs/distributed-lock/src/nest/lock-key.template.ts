@@ -47,6 +47,11 @@ export class LockKeyTemplate {
     this.source = roots.size === 0 ? 'static' : roots.has('args') ? 'args' : 'request';
   }
 
+  /** The route parameters the template reads (`{params.sku}` -> 'sku'), for the start-up check. */
+  get routeParams(): string[] {
+    return this.parts.flatMap((part) => ('root' in part && part.root === 'params' ? [part.path[0]!] : []));
+  }
+
   get isStatic(): boolean {
     return this.source === 'static';
   }
