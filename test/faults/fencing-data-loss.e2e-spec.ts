@@ -63,6 +63,30 @@ describe('fencing tokens survive data loss of the lock Redis', () => {
     await handle.unlock();
   }
 
+  /**
+   * Tokens go to the master, the replica is cut off, more tokens go to the master only, the master
+   * dies and `promote` makes the replica the master. The control: the promoted counter is behind
+   * the resource, so a token from it alone (INCR) would be refused. Then the next holder's fenced
+   * write must be accepted at once.
+   */
+  async function failOverToLaggingReplica(env: Record<string, string>, name: string, master: RedisServer, replica: RedisServer, promote: () => Promise<void>): Promise<void> {
+    const client = await connect(env);
+    const counter = new FencedCounter(resourceRedis);
+    await holdAndWrite(client, name, counter, 5);
+    await waitUntil(async () => (await readOn(replica, `lock:{${name}}:fence`)) !== null, 'the counter to reach the replica');
+
+    await cutReplicationLink(replica);
+    const lastToken = await holdAndWrite(client, name, counter, 15);
+    master.killNow(); // SIGKILL: what was not replicated is lost
+    await promote();
+
+    const stale = Number(await readOn(replica, `lock:{${name}}:fence`));
+    expect(stale).toBeLessThan(lastToken);
+    expect((await counter.read(stale + 1)).accepted).toBe(false);
+
+    await expectAcceptedAtOnce(client, name, counter, lastToken, 20);
+  }
+
   it('single: redis-server restarted without persistence', async () => {
     const lockServer = await RedisServer.start();
     try {
@@ -90,23 +114,9 @@ describe('fencing tokens survive data loss of the lock Redis', () => {
     const topology = await startSentinelTopology({ replicas: 1 });
     try {
       const [master, replica] = topology.servers as [RedisServer, RedisServer];
-      const client = await connect(topology.env);
-      const counter = new FencedCounter(resourceRedis);
-      const name = 'loss:sentinel';
-      await holdAndWrite(client, name, counter, 5);
-      await waitUntil(async () => (await readOn(replica, `lock:{${name}}:fence`)) !== null, 'the counter to reach the replica');
-
-      await cutReplicationLink(replica);
-      const lastToken = await holdAndWrite(client, name, counter, 15);
-      master.killNow(); // SIGKILL: what was not replicated is lost
-
-      await waitUntil(async () => (await currentSentinelMaster(topology)) === `${replica.host}:${replica.port}`, 'sentinel to promote the replica', 30_000);
-      // Control: the promoted counter is behind the resource; INCR alone would be refused.
-      const stale = Number(await readOn(replica, `lock:{${name}}:fence`));
-      expect(stale).toBeLessThan(lastToken);
-      expect((await counter.read(stale + 1)).accepted).toBe(false);
-
-      await expectAcceptedAtOnce(client, name, counter, lastToken, 20);
+      await failOverToLaggingReplica(topology.env, 'loss:sentinel', master, replica, () =>
+        waitUntil(async () => (await currentSentinelMaster(topology)) === `${replica.host}:${replica.port}`, 'sentinel to promote the replica', 30_000),
+      );
     } finally {
       await closeClients();
       await topology.stop();
@@ -120,22 +130,10 @@ describe('fencing tokens survive data loss of the lock Redis', () => {
       const slot = Number(await withClient(topology.servers[0]!, (redis) => redis.call('CLUSTER', 'KEYSLOT', `lock:{${name}}`)));
       const { master, replicas } = await clusterMasterOf(topology, slot);
       const replica = replicas[0]!;
-      const client = await connect(topology.env);
-      const counter = new FencedCounter(resourceRedis);
-      await holdAndWrite(client, name, counter, 5);
-      await waitUntil(async () => (await readOn(replica, `lock:{${name}}:fence`)) !== null, 'the counter to reach the replica');
-
-      await cutReplicationLink(replica);
-      const lastToken = await holdAndWrite(client, name, counter, 15);
-      master.killNow();
-      await withClient(replica, (redis) => redis.call('CLUSTER', 'FAILOVER', 'TAKEOVER'));
-      await waitUntil(async () => (await clusterMasterOf(topology, slot)).master.port === replica.port, 'the replica to own the slot', 30_000);
-
-      const stale = Number(await readOn(replica, `lock:{${name}}:fence`));
-      expect(stale).toBeLessThan(lastToken);
-      expect((await counter.read(stale + 1)).accepted).toBe(false);
-
-      await expectAcceptedAtOnce(client, name, counter, lastToken, 20);
+      await failOverToLaggingReplica(topology.env, name, master, replica, async () => {
+        await withClient(replica, (redis) => redis.call('CLUSTER', 'FAILOVER', 'TAKEOVER'));
+        await waitUntil(async () => (await clusterMasterOf(topology, slot)).master.port === replica.port, 'the replica to own the slot', 30_000);
+      });
     } finally {
       await closeClients();
       await topology.stop();
