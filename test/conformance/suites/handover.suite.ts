@@ -1,4 +1,4 @@
-import { MAX_HANDOFF_STREAK, type LockClient, type LockHandle } from 'nestjs-distributed-lock';
+import { MAX_HANDOVER_STREAK, type LockClient, type LockHandle } from 'nestjs-distributed-lock';
 import { stopAllWorkers, WorkerProcess } from '../../harness/worker-process.js';
 import { nextEvent, until } from '../../harness/wait.js';
 import { itAcrossProcesses, type ModeFixture } from '../fixture.js';
@@ -38,11 +38,11 @@ export function handoverSuite(fx: ModeFixture): void {
       expect(client.stats()).toMatchObject({ held: 0, renewing: 0 });
     });
 
-    it(`processes take turns: one serves at most ${MAX_HANDOFF_STREAK + 1} of its callers in a row while others wait, then they go in the order they came`, async () => {
+    it(`processes take turns: one serves at most ${MAX_HANDOVER_STREAK + 1} of its callers in a row while others wait, then they go in the order they came`, async () => {
       const busy = await fx.client();
       const [second, third] = [await fx.client(), await fx.client()];
       const order: string[] = [];
-      const LOCAL = 3 * (MAX_HANDOFF_STREAK + 1);
+      const LOCAL = 3 * (MAX_HANDOVER_STREAK + 1);
       const holder = await busy.runInContext(() => busy.lock('hand:turns', '30s'));
       const locals = Array.from({ length: LOCAL }, () =>
         busy.runInContext(() => busy.withLock('hand:turns', async () => void order.push('busy'), { waitTime: '20s' })),
@@ -61,7 +61,7 @@ export function handoverSuite(fx: ModeFixture): void {
       // Without turns, the busy process would hand the lock among its own callers until all were done.
       const secondAt = order.indexOf('second');
       expect(secondAt).toBeGreaterThanOrEqual(0);
-      expect(secondAt).toBeLessThanOrEqual(MAX_HANDOFF_STREAK + 1);
+      expect(secondAt).toBeLessThanOrEqual(MAX_HANDOVER_STREAK + 1);
       expect(order[secondAt + 1]).toBe('third');
       expect(order.filter((tag) => tag === 'busy')).toHaveLength(LOCAL);
       expect(await fx.keyExistsAnywhere('lock:{hand:turns}')).toBe(false);

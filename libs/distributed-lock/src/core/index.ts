@@ -19,7 +19,7 @@ export { DEFAULT_KEY_PREFIX, DEFAULT_WATCHDOG_TIMEOUT_MS } from './config/lock-c
 export { LOCK_ENV_VARIABLES, readConnectionConfigFromEnv } from './config/env-config.parser.js';
 export { getLockContext, runInLockContext, runInNewLockContext, type LockContext } from './context/lock-context.js';
 export * from './events/lock-events.js';
-export { LockHandle } from './lock/lock-handle.js';
+export { LockHandle } from './engine/lock-handle.js';
 export type { LockOptions, TryLockOptions } from './locks/acquire-options.js';
 export { BaseLock } from './locks/base-lock.js';
 export { ReentrantLock } from './locks/reentrant-lock.js';
@@ -28,4 +28,4 @@ export { FairLock, DEFAULT_FAIR_QUEUE_TIMEOUT_MS } from './locks/fair-lock.js';
 export { ReadWriteLock, ReadLock, WriteLock } from './locks/read-write-lock.js';
 export { MultiLock, MultiLockHandle } from './locks/multi-lock.js';
 export { LockClient, type LockClientStats, type FairLockOptions } from './lock-client.js';
-export { MAX_HANDOFF_STREAK, GRANT_LEASE_MS } from './waiting/unlock-notifier.js';
+export { MAX_HANDOVER_STREAK, GRANT_LEASE_MS } from './waiting/unlock-notifier.js';

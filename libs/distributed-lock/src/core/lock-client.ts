@@ -8,8 +8,8 @@ import { getLockContext, runInNewLockContext } from './context/lock-context.js';
 import { LockConnectionError } from './errors/lock-connection.error.js';
 import { UnsupportedLockOperationError } from './errors/unsupported-lock-operation.error.js';
 import { LockEvents } from './events/lock-events.js';
-import { LockEngine } from './lock/lock-engine.js';
-import type { LockHandle } from './lock/lock-handle.js';
+import { LockEngine } from './engine/lock-engine.js';
+import type { LockHandle } from './engine/lock-handle.js';
 import type { LockOptions, TryLockOptions } from './locks/acquire-options.js';
 import { BaseLock } from './locks/base-lock.js';
 import { FairLock } from './locks/fair-lock.js';
@@ -17,7 +17,7 @@ import { MultiLock } from './locks/multi-lock.js';
 import { ReadWriteLock } from './locks/read-write-lock.js';
 import { RedLock } from './locks/red-lock.js';
 import { ReentrantLock } from './locks/reentrant-lock.js';
-import { LockNode } from './lock/lock-node.js';
+import { LockNode } from './engine/lock-node.js';
 import type { RedisMode } from './connection/connection-config.js';
 import { describe, toMilliseconds, type Duration } from './util/duration.js';
 import { assertKnownKeys, assertLockName, isPlainObject } from './util/validate.js';
@@ -116,7 +116,6 @@ export class LockClient {
         operationTimeoutMs: resolved.operationTimeoutMs,
         pubsub: this.pubsub,
         replicaAck: resolved.replicaAck,
-        quorum: this.mode === 'redlock',
         handoverTurnMs: resolved.handoverTurnMs,
       },
       this.events,
@@ -156,7 +155,7 @@ export class LockClient {
     results.forEach((result, i) => {
       if (result.status === 'rejected') {
         const node = this.connections[i]!;
-        this.engine.reportBackground('connection', node.target, result.reason);
+        this.engine.background.report('connection', node.target, result.reason);
         for (const connection of [node.command, node.subscriber]) connection.connect().catch(() => undefined);
       }
     });
@@ -200,7 +199,7 @@ export class LockClient {
   }
 
   get watchdogTimeoutMs(): number {
-    return this.engine.watchdogTimeoutMs;
+    return this.engine.settings.watchdogTimeoutMs;
   }
 
   /**
@@ -209,7 +208,7 @@ export class LockClient {
    */
   stats(): LockClientStats {
     return {
-      held: this.engine.heldCount,
+      held: this.engine.held.size,
       renewing: this.engine.renewingCount,
       waitingChannels: this.engine.notifier.activeChannels,
     };
@@ -225,7 +224,7 @@ export class LockClient {
     let lock = this.plainLocks.get(name);
     if (lock) return lock;
     assertLockName(name);
-    lock = this.engine.settings.quorum ? new RedLock(this.engine, name) : new ReentrantLock(this.engine, name);
+    lock = this.mode === 'redlock' ? new RedLock(this.engine, name) : new ReentrantLock(this.engine, name);
     // Lock objects hold no state of their own: keep recent ones, so a hot name does not rebuild its keys.
     if (this.plainLocks.size >= PLAIN_LOCK_CACHE_SIZE) this.plainLocks.clear();
     this.plainLocks.set(name, lock);
@@ -283,7 +282,7 @@ export class LockClient {
   }
 
   private assertSingleNode(name: string, operation: string): void {
-    if (this.engine.settings.quorum) {
+    if (this.mode === 'redlock') {
       throw new UnsupportedLockOperationError(
         name,
         `${operation} in redlock mode`,

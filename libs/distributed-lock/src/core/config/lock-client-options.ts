@@ -46,7 +46,7 @@ export interface LockClientOptions {
   /**
    * While callers of other processes wait for a lock, the longest this process keeps handing it to
    * its own waiting callers, counted from the acquisition that began its turn (default 100 ms; and at
-   * most MAX_HANDOFF_STREAK hand-overs). Then the lock goes to the process that has waited longest,
+   * most MAX_HANDOVER_STREAK hand-overs). Then the lock goes to the process that has waited longest,
    * so a process on a slow link, or with long critical sections, cannot starve the others. Longer
    * turns favour throughput within a process; shorter ones, turn-taking between processes.
    */

@@ -1,7 +1,9 @@
 import type { ReplicaAck } from '../config/replica-ack.js';
-import type { LockEngine } from '../lock/lock-engine.js';
-import type { AttemptResult } from './base-lock.js';
-import { ReentrantLock } from './reentrant-lock.js';
+import type { RenewResult } from '../engine/lease-resource.js';
+import type { LockEngine } from '../engine/lock-engine.js';
+import { ExclusiveHash } from './exclusive-hash.js';
+import type { AttemptArgs, AttemptResult } from './lock-kind.js';
+import { SingleNodeLock } from './single-node-lock.js';
 
 /** How long a queued waiter's place survives without being refreshed, by default. */
 export const DEFAULT_FAIR_QUEUE_TIMEOUT_MS = 5_000;
@@ -12,15 +14,17 @@ export const DEFAULT_FAIR_QUEUE_TIMEOUT_MS = 5_000;
  * - A caller that has to wait takes a ticket in a queue kept in Redis next to the lock. When the lock
  *   is free, only the first live waiter may take it; newcomers queue behind.
  * - Each queued waiter refreshes its entry at least every third of `queueTimeout` while it waits (a
- *   liveness heartbeat, not a poll for the lock: the hand-over itself is woken by the release's
+ *   liveness heartbeat, not a poll for the lock: the release itself is heard through the release's
  *   pub/sub message). A waiter that leaves (timeout, abort) removes its entry at once; one that dies
  *   is dropped by the next lock call after `queueTimeout`, so nobody is blocked by a dead waiter for
  *   longer than that. A waiter stalled for longer than `queueTimeout` loses its place and queues again.
- * - Holding, renewal, release, fencing tokens and reentrancy are those of the plain lock, on its own
- *   key (`<prefix>{name}:fair`), so a fair and a plain lock of the same name are different locks.
+ * - Holding, renewal, release, fencing tokens and reentrancy are those of the plain lock (the same
+ *   ExclusiveHash), on its own key (`<prefix>{name}:fair`), so a fair and a plain lock of the same
+ *   name are different locks. No hand-over: the queue in Redis decides who is next.
  */
-export class FairLock extends ReentrantLock {
-  override readonly kind = 'fair' as const;
+export class FairLock extends SingleNodeLock {
+  readonly kind = 'fair' as const;
+  private readonly hash: ExclusiveHash;
   private readonly queueKey: string;
   private readonly queueDeadlinesKey: string;
 
@@ -30,20 +34,16 @@ export class FairLock extends ReentrantLock {
     readonly queueTimeoutMs = DEFAULT_FAIR_QUEUE_TIMEOUT_MS,
   ) {
     super(engine, name, ':fair');
+    this.hash = new ExclusiveHash(engine, { lock: this.id, fence: this.fenceKey, channel: this.channel });
     this.queueKey = `${this.id}:queue`;
     this.queueDeadlinesKey = `${this.id}:queue-deadlines`;
   }
 
-  /** Granted in queue order from Redis: no local hand-over, no turns. */
-  override get handsOver(): boolean {
-    return false;
-  }
-
-  protected override get maxPauseMs(): number {
+  override get maxPauseMs(): number {
     return Math.max(1, Math.floor(this.queueTimeoutMs / 3));
   }
 
-  protected override async attempt(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined, willWait: boolean): Promise<AttemptResult> {
+  async attempt({ owner, leaseMs, replicaAck, willWait }: AttemptArgs): Promise<AttemptResult> {
     const [first, second] = await this.engine.node.scripts.fairAcquire(
       this.id,
       this.fenceKey,
@@ -59,10 +59,41 @@ export class FairLock extends ReentrantLock {
     return { acquired: true, token: first, holds: second };
   }
 
-  protected override async abandon(owner: string): Promise<void> {
-    await this.engine.bounded(
+  override async abandon(owner: string): Promise<void> {
+    await this.engine.roundTrips.bounded(
       this.engine.node.scripts.fairLeave(this.id, this.channel, this.queueKey, this.queueDeadlinesKey, owner, this.engine.publishCommand),
     );
+  }
+
+  async renew(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<RenewResult> {
+    return this.confirmRenewal((await this.hash.renew(owner, leaseMs)) === 1, leaseMs, replicaAck);
+  }
+
+  release(owner: string, all: boolean, expectedHolds?: number): Promise<number> {
+    return this.hash.release(owner, all, expectedHolds, false);
+  }
+
+  async adjustHolds(owner: string, holds: number): Promise<void> {
+    await this.hash.adjust(owner, holds);
+  }
+
+  isLocked(): Promise<boolean> {
+    return this.query('isLocked', () => this.hash.exists());
+  }
+
+  async getHoldCount(): Promise<number> {
+    const owner = this.ownerByName();
+    return owner ? this.query('getHoldCount', () => this.hash.holdsOf(owner)) : 0;
+  }
+
+  remainTimeToLive(): Promise<number> {
+    return this.query('remainTimeToLive', () => this.hash.pttl());
+  }
+
+  async forceUnlock(): Promise<boolean> {
+    const deleted = await this.query('forceUnlock', () => this.hash.forceDelete());
+    this.engine.markResourceLost(this, 'force-unlocked');
+    return deleted;
   }
 
   /** Waiters queued right now (live or not yet dropped), for monitoring. */

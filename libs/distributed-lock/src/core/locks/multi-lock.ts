@@ -1,7 +1,7 @@
 import { InvalidLockArgumentError } from '../errors/invalid-lock-argument.error.js';
 import { LockNotHeldError } from '../errors/lock-not-held.error.js';
-import type { LockEngine, Owner } from '../lock/lock-engine.js';
-import { LockHandle, type AcquiredLock } from '../lock/lock-handle.js';
+import type { LockEngine, Owner } from '../engine/lock-engine.js';
+import { LockHandle, type HeldLockHandle } from '../engine/lock-handle.js';
 import { monotonicNow } from '../util/clock.js';
 import type { Duration } from '../util/duration.js';
 import { lockRequest, tryLockRequest, type AcquireRequest, type LockOptions, type TryLockOptions } from './acquire-options.js';
@@ -17,7 +17,7 @@ export class MultiLockHandle extends LockHandle {
   private readonly anyLost: AbortSignal;
   private released = false;
 
-  constructor(readonly handles: readonly AcquiredLock[]) {
+  constructor(readonly handles: readonly HeldLockHandle[]) {
     super();
     this.name = handles.map((handle) => handle.name).join(', ');
     this.tokens = Object.fromEntries(handles.map((handle) => [handle.name, handle.token]));
@@ -143,7 +143,7 @@ export class MultiLock {
   async acquire(owner: Owner, request: AcquireRequest): Promise<MultiLockHandle | { ttl: number }> {
     this.engine.assertOpen(`acquire multi-lock "${this.name}"`);
     const deadline = monotonicNow() + request.waitMs;
-    const taken: AcquiredLock[] = [];
+    const taken: HeldLockHandle[] = [];
     try {
       // Fast path: everything at once, no waiting. Anything busy: undo, then go in canonical order.
       const first = await Promise.allSettled(this.locks.map((lock) => lock.acquire(owner, { ...request, waitMs: 0 })));
@@ -175,9 +175,9 @@ export class MultiLock {
   }
 
   /** Releases a partial acquisition, last taken first. Failures are reported, not thrown. */
-  private async undo(handles: AcquiredLock[]): Promise<void> {
+  private async undo(handles: HeldLockHandle[]): Promise<void> {
     for (const handle of handles.reverse()) {
-      await handle.unlock().catch((error: unknown) => this.engine.reportBackground('release', handle.name, error));
+      await handle.unlock().catch((error: unknown) => this.engine.background.report('release', handle.name, error));
     }
   }
 }

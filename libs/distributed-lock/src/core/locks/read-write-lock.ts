@@ -1,8 +1,8 @@
 import type { ReplicaAck } from '../config/replica-ack.js';
 import { UnsupportedLockOperationError } from '../errors/unsupported-lock-operation.error.js';
-import type { RenewResult } from '../lock/lease-resource.js';
-import type { LockEngine } from '../lock/lock-engine.js';
-import type { AttemptResult } from './base-lock.js';
+import type { RenewResult } from '../engine/lease-resource.js';
+import type { LockEngine } from '../engine/lock-engine.js';
+import type { AttemptArgs, AttemptResult } from './lock-kind.js';
 import { SingleNodeLock } from './single-node-lock.js';
 
 /** Keys of one read-write lock, shared by its two halves. */
@@ -26,7 +26,7 @@ abstract class ReadWriteHalf extends SingleNodeLock {
 
   protected abstract run(owner: string, leaseMs: number): Promise<[number, number]>;
 
-  protected async attempt(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined, _willWait: boolean): Promise<AttemptResult> {
+  async attempt({ owner, leaseMs, replicaAck }: AttemptArgs): Promise<AttemptResult> {
     const [first, second] = await this.run(owner, leaseMs);
     if (first === -3) {
       throw new UnsupportedLockOperationError(
@@ -40,7 +40,7 @@ abstract class ReadWriteHalf extends SingleNodeLock {
     return { acquired: true, token: first, holds: second };
   }
 
-  protected async adjustHolds(owner: string, holds: number): Promise<void> {
+  async adjustHolds(owner: string, holds: number): Promise<void> {
     await this.engine.node.scripts.readWriteAdjust(this.keys.hash, this.keys.readers, owner, this.kind, holds);
   }
 
@@ -73,7 +73,7 @@ abstract class ReadWriteHalf extends SingleNodeLock {
 /** The shared half: many owners may read at once, unless another owner writes. */
 export class ReadLock extends ReadWriteHalf {
   readonly kind = 'read' as const;
-  protected override readonly shared = true;
+  override readonly shared = true;
 
   protected run(owner: string, leaseMs: number): Promise<[number, number]> {
     return this.engine.node.scripts.readAcquire(this.keys.hash, this.keys.readers, this.fenceKey, owner, leaseMs);

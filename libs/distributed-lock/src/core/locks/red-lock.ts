@@ -1,13 +1,13 @@
-import type { ReplicaAck } from '../config/replica-ack.js';
 import { LockBackendError } from '../errors/lock-backend.error.js';
 import { LockQuorumError } from '../errors/lock-quorum.error.js';
-import type { RenewResult } from '../lock/lease-resource.js';
-import type { LockEngine } from '../lock/lock-engine.js';
-import type { LockNode } from '../lock/lock-node.js';
+import type { RenewResult } from '../engine/lease-resource.js';
+import type { LockEngine } from '../engine/lock-engine.js';
+import type { LockNode } from '../engine/lock-node.js';
 import { monotonicNow } from '../util/clock.js';
-import { afterTimeout } from '../util/late-timer.js';
+import { settleWithin } from '../util/late-timer.js';
 import { GRANT_LEASE_MS } from '../waiting/unlock-notifier.js';
-import { BaseLock, type AttemptResult } from './base-lock.js';
+import { BaseLock } from './base-lock.js';
+import type { AttemptArgs, AttemptResult } from './lock-kind.js';
 
 /** Longest a single node may take to answer one step; a slower node counts as not answering. */
 export const REDLOCK_NODE_TIMEOUT_MS = 50;
@@ -46,7 +46,7 @@ export class RedLock extends BaseLock {
     return Math.floor(this.nodes.length / 2) + 1;
   }
 
-  protected async attempt(owner: string, leaseMs: number, _replicaAck: ReplicaAck | undefined): Promise<AttemptResult> {
+  async attempt({ owner, leaseMs }: AttemptArgs): Promise<AttemptResult> {
     const startedAt = monotonicNow();
     const replies = await this.onEveryNode((node) => node.scripts.reentrantAcquire(this.id, this.fenceKey, owner, leaseMs));
     const granted = replies.flatMap((reply, i) => (reply.ok && reply.value[0] > 0 ? [{ node: this.nodes[i]!, token: reply.value[0], holds: reply.value[1] }] : []));
@@ -57,7 +57,7 @@ export class RedLock extends BaseLock {
 
     let token = 0;
     if (success) {
-      const held = this.engine.find(owner, this);
+      const held = this.engine.held.find(owner, this);
       token = held?.active && Math.max(...granted.map((g) => g.holds)) > 1 ? held.token : Math.max(...granted.map((g) => g.token));
       const raised = await this.onEveryNode((node) => node.scripts.fenceRaise(this.fenceKey, this.id, owner, token));
       success = raised.filter((reply) => reply.ok).length >= this.quorum && leaseMs - (monotonicNow() - startedAt) - redlockDrift(leaseMs) > 0;
@@ -87,7 +87,7 @@ export class RedLock extends BaseLock {
     return { acquired: false, ttl };
   }
 
-  protected async adjustHolds(owner: string, holds: number): Promise<void> {
+  async adjustHolds(owner: string, holds: number): Promise<void> {
     await this.onEveryNode((node) => node.scripts.reentrantAdjust(this.id, owner, holds));
   }
 
@@ -141,7 +141,7 @@ export class RedLock extends BaseLock {
     return node.scripts
       .reentrantRelease(this.id, this.channel, this.fenceKey, owner, this.engine.publishCommand, '1', '', GRANT_LEASE_MS)
       .then(() => undefined)
-      .catch((error: unknown) => this.engine.reportBackground('release', this.name, error));
+      .catch((error: unknown) => this.engine.background.report('release', this.name, error));
   }
 
   /** Runs `step` on every node in parallel; a node that fails or exceeds `timeoutMs` counts as not answering. */
@@ -149,15 +149,11 @@ export class RedLock extends BaseLock {
     return Promise.all(
       this.nodes.map((node) => {
         const pending = step(node);
-        let cancel: (() => void) | undefined;
-        return Promise.race([
+        return settleWithin(
           pending.then((value): NodeReply<T> => ({ ok: true, value })),
-          new Promise<NodeReply<T>>((resolve) => {
-            cancel = afterTimeout(timeoutMs, () => resolve({ ok: false, error: new Error(`${node.target}: no reply within ${timeoutMs} ms`), late: pending }));
-          }),
-        ])
-          .catch((error: unknown): NodeReply<T> => ({ ok: false, error, late: pending }))
-          .finally(() => cancel?.());
+          timeoutMs,
+          (): NodeReply<T> => ({ ok: false, error: new Error(`${node.target}: no reply within ${timeoutMs} ms`), late: pending }),
+        ).catch((error: unknown): NodeReply<T> => ({ ok: false, error, late: pending }));
       }),
     );
   }

@@ -1,24 +1,35 @@
 import type { ReplicaAck } from '../config/replica-ack.js';
-import type { RenewResult } from '../lock/lease-resource.js';
-import type { LockEngine } from '../lock/lock-engine.js';
-import type { AttemptResult } from './base-lock.js';
+import type { HandOverArgs, LockHandover, RenewResult } from '../engine/lease-resource.js';
+import type { LockEngine } from '../engine/lock-engine.js';
 import { GRANT_LEASE_MS } from '../waiting/unlock-notifier.js';
+import { ExclusiveHash } from './exclusive-hash.js';
+import type { AttemptArgs, AttemptResult } from './lock-kind.js';
 import { SingleNodeLock } from './single-node-lock.js';
 
 /**
  * Redisson's RLock: an exclusive lock that its owner (a lock context) may take again. Each
- * acquisition adds a hold, each unlock removes one; the key is deleted and one waiter woken at zero.
- * Lives on one node: a single Redis, the master of a master-slave or sentinel set, or the master of
- * the lock's slot in a cluster.
+ * acquisition adds a hold, each unlock removes one; at zero the lock goes to the next holder. Lives on
+ * one node: a single Redis, the master of a master-slave or sentinel set, or the master of the lock's
+ * slot in a cluster.
+ *
+ * It hands over (LockHandover): a release gives the lock straight to a waiting caller of the same
+ * process, and waiting processes are marked in the lock's hash so that they take turns.
  */
 export class ReentrantLock extends SingleNodeLock {
-  readonly kind: 'reentrant' | 'fair' = 'reentrant';
+  readonly kind = 'reentrant' as const;
+  private readonly hash: ExclusiveHash;
+  override readonly handover: LockHandover;
 
-  constructor(engine: LockEngine, name: string, variant = '') {
-    super(engine, name, variant);
+  constructor(engine: LockEngine, name: string) {
+    super(engine, name);
+    this.hash = new ExclusiveHash(engine, { lock: this.id, fence: this.fenceKey, channel: this.channel });
+    this.handover = {
+      handOver: (args) => this.handOver(args),
+      withdraw: () => this.withdraw(),
+    };
   }
 
-  protected async attempt(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined, willWait: boolean, queued: boolean): Promise<AttemptResult> {
+  async attempt({ owner, leaseMs, replicaAck, willWait, queued }: AttemptArgs): Promise<AttemptResult> {
     // A caller that will wait marks this process as waiting when it fails (see the acquire script);
     // a queued one that succeeds tells whether callers of this process still wait after it.
     const [first, second] = await this.engine.node.scripts.reentrantAcquire(
@@ -35,19 +46,37 @@ export class ReentrantLock extends SingleNodeLock {
   }
 
   async renew(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<RenewResult> {
-    const renewed = (await this.engine.node.scripts.reentrantRenew(this.id, owner, leaseMs)) === 1;
-    return this.confirmRenewal(renewed, leaseMs, replicaAck);
+    return this.confirmRenewal((await this.hash.renew(owner, leaseMs)) === 1, leaseMs, replicaAck);
   }
 
-  protected async adjustHolds(owner: string, holds: number): Promise<void> {
-    await this.engine.node.scripts.reentrantAdjust(this.id, owner, holds);
+  release(owner: string, all: boolean, expectedHolds?: number): Promise<number> {
+    return this.hash.release(owner, all, expectedHolds, this.engine.notifier.waiterCount(this.channel) > 0);
   }
 
-  override get handsOver(): boolean {
-    return true;
+  async adjustHolds(owner: string, holds: number): Promise<void> {
+    await this.hash.adjust(owner, holds);
   }
 
-  override handOver(owner: string, successor: string, leaseMs: number, yieldToOthers: boolean, successorIsLast: boolean): Promise<[number, number]> {
+  isLocked(): Promise<boolean> {
+    return this.query('isLocked', () => this.hash.exists());
+  }
+
+  async getHoldCount(): Promise<number> {
+    const owner = this.ownerByName();
+    return owner ? this.query('getHoldCount', () => this.hash.holdsOf(owner)) : 0;
+  }
+
+  remainTimeToLive(): Promise<number> {
+    return this.query('remainTimeToLive', () => this.hash.pttl());
+  }
+
+  async forceUnlock(): Promise<boolean> {
+    const deleted = await this.query('forceUnlock', () => this.hash.forceDelete());
+    this.engine.markResourceLost(this, 'force-unlocked');
+    return deleted;
+  }
+
+  private handOver({ owner, successor, leaseMs, yieldToOthers, successorIsLast }: HandOverArgs): Promise<[number, number]> {
     return this.engine.node.scripts.reentrantHandoff(
       this.id,
       this.fenceKey,
@@ -63,46 +92,7 @@ export class ReentrantLock extends SingleNodeLock {
     );
   }
 
-  protected override async unmark(): Promise<void> {
-    await this.engine.bounded(
-      this.engine.node.scripts.reentrantUnmark(this.id, this.channel, this.fenceKey, this.engine.clientId, this.engine.publishCommand, GRANT_LEASE_MS),
-    );
-  }
-
-  release(owner: string, all: boolean, expectedHolds?: number): Promise<number> {
-    return this.engine.node.scripts.reentrantRelease(
-      this.id,
-      this.channel,
-      this.fenceKey,
-      owner,
-      this.engine.publishCommand,
-      all ? 'all' : '1',
-      expectedHolds ?? '',
-      GRANT_LEASE_MS,
-      this.handsOver && this.engine.notifier.waiterCount(this.channel) > 0 ? this.engine.clientId : '',
-    );
-  }
-
-  /** Stale by design (the answer can change as soon as it is given): a replica may answer it. */
-  async isLocked(): Promise<boolean> {
-    return (await this.query('isLocked', () => this.engine.staleReader().exists(this.id))) === 1;
-  }
-
-  async getHoldCount(): Promise<number> {
-    const mine = this.ownerByName();
-    if (!mine) return 0;
-    const [owner, holds] = await this.query('getHoldCount', () => this.engine.redis.hmget(this.id, 'owner', 'holds'));
-    return owner === mine ? Number(holds) : 0;
-  }
-
-  /** Stale by design, like isLocked: a replica may answer it. */
-  remainTimeToLive(): Promise<number> {
-    return this.query('remainTimeToLive', () => this.engine.staleReader().pttl(this.id));
-  }
-
-  async forceUnlock(): Promise<boolean> {
-    const deleted = await this.query('forceUnlock', () => this.engine.node.scripts.forceUnlock(this.id, this.channel, this.engine.publishCommand));
-    this.engine.markResourceLost(this, 'force-unlocked');
-    return deleted === 1;
+  private async withdraw(): Promise<void> {
+    await this.engine.node.scripts.reentrantUnmark(this.id, this.channel, this.fenceKey, this.engine.clientId, this.engine.publishCommand, GRANT_LEASE_MS);
   }
 }

@@ -1,7 +1,6 @@
 import type { ReplicaAck } from '../config/replica-ack.js';
-import { LockBackendError } from '../errors/lock-backend.error.js';
 import { ReplicaAckError } from '../errors/replica-ack.error.js';
-import type { RenewResult } from '../lock/lease-resource.js';
+import type { RenewResult } from '../engine/lease-resource.js';
 import { BaseLock } from './base-lock.js';
 
 /**
@@ -18,7 +17,7 @@ export abstract class SingleNodeLock extends BaseLock {
     if (!replicaAck) return;
     const acknowledged = await this.engine.node.waitForReplicas(this.id, replicaAck.replicas, replicaAck.timeoutMs);
     if (acknowledged < replicaAck.replicas) {
-      await this.release(owner, false).catch((error: unknown) => this.engine.reportBackground('release', this.name, error));
+      await this.release(owner, false).catch((error: unknown) => this.engine.background.report('release', this.name, error));
       throw new ReplicaAckError(this.name, acknowledged, replicaAck.replicas, replicaAck.timeoutMs);
     }
   }
@@ -29,7 +28,7 @@ export abstract class SingleNodeLock extends BaseLock {
     if (replicaAck) {
       const acknowledged = await this.engine.node.waitForReplicas(this.id, replicaAck.replicas, replicaAck.timeoutMs);
       if (acknowledged < replicaAck.replicas) {
-        this.engine.reportBackground('renew', this.name, new ReplicaAckError(this.name, acknowledged, replicaAck.replicas, replicaAck.timeoutMs));
+        this.engine.background.report('renew', this.name, new ReplicaAckError(this.name, acknowledged, replicaAck.replicas, replicaAck.timeoutMs));
         return { renewed: false, lost: false };
       }
     }
@@ -40,9 +39,9 @@ export abstract class SingleNodeLock extends BaseLock {
   protected async query<T>(operation: string, run: () => Promise<T>): Promise<T> {
     this.engine.assertOpen(`${operation} "${this.name}"`);
     try {
-      return await this.engine.bounded(run());
+      return await this.engine.roundTrips.bounded(run());
     } catch (error) {
-      throw new LockBackendError(operation, this.name, error);
+      throw this.engine.roundTrips.failure(operation, this.name, error);
     }
   }
 }

@@ -1,6 +1,6 @@
 import { getLockContext, runInLockContext, runWithCurrentLock } from '../context/lock-context.js';
-import type { LockEngine } from '../lock/lock-engine.js';
-import type { LockHandle } from '../lock/lock-handle.js';
+import type { LockEngine } from '../engine/lock-engine.js';
+import type { LockHandle } from '../engine/lock-handle.js';
 
 /**
  * Runs `fn` under a lock taken by `acquire` and always releases it. Runs in the caller's lock context
@@ -21,7 +21,7 @@ export function withLockOn<H extends LockHandle, T>(
       return await runWithCurrentLock(context, handle, () => fn(handle));
     } finally {
       if (handle.isHeld) {
-        await handle.unlock().catch((error: unknown) => engine.reportBackground('release', name, error));
+        await handle.unlock().catch((error: unknown) => engine.background.report('release', name, error));
       }
     }
   });

@@ -14,3 +14,22 @@ export function afterTimeout(ms: number, callback: () => void): () => void {
     if (immediate) clearImmediate(immediate);
   };
 }
+
+/** Resolves after `ms` (a late timer, unref'd): a pause between retries. */
+export function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => afterTimeout(ms, resolve));
+}
+
+/**
+ * Resolves with `promise`'s value, or with what `onTimeout` returns if `ms` pass first (a late timer:
+ * after a stall, a value that came in time still wins). The timer is cleared either way; `promise`
+ * itself runs on.
+ */
+export async function settleWithin<T, F>(promise: Promise<T>, ms: number, onTimeout: () => F): Promise<T | F> {
+  let cancel: (() => void) | undefined;
+  try {
+    return await Promise.race([promise, new Promise<F>((resolve) => (cancel = afterTimeout(Math.max(0, ms), () => resolve(onTimeout()))))]);
+  } finally {
+    cancel?.();
+  }
+}

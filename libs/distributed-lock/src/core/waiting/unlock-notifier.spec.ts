@@ -1,6 +1,6 @@
 import { LockEvents } from '../events/lock-events.js';
 import type { SubscriberPort } from './subscriber-port.js';
-import { GRANT_LEASE_MS, MAX_HANDOFF_STREAK, UnlockNotifier } from './unlock-notifier.js';
+import { GRANT_LEASE_MS, MAX_HANDOVER_STREAK, UnlockNotifier } from './unlock-notifier.js';
 
 /**
  * The notifier's local bookkeeping (who is woken, what is handed over, when to (un)subscribe), with
@@ -258,22 +258,22 @@ describe('UnlockNotifier', () => {
   it('asks to yield once the turn has lasted handoverTurn since the acquisition that began it, whatever the count', async () => {
     const timed = new UnlockNotifier(port, new LockEvents(), 'me', 100);
     const a = timed.join('t', Infinity);
-    a.handoffTarget = { owner: 'me:1', leaseMs: 1000 };
+    a.handoverTerms = { owner: 'me:1', leaseMs: 1000 };
     await port.settle();
     const sleeping = a.wait(Infinity, undefined);
     // The holder that began the turn acquired 50 ms ago: the turn goes on.
-    expect(timed.takeSuccessor('t', now() - 50)?.yieldToOthers).toBe(false);
-    a.handoff = undefined;
+    expect(timed.nextHandover('t', now() - 50)?.yieldToOthers).toBe(false);
+    a.handover = undefined;
     // Later hand-overs count from that same start, not from their own holder's acquisition.
-    expect(timed.takeSuccessor('t', now())?.yieldToOthers).toBe(false);
-    a.handoff = undefined;
+    expect(timed.nextHandover('t', now())?.yieldToOthers).toBe(false);
+    a.handover = undefined;
     // A turn whose first holder acquired 150 ms ago yields at once (a slow link, a long section).
     const b = new UnlockNotifier(port, new LockEvents(), 'me', 100);
     const w = b.join('u', Infinity);
-    w.handoffTarget = { owner: 'me:2', leaseMs: 1000 };
+    w.handoverTerms = { owner: 'me:2', leaseMs: 1000 };
     await port.settle();
     const sleepingW = w.wait(Infinity, undefined);
-    expect(b.takeSuccessor('u', now() - 150)?.yieldToOthers).toBe(true);
+    expect(b.nextHandover('u', now() - 150)?.yieldToOthers).toBe(true);
     a.notify();
     w.notify();
     await Promise.all([sleeping, sleepingW]);
@@ -284,21 +284,21 @@ describe('UnlockNotifier', () => {
 
   it('picks the sleeping first waiter as successor of a local release, and asks to yield after a streak', async () => {
     const a = notifier.join('c', Infinity);
-    a.handoffTarget = { owner: 'me:1', leaseMs: 1000 };
+    a.handoverTerms = { owner: 'me:1', leaseMs: 1000 };
     await port.settle();
-    expect(notifier.takeSuccessor('c', now())).toBeUndefined(); // awake (about to attempt): it would race the hand-over
+    expect(notifier.nextHandover('c', now())).toBeUndefined(); // awake (about to attempt): it would race the hand-over
     const sleeping = a.wait(Infinity, undefined);
     const yields: boolean[] = [];
-    for (let i = 0; i <= MAX_HANDOFF_STREAK; i++) {
-      const chosen = notifier.takeSuccessor('c', now());
+    for (let i = 0; i <= MAX_HANDOVER_STREAK; i++) {
+      const chosen = notifier.nextHandover('c', now());
       expect(chosen?.waiter).toBe(a);
       expect(chosen?.last).toBe(true);
-      expect(notifier.takeSuccessor('c', now())).toBeUndefined(); // one hand-over at a time
+      expect(notifier.nextHandover('c', now())).toBeUndefined(); // one hand-over at a time
       yields.push(chosen!.yieldToOthers);
-      a.handoff = undefined;
+      a.handover = undefined;
     }
     expect(yields.filter(Boolean)).toEqual([true]);
-    expect(yields[MAX_HANDOFF_STREAK]).toBe(true);
+    expect(yields[MAX_HANDOVER_STREAK]).toBe(true);
     a.notify();
     await sleeping;
     notifier.leave(a, false, 0);

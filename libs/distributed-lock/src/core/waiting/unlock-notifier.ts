@@ -1,7 +1,7 @@
 import type { LockEvents } from '../events/lock-events.js';
 import { monotonicNow } from '../util/clock.js';
 import type { SubscriberPort } from './subscriber-port.js';
-import { Handoff } from './handoff.js';
+import { Handover } from './handover.js';
 import { Waiter } from './waiter.js';
 
 /**
@@ -9,7 +9,7 @@ import { Waiter } from './waiter.js';
  * them waits (the lock then goes to the process that has waited longest): processes take turns, each
  * serving up to this many of its callers in a row.
  */
-export const MAX_HANDOFF_STREAK = 8;
+export const MAX_HANDOVER_STREAK = 8;
 /**
  * Lease of a lock granted to a waiting process until one of its callers takes it over (normally
  * within a round trip). A process that died while marked as waiting holds the lock up for this long.
@@ -34,12 +34,12 @@ interface ChannelState {
   /** Subscribe/unsubscribe operations, one after the other. */
   operations: Promise<void>;
   pendingOperations: number;
-  /** Local hand-overs in a row (see MAX_HANDOFF_STREAK). */
-  handoffStreak: number;
+  /** Local hand-overs in a row (see MAX_HANDOVER_STREAK). */
+  handoverStreak: number;
   /** When the acquisition that began this process's turn was made (monotonic ms). */
   turnStartedAt: number;
   /** What to do with a grant to this process that no waiter is left to take (see `join`). */
-  onUnwantedGrant: (() => void) | undefined;
+  withdraw: (() => void) | undefined;
 }
 
 export type ReadyOutcome = 'ready' | 'timeout' | 'aborted' | 'closed';
@@ -135,7 +135,7 @@ export class UnlockNotifier {
     if (message.startsWith('grant:')) {
       if (message.slice(6) !== this.clientId) head?.wakeWithin(GRANT_RECHECK_MS);
       else if (head) head.notify();
-      else state?.onUnwantedGrant?.();
+      else state?.withdraw?.();
       return;
     }
     head?.notify();
@@ -148,15 +148,15 @@ export class UnlockNotifier {
 
   /**
    * Queues a waiter for `channel` that gives up at monotonic time `deadline` (`shared`: a read lock).
-   * `onUnwantedGrant`: how to pass on a grant to this process that arrives when nobody waits any more.
+   * `withdraw`: how this process withdraws from the lock's waiting processes when a grant to it arrives and nobody here waits any more (its mark goes, the grant is passed on).
    */
-  join(channel: string, deadline: number, shared = false, onUnwantedGrant?: () => void): Waiter {
+  join(channel: string, deadline: number, shared = false, withdraw?: () => void): Waiter {
     let state = this.channels.get(channel);
     if (!state) {
-      state = { channel, waiters: [], subscribed: false, operations: Promise.resolve(), pendingOperations: 0, handoffStreak: 0, turnStartedAt: 0, onUnwantedGrant: undefined };
+      state = { channel, waiters: [], subscribed: false, operations: Promise.resolve(), pendingOperations: 0, handoverStreak: 0, turnStartedAt: 0, withdraw: undefined };
       this.channels.set(channel, state);
     }
-    if (onUnwantedGrant) state.onUnwantedGrant = onUnwantedGrant;
+    if (withdraw) state.withdraw = withdraw;
     if (!this.recheckTimer && !this.closed) {
       this.recheckTimer = setInterval(() => this.recheck(), WAITER_RECHECK_MS);
       this.recheckTimer.unref();
@@ -204,26 +204,26 @@ export class UnlockNotifier {
   /**
    * A release in this process is about to drop the last hold of the lock behind `channel`: the
    * waiter that may receive it directly, if any. Only the head, and only while it sleeps (an attempt
-   * of its own in flight would race the hand-over). After MAX_HANDOFF_STREAK hand-overs in a row, or
+   * of its own in flight would race the hand-over). After MAX_HANDOVER_STREAK hand-overs in a row, or
    * once the turn has lasted `turnMs` since `holderSince` (when the releasing holder acquired it, for
    * the first hand-over of a turn), the release is told to yield to other processes if they wait:
-   * processes take turns in count and in time. The chosen waiter gets a Handoff that the releaser
+   * processes take turns in count and in time. The chosen waiter gets a Handover that the releaser
    * settles; it keeps sleeping until then. `last`: no other waiter of this process.
    */
-  takeSuccessor(channel: string, holderSince: number): { waiter: Waiter; yieldToOthers: boolean; last: boolean } | undefined {
+  nextHandover(channel: string, holderSince: number): { waiter: Waiter; yieldToOthers: boolean; last: boolean } | undefined {
     const state = this.channels.get(channel);
     if (!state) return undefined;
     const head = state.waiters[0];
-    if (head?.handoff) return undefined;
-    if (this.closed || !head?.handoffTarget || !head.sleeping) {
-      state.handoffStreak = 0; // the release frees the lock (or grants it elsewhere): the run ends
+    if (head?.handover) return undefined;
+    if (this.closed || !head?.handoverTerms || !head.sleeping) {
+      state.handoverStreak = 0; // the release frees the lock (or grants it elsewhere): the run ends
       return undefined;
     }
-    if (state.handoffStreak === 0) state.turnStartedAt = holderSince;
-    state.handoffStreak += 1;
-    const yieldToOthers = state.handoffStreak > MAX_HANDOFF_STREAK || monotonicNow() - state.turnStartedAt >= this.turnMs;
-    if (yieldToOthers) state.handoffStreak = 0;
-    head.handoff = new Handoff();
+    if (state.handoverStreak === 0) state.turnStartedAt = holderSince;
+    state.handoverStreak += 1;
+    const yieldToOthers = state.handoverStreak > MAX_HANDOVER_STREAK || monotonicNow() - state.turnStartedAt >= this.turnMs;
+    if (yieldToOthers) state.handoverStreak = 0;
+    head.handover = new Handover();
     return { waiter: head, yieldToOthers, last: state.waiters.length === 1 };
   }
 

@@ -1,8 +1,8 @@
 import { monotonicNow } from '../util/clock.js';
-import type { Handoff } from './handoff.js';
+import type { Handover } from './handover.js';
 
 /** Who a local release may hand the lock to directly (plain locks without replica acknowledgement). */
-export interface HandoffTarget {
+export interface HandoverTerms {
   readonly owner: string;
   readonly leaseMs: number;
 }
@@ -23,9 +23,9 @@ export class Waiter {
   /** A notification not yet consumed by `wait`. */
   pending = false;
   /** Set when a release in this process may grant the lock straight to this waiter. */
-  handoffTarget: HandoffTarget | undefined;
+  handoverTerms: HandoverTerms | undefined;
   /** A release in this process is handing the lock to this waiter; settled with its reply. */
-  handoff: Handoff | undefined;
+  handover: Handover | undefined;
   private finish: ((outcome: WaitOutcome) => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
   /** Monotonic time the current timer fires at. */

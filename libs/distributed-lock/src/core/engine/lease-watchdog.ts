@@ -1,4 +1,4 @@
-import type { HeldLock } from '../lock/held-lock.js';
+import type { HeldLock } from './held-lock.js';
 
 /**
  * Renews every lock held without an explicit leaseTime, every `intervalMs` (watchdog timeout / 3).

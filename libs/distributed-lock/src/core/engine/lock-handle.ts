@@ -44,7 +44,8 @@ export interface LockReleaser {
   verify(held: HeldLock): boolean;
 }
 
-export class AcquiredLock extends LockHandle {
+/** The handle of one acquisition of one lock (a HeldLock, shared by the reentrant holds of its owner). */
+export class HeldLockHandle extends LockHandle {
   private released = false;
 
   constructor(

@@ -1,0 +1,142 @@
+import type { LockLostReason } from '../errors/lock-lost.error.js';
+import type { LockEvents } from '../events/lock-events.js';
+import { monotonicNow } from '../util/clock.js';
+import { afterTimeout } from '../util/late-timer.js';
+import type { BackgroundWork } from './background-work.js';
+import type { HeldLock } from './held-lock.js';
+import { LeaseWatchdog } from './lease-watchdog.js';
+import type { RoundTrips } from './round-trips.js';
+
+/**
+ * Keeps the leases of the locks this process holds: a deadline timer per lock (monotonic, counted
+ * from the start of the round trip that granted or renewed it, so never later than Redis's own
+ * expiry), the watchdog's renewals for locks taken without leaseTime, and the check made when a
+ * handle is read. A lease that runs out, or a renewal that finds the lock gone, is reported to
+ * `lost`; the rest (forgetting it, aborting its signal) is the engine's.
+ */
+export class LeaseKeeper {
+  private readonly watchdog: LeaseWatchdog;
+
+  constructor(
+    watchdogTimeoutMs: number,
+    private readonly roundTrips: RoundTrips,
+    private readonly background: BackgroundWork,
+    private readonly events: LockEvents,
+    private readonly lost: (held: HeldLock, reason: LockLostReason) => void,
+  ) {
+    this.watchdog = new LeaseWatchdog(Math.floor(watchdogTimeoutMs / 3), (held) => this.renew(held));
+  }
+
+  /** Locks the watchdog renews right now. */
+  get renewing(): number {
+    return this.watchdog.size;
+  }
+
+  /** Starts keeping a lock just registered: its deadline, and its renewals if the watchdog renews it. */
+  keep(held: HeldLock): void {
+    if (held.watchdog) this.watchdog.add(held);
+    this.armExpiry(held);
+  }
+
+  /** A reentrant grant may lengthen the lease or hand it to the watchdog. */
+  extend(held: HeldLock, validUntil: number, watchdog: boolean): void {
+    if (watchdog && !held.watchdog) {
+      held.watchdog = true;
+      this.watchdog.add(held);
+    }
+    if (validUntil > held.validUntil) {
+      held.validUntil = validUntil;
+      this.armExpiry(held);
+    }
+  }
+
+  /** Stops renewing `held` for a while (its release is being retried), or for good. */
+  pauseRenewals(held: HeldLock): void {
+    if (held.watchdog) this.watchdog.delete(held);
+  }
+
+  resumeRenewals(held: HeldLock): void {
+    if (held.active && held.watchdog) this.watchdog.add(held);
+  }
+
+  /** Stops keeping `held`: no deadline check, no renewal. */
+  release(held: HeldLock): void {
+    held.cancelExpiry?.();
+    held.cancelExpiry = undefined;
+    this.pauseRenewals(held);
+  }
+
+  /** Stops the watchdog (the client is closing). */
+  stop(): void {
+    this.watchdog.stop();
+  }
+
+  /**
+   * Whether `held` is valid at this instant (see LockHandle): a lease found over, with no renewal in
+   * flight that could still lengthen it, is lost on the spot, so a process resumed after a pause
+   * learns it before the deadline timer has had its turn.
+   */
+  verify(held: HeldLock): boolean {
+    if (!held.active) return false;
+    const now = monotonicNow();
+    if (now < held.validUntil) return true;
+    if (held.expiredAt(now)) this.leaseOver(held);
+    return false;
+  }
+
+  /**
+   * The deadline timer fires in the timers phase, before the I/O callbacks of the same loop turn and
+   * before timers due later: after a pause, the signal aborts before code waiting on a later timer or
+   * on a reply runs on. Only when a renewal still in flight could have lengthened the lease is the
+   * verdict left to the next turn, once its reply (if it came) has been read.
+   */
+  private armExpiry(held: HeldLock): void {
+    held.cancelExpiry?.();
+    const timer = setTimeout(() => this.onLeaseDeadline(held), Math.max(0, held.validUntil - monotonicNow()));
+    timer.unref();
+    held.cancelExpiry = () => clearTimeout(timer);
+  }
+
+  private onLeaseDeadline(held: HeldLock): void {
+    held.cancelExpiry = undefined;
+    if (!held.active) return;
+    const now = monotonicNow();
+    if (now < held.validUntil) this.armExpiry(held);
+    else if (held.expiredAt(now)) this.leaseOver(held);
+    else held.cancelExpiry = afterTimeout(0, () => this.onLeaseDeadline(held));
+  }
+
+  /** The lease ran out: lost for the holder; free the key if it is still ours for a moment. */
+  private leaseOver(held: HeldLock): void {
+    this.lost(held, 'lease-expired');
+    // Our deadline is never later than Redis's: if the key is still ours for a moment, free it now
+    // so that waiters do not sit out the rest of the lease. Owner-checked, so harmless otherwise.
+    this.background.run('release', held.resource.name, () => this.roundTrips.bounded(held.resource.release(held.owner, true)));
+  }
+
+  /**
+   * One watchdog renewal of one lock, bounded by the operation timeout, so that a stalled node (a
+   * master failing over) holds up only the locks it serves: the watchdog skips a lock whose renewal
+   * is still in flight, and renews the others on time.
+   */
+  private async renew(held: HeldLock): Promise<void> {
+    const startedAt = monotonicNow();
+    held.renewingSince = startedAt;
+    try {
+      const result = await this.roundTrips.bounded(held.resource.renew(held.owner, held.leaseMs, held.replicaAck));
+      if (!held.active) return;
+      if (!result.renewed) {
+        // Lost: stop now. Unconfirmed: keep the old deadline; the next round may confirm.
+        if (result.lost) this.lost(held, 'not-owner');
+        return;
+      }
+      held.validUntil = Math.max(held.validUntil, startedAt + result.validityMs);
+      this.armExpiry(held);
+      this.events.emit('renewed', { name: held.resource.name, kind: held.resource.kind, leaseMs: held.leaseMs, tookMs: monotonicNow() - startedAt });
+    } catch (error) {
+      this.background.report('renew', held.resource.name, error);
+    } finally {
+      if (held.renewingSince === startedAt) held.renewingSince = undefined;
+    }
+  }
+}

@@ -1,0 +1,57 @@
+import type { ReplicaAck } from '../config/replica-ack.js';
+import type { LockKind } from '../events/lock-events.js';
+
+/**
+ * Outcome of one renewal: renewed for `validityMs` from its start; or not renewed, either because the
+ * lock is gone (`lost`) or because the renewal could not be confirmed (replicas, quorum), in which case
+ * the previous deadline stands.
+ */
+export type RenewResult = { renewed: true; validityMs: number } | { renewed: false; lost: boolean };
+
+/** What a hand-over needs: who releases, who takes over and for how long, and whether to yield. */
+export interface HandOverArgs {
+  /** The releasing owner; its last hold goes. */
+  readonly owner: string;
+  /** The waiter of this process that takes the lock over. */
+  readonly successor: string;
+  readonly leaseMs: number;
+  /** The turn of this process is over: if another process waits, the lock goes to it instead. */
+  readonly yieldToOthers: boolean;
+  /** No other caller of this process waits after the successor (the process's waiting mark goes). */
+  readonly successorIsLast: boolean;
+}
+
+/**
+ * The capability of kinds whose releases give the lock straight to a waiter of the same process,
+ * and whose waiting processes take turns through marks in Redis (the plain lock). Kinds without it
+ * (fair, read-write, RedLock) free the lock and let waiters race, or keep their own queue.
+ */
+export interface LockHandover {
+  /**
+   * Drops the owner's last hold and gives the lock to the successor in one step. [-1, 0]: not the
+   * owner; [holds left, 0]: not the last hold; [0, token]: handed over; [0, -1]: asked to yield and
+   * another process waits, so the lock was granted to the process that has waited longest instead.
+   */
+  handOver(args: HandOverArgs): Promise<[number, number]>;
+  /** This process no longer waits for the lock: its waiting mark goes, and a grant to it is passed on. */
+  withdraw(): Promise<void>;
+}
+
+/** What the lease machinery (keeper, release protocol, registry) needs from a lock kind. */
+export interface LeaseResource {
+  readonly name: string;
+  readonly kind: LockKind;
+  /** Unique among all locks of the client: the lock's key for a plain lock. */
+  readonly id: string;
+  /** The channel its releases publish on (and its waiters queue on in this process). */
+  readonly channel: string;
+  /** Lengthens the lease if `owner` still holds the lock. */
+  renew(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<RenewResult>;
+  /**
+   * Drops one hold (or all); -1 when `owner` does not hold it, else the holds left. With
+   * `expectedHolds`, only if the lock has exactly that many holds (-2 otherwise): for retries.
+   */
+  release(owner: string, all: boolean, expectedHolds?: number): Promise<number>;
+  /** Present on kinds that hand the lock over (see LockHandover). */
+  readonly handover?: LockHandover;
+}

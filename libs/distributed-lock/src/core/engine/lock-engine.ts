@@ -1,0 +1,266 @@
+import { randomUUID } from 'node:crypto';
+import type { ReplicaAck } from '../config/replica-ack.js';
+import type { RedisClient } from '../connection/connection-strategy.js';
+import { getLockContext, nextOwnerSequence, type LockContext } from '../context/lock-context.js';
+import { LockAcquireTimeoutError } from '../errors/lock-acquire-timeout.error.js';
+import { LockClientClosedError } from '../errors/lock-client-closed.error.js';
+import { LockLostError, type LockLostReason } from '../errors/lock-lost.error.js';
+import type { LockEvents } from '../events/lock-events.js';
+import { monotonicNow } from '../util/clock.js';
+import type { SubscriberPort } from '../waiting/subscriber-port.js';
+import { UnlockNotifier } from '../waiting/unlock-notifier.js';
+import { BackgroundWork } from './background-work.js';
+import { HeldLock } from './held-lock.js';
+import { HeldLocks } from './held-locks.js';
+import { HoldTimes } from './hold-times.js';
+import type { LeaseResource } from './lease-resource.js';
+import { LeaseKeeper } from './lease-keeper.js';
+import { HeldLockHandle, type LockReleaser } from './lock-handle.js';
+import { LockKeys } from './lock-keys.js';
+import type { LockNode } from './lock-node.js';
+import { ReleaseProtocol } from './release-protocol.js';
+import { RoundTrips } from './round-trips.js';
+
+export interface LockEngineSettings {
+  keyPrefix: string;
+  watchdogTimeoutMs: number;
+  operationTimeoutMs: number;
+  /** Sharded or plain pub/sub for unlock notifications (decided once the server is known: PubSubSelector). */
+  pubsub: { readonly sharded: boolean };
+  /** Every lock's default; a lock may override it. */
+  replicaAck: ReplicaAck | undefined;
+  /** See LockClientOptions.handoverTurn. */
+  handoverTurnMs: number;
+}
+
+/** Who acquires: an owner id, and whether it was made outside any lock context (see LockEngine.byName). */
+export interface Owner {
+  readonly id: string;
+  readonly outsideContext: boolean;
+}
+
+/** What a successful acquisition establishes, for `register`. */
+export interface Grant {
+  readonly resource: LeaseResource;
+  readonly owner: Owner;
+  readonly token: number;
+  readonly holds: number;
+  readonly leaseMs: number;
+  /** How long the grant is valid, counted from `startedAt` (the start of the round trip that got it). */
+  readonly validityMs: number;
+  readonly startedAt: number;
+  readonly watchdog: boolean;
+  readonly replicaAck: ReplicaAck | undefined;
+}
+
+/**
+ * The machinery every lock kind of one client shares, assembled from parts with one job each: the
+ * registry of held locks (HeldLocks), bounded round trips (RoundTrips), the leases (LeaseKeeper), the
+ * release protocol (ReleaseProtocol), background work, and the unlock notifier. It owns what ties
+ * them together: owner ids, registering a grant, losing a lock, and closing.
+ */
+export class LockEngine implements LockReleaser {
+  /** Random per client: the first half of every owner id this client writes to Redis. */
+  readonly clientId = randomUUID();
+  readonly keys: LockKeys;
+  readonly notifier: UnlockNotifier;
+  readonly roundTrips: RoundTrips;
+  readonly background: BackgroundWork;
+  readonly held = new HeldLocks();
+  readonly releases: ReleaseProtocol;
+  private readonly leases: LeaseKeeper;
+  /** Recent hold durations by lock name, for when to retry a busy lock. */
+  private readonly holdTimes = new HoldTimes();
+  private staleReaderIndex = 0;
+  private closed = false;
+
+  /**
+   * `nodes`: where lock state lives (one node, or RedLock's independent masters). `staleReaders`:
+   * replicas that may answer reads that are stale by design (master-slave mode).
+   */
+  constructor(
+    readonly nodes: LockNode[],
+    subscriber: SubscriberPort,
+    readonly settings: LockEngineSettings,
+    readonly events: LockEvents,
+    private readonly staleReaders: RedisClient[] = [],
+  ) {
+    this.keys = new LockKeys(settings.keyPrefix);
+    this.notifier = new UnlockNotifier(subscriber, events, this.clientId, settings.handoverTurnMs);
+    this.roundTrips = new RoundTrips(settings.operationTimeoutMs);
+    this.background = new BackgroundWork(events, this.roundTrips);
+    this.leases = new LeaseKeeper(settings.watchdogTimeoutMs, this.roundTrips, this.background, events, (held, reason) => this.markLost(held, reason));
+    this.releases = new ReleaseProtocol(this.roundTrips, this.background, this.notifier, this.leases, {
+      released: (held, remaining) => this.released(held, remaining),
+      lost: (held, reason) => this.markLost(held, reason),
+      forget: (held) => this.forget(held),
+      isClosed: () => this.closed,
+    });
+  }
+
+  /** What release scripts publish unlock notifications with. */
+  get publishCommand(): 'publish' | 'spublish' {
+    return this.settings.pubsub.sharded ? 'spublish' : 'publish';
+  }
+
+  /** The node of every mode but redlock (RedLock: the first node, used for plain reads). */
+  get node(): LockNode {
+    return this.nodes[0]!;
+  }
+
+  get redis(): RedisClient {
+    return this.node.redis;
+  }
+
+  /** A connection for a read that may be stale by design: a replica in turn, else the master. */
+  staleReader(): RedisClient {
+    if (this.staleReaders.length === 0) return this.redis;
+    this.staleReaderIndex = (this.staleReaderIndex + 1) % this.staleReaders.length;
+    return this.staleReaders[this.staleReaderIndex]!;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Locks the watchdog renews right now. */
+  get renewingCount(): number {
+    return this.leases.renewing;
+  }
+
+  assertOpen(operation: string): void {
+    if (this.closed) throw new LockClientClosedError(operation);
+  }
+
+  ownerOf(context: LockContext): string {
+    return `${this.clientId}:${context.id}`;
+  }
+
+  /** Who an acquisition made here is for: the current lock context, or a fresh owner outside any context. */
+  currentOwner(): Owner {
+    const context = getLockContext();
+    return context ? { id: this.ownerOf(context), outsideContext: false } : { id: `${this.clientId}:${nextOwnerSequence()}`, outsideContext: true };
+  }
+
+  /**
+   * Who a by-name call (unlock, getHoldCount) acts for: the current lock context's owner; outside any
+   * context, the one acquisition made outside a context that holds `resource` in this process (an
+   * exclusive lock has at most one). With none, or several (readers of a read lock), there is no
+   * owner to act for, and `why` says so.
+   */
+  byName(resource: LeaseResource): { owner: string } | { owner: undefined; why: string } {
+    const context = getLockContext();
+    if (context) return { owner: this.ownerOf(context) };
+    const holders = this.held.heldOutsideContext(resource);
+    if (holders.length === 1) return { owner: holders[0]!.owner };
+    if (holders.length > 1) {
+      return { owner: undefined, why: `${holders.length} acquisitions made outside a lock context hold it (a shared read lock), so the name does not say which; release each through its handle` };
+    }
+    return { owner: undefined, why: 'no lock context is active here, and no acquisition made outside a context holds it in this process' };
+  }
+
+  /** Records a successful acquisition and returns its handle. */
+  register(grant: Grant): HeldLockHandle {
+    const { resource, owner } = grant;
+    if (this.closed) {
+      // A reply that arrived after close() released what this process held: give it back too.
+      this.releases.releaseFor(resource, owner.id);
+      throw new LockClientClosedError(`acquire lock "${resource.name}"`);
+    }
+    const validUntil = grant.startedAt + grant.validityMs;
+    let held = this.held.find(owner.id, resource);
+    if (held && held.token !== grant.token) {
+      // Redis granted a new lifetime: the one we remember expired there before our timer noticed.
+      this.markLost(held, 'lease-expired');
+      held = undefined;
+    }
+    if (held) {
+      held.holds = grant.holds;
+      held.leaseMs = Math.max(held.leaseMs, grant.leaseMs);
+      this.leases.extend(held, validUntil, grant.watchdog);
+    } else {
+      held = new HeldLock({
+        resource,
+        owner: owner.id,
+        token: grant.token,
+        holds: grant.holds,
+        leaseMs: grant.leaseMs,
+        validUntil,
+        watchdog: grant.watchdog,
+        acquiredAt: grant.startedAt,
+        replicaAck: grant.replicaAck,
+        outsideContext: owner.outsideContext,
+      });
+      this.held.add(held);
+      this.leases.keep(held);
+    }
+    return new HeldLockHandle(held, this);
+  }
+
+  /** Drops one hold of `held` (LockReleaser): see ReleaseProtocol. */
+  release(held: HeldLock): Promise<void> {
+    return this.releases.release(held);
+  }
+
+  /** Whether `held` is valid at this instant (LockReleaser): see LeaseKeeper.verify. */
+  verify(held: HeldLock): boolean {
+    return this.leases.verify(held);
+  }
+
+  /** The error of a wait that ran out, with when to try again (see HoldTimes). */
+  timeoutError(name: string, waitedMs: number, remainingLeaseMs: number): LockAcquireTimeoutError {
+    return new LockAcquireTimeoutError(name, waitedMs, this.holdTimes.retryAfterMs(name, remainingLeaseMs, waitedMs, this.settings.watchdogTimeoutMs), remainingLeaseMs);
+  }
+
+  /** The lock is gone for its holder: abort its signal, stop renewing, tell listeners. */
+  markLost(held: HeldLock, reason: LockLostReason): void {
+    if (!held.active) return;
+    this.forget(held);
+    held.abort(new LockLostError(held.resource.name, reason));
+    this.events.emit('lost', { name: held.resource.name, kind: held.resource.kind, reason, heldMs: monotonicNow() - held.acquiredAt });
+  }
+
+  /** Marks every local holder of `resource` as lost (after a force unlock). */
+  markResourceLost(resource: LeaseResource, reason: LockLostReason): void {
+    for (const held of this.held.holdersOf(resource)) this.markLost(held, reason);
+  }
+
+  /** Stops renewals, wakes waiters with LockClientClosedError, and releases what this process holds. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.leases.stop();
+    this.notifier.close();
+    await Promise.all(
+      this.held.all().map(async (held) => {
+        this.markLost(held, 'client-closed');
+        try {
+          await this.roundTrips.bounded(held.resource.release(held.owner, true));
+        } catch (error) {
+          this.background.report('release', held.resource.name, error);
+        }
+      }),
+    );
+    // Waiters woken by the close above leave in the next turns, some with clean-up in Redis (their
+    // process's waiting mark): let that go out before the connections close.
+    await new Promise((resolve) => setImmediate(resolve));
+    await this.background.settled();
+    this.roundTrips.stop();
+  }
+
+  /** A release's reply: holds left, and at zero the lock is gone for this owner. */
+  private released(held: HeldLock, remaining: number): void {
+    held.holds = remaining;
+    if (remaining !== 0) return;
+    this.forget(held);
+    const heldMs = monotonicNow() - held.acquiredAt;
+    this.holdTimes.record(held.resource.name, heldMs);
+    this.events.emit('released', { name: held.resource.name, kind: held.resource.kind, heldMs });
+  }
+
+  private forget(held: HeldLock): void {
+    held.active = false;
+    this.leases.release(held);
+    this.held.remove(held);
+  }
+}

@@ -1,0 +1,170 @@
+import type { LockLostReason } from '../errors/lock-lost.error.js';
+import { LockNotHeldError } from '../errors/lock-not-held.error.js';
+import { monotonicNow } from '../util/clock.js';
+import { pause, settleWithin } from '../util/late-timer.js';
+import type { UnlockNotifier } from '../waiting/unlock-notifier.js';
+import type { Waiter } from '../waiting/waiter.js';
+import type { BackgroundWork } from './background-work.js';
+import type { HeldLock } from './held-lock.js';
+import type { LeaseResource } from './lease-resource.js';
+import type { LeaseKeeper } from './lease-keeper.js';
+import type { RoundTrips } from './round-trips.js';
+
+/** What the release protocol reports back to the engine, which keeps the registry and the events. */
+export interface ReleaseOutcomes {
+  /** A release's reply: `remaining` holds are left (0: the owner holds nothing any more). */
+  released(held: HeldLock, remaining: number): void;
+  /** Redis no longer records this owner as the holder. */
+  lost(held: HeldLock, reason: LockLostReason): void;
+  /** Nothing is known to be held any more, without a reply that says so (the retries ran out). */
+  forget(held: HeldLock): void;
+  isClosed(): boolean;
+}
+
+/**
+ * Releasing a lock: one hold at a time, owner-checked in Redis. When a caller of this process waits
+ * for the same lock, the last hold goes to it in the same script (a hand-over: no publish, nobody
+ * woken, no race); when Redis does not answer, the release is retried in the background until its
+ * outcome is known, so the lock does not sit in Redis for the rest of its lease.
+ */
+export class ReleaseProtocol {
+  constructor(
+    private readonly roundTrips: RoundTrips,
+    private readonly background: BackgroundWork,
+    private readonly notifier: UnlockNotifier,
+    private readonly keeper: LeaseKeeper,
+    private readonly outcomes: ReleaseOutcomes,
+  ) {}
+
+  /** Drops one hold of `held` in Redis. LockNotHeldError if it is no longer ours. */
+  async release(held: HeldLock): Promise<void> {
+    const name = held.resource.name;
+    if (held.releasing) await held.releasing;
+    if (!held.active) {
+      throw new LockNotHeldError(name, held.lostBecause ? `it was lost before (${held.lostBecause.reason})` : 'it was already released');
+    }
+    const expected = held.holds;
+    const { resource } = held;
+    if (expected === 1 && resource.handover && !held.replicaAck && !this.outcomes.isClosed()) {
+      const next = this.notifier.nextHandover(resource.channel, held.acquiredAt);
+      if (next) return this.handOver(held, next.waiter, next.yieldToOthers, next.last);
+    }
+    let remaining: number;
+    try {
+      remaining = await this.roundTrips.bounded(resource.release(held.owner, false));
+    } catch (error) {
+      // Unknown outcome (the master died mid-call, a failover...). Retry until it is known, so the
+      // lock does not sit in Redis for the rest of its lease, or block its owner's next acquisition.
+      this.retry(held, expected);
+      throw this.roundTrips.failure('unlock', name, error);
+    }
+    this.applyReply(held, remaining);
+  }
+
+  /**
+   * Releases every hold `owner` may have on `resource` (owner-checked, so harmless if it has none), in
+   * the background: for grants nobody is left to use.
+   */
+  releaseFor(resource: LeaseResource, owner: string): void {
+    this.background.run('release', resource.name, () => this.roundTrips.bounded(resource.release(owner, true)));
+  }
+
+  /**
+   * Waits for a retried release of `held` to settle, so that its owner does not re-enter a lock whose
+   * last release may or may not have happened. False if `deadline` came first.
+   */
+  async settled(held: HeldLock | undefined, deadline: number): Promise<boolean> {
+    const pending = held?.releasing;
+    if (!pending) return true;
+    if (!Number.isFinite(deadline)) {
+      await pending;
+      return true;
+    }
+    return settleWithin(
+      pending.then(() => true),
+      deadline - monotonicNow(),
+      () => false,
+    );
+  }
+
+  /**
+   * Releases `held` by handing it to `successor`, a waiter of this process, in the same round trip.
+   * The successor's lease counts from the start of this call (Redis granted it later, so the local
+   * deadline is never the later one). A successor that stopped waiting meanwhile gives the lock back.
+   */
+  private async handOver(held: HeldLock, successor: Waiter, yieldToOthers: boolean, last: boolean): Promise<void> {
+    const { resource } = held;
+    const handover = successor.handover!;
+    const terms = successor.handoverTerms!;
+    const startedAt = monotonicNow();
+    let reply: [number, number];
+    try {
+      reply = await this.roundTrips.bounded(
+        resource.handover!.handOver({ owner: held.owner, successor: terms.owner, leaseMs: terms.leaseMs, yieldToOthers, successorIsLast: last }),
+      );
+    } catch (error) {
+      // Unknown outcome: the successor looks for itself (if it was granted, its attempt finds it
+      // holding the lock and the extra hold is corrected; if it ends without the lock, whatever is
+      // held in its name is released); our release is retried as usual.
+      if (!handover.settle({ granted: false, uncertain: true })) this.releaseFor(resource, terms.owner);
+      successor.notify();
+      this.retry(held, 1);
+      throw this.roundTrips.failure('unlock', resource.name, error);
+    }
+    const [remaining, token] = reply;
+    if (remaining === 0 && token > 0) {
+      this.outcomes.released(held, 0);
+      if (!handover.settle({ granted: true, token, startedAt })) this.releaseFor(resource, terms.owner);
+      successor.notify();
+      return;
+    }
+    handover.settle({ granted: false });
+    if (remaining === 0) {
+      // Yielded: granted to the process that has waited longest; ours are queued behind it in Redis
+      // and will be told (grant or release) when it is their turn, so the successor sleeps on.
+      if (successor.handover === handover) successor.handover = undefined;
+      this.outcomes.released(held, 0);
+      return;
+    }
+    successor.notify();
+    this.applyReply(held, remaining);
+  }
+
+  /** A release's reply: the holds left, or -1 when Redis no longer records us as the holder. */
+  private applyReply(held: HeldLock, remaining: number): void {
+    if (remaining < 0) {
+      this.outcomes.lost(held, 'not-owner');
+      throw new LockNotHeldError(held.resource.name, 'its lease ran out or it was force-unlocked, so another owner may hold it now');
+    }
+    this.outcomes.released(held, remaining);
+  }
+
+  /**
+   * Retries a release whose outcome is unknown, with back-off, until it is known or the lease is over
+   * (then the key expires by itself). Each retry expects the holds as they were before the lost
+   * release, so a release that did go through is not applied twice.
+   */
+  private retry(held: HeldLock, expected: number): void {
+    this.keeper.pauseRenewals(held);
+    held.releasing = (async () => {
+      for (let attempt = 0; held.active && !this.outcomes.isClosed() && monotonicNow() < held.validUntil; attempt++) {
+        await pause(Math.min(100 * 2 ** attempt, 1000));
+        if (!held.active || this.outcomes.isClosed()) return;
+        let reply: number;
+        try {
+          reply = await this.roundTrips.bounded(held.resource.release(held.owner, false, expected));
+        } catch (error) {
+          this.background.report('release', held.resource.name, error);
+          continue;
+        }
+        // -1: gone (the lost release deleted it, or the lease ran out); -2: that release did go through.
+        this.outcomes.released(held, reply === -1 ? 0 : reply === -2 ? expected - 1 : reply);
+        this.keeper.resumeRenewals(held);
+        return;
+      }
+      if (held.active) this.outcomes.forget(held);
+    })().finally(() => {
+      held.releasing = undefined;
+    });
+  }
+}

@@ -1,0 +1,309 @@
+import type { ReplicaAck } from '../config/replica-ack.js';
+import type { LockEngine, Owner } from '../engine/lock-engine.js';
+import type { HeldLockHandle } from '../engine/lock-handle.js';
+import { AbandonedOperation } from '../engine/round-trips.js';
+import { DistributedLockError } from '../errors/distributed-lock.error.js';
+import { LockAcquireAbortedError } from '../errors/lock-acquire-aborted.error.js';
+import { LockBackendError } from '../errors/lock-backend.error.js';
+import { LockClientClosedError } from '../errors/lock-client-closed.error.js';
+import { monotonicNow } from '../util/clock.js';
+import { pause } from '../util/late-timer.js';
+import type { Waiter } from '../waiting/waiter.js';
+import type { AcquireRequest } from './acquire-options.js';
+import type { AttemptResult, Granted, LockKindContract } from './lock-kind.js';
+
+/** Retry pause after a Redis error while waiting: doubles from 50 ms up to 1 s. */
+const ERROR_BACKOFF_MS = [50, 100, 200, 400, 800, 1000];
+/** Pause when the lock exists without an expiry (should not happen with this library's keys). */
+const NO_TTL_PAUSE_MS = 100;
+
+/** What an acquisition comes to: the handle, or the holder's remaining lease when the wait ran out. */
+export type AcquireOutcome = HeldLockHandle | { ttl: number };
+
+/**
+ * One acquisition of one lock: attempt, wait without polling (woken by releases, or handed the lock
+ * by a release in this process), give up at the deadline or on abort, and leave nothing behind when it
+ * ends without the lock. Created per call by BaseLock.acquire; its state lives here, not in the lock.
+ */
+export class Acquisition {
+  private readonly owner: string;
+  private readonly leaseMs: number;
+  private readonly watchdog: boolean;
+  private readonly replicaAck: ReplicaAck | undefined;
+  private readonly signal: AbortSignal | undefined;
+  private readonly willWait: boolean;
+  private readonly calledAt = monotonicNow();
+  private readonly deadline: number;
+  /** The caller is in this process's queue of waiters for the lock. */
+  private queued = false;
+  /** An attempt failed with an unknown outcome: it may have been granted without our knowing. */
+  private uncertain = false;
+
+  constructor(
+    private readonly lock: LockKindContract,
+    private readonly engine: LockEngine,
+    private readonly who: Owner,
+    private readonly request: AcquireRequest,
+  ) {
+    this.owner = who.id;
+    this.leaseMs = request.leaseMs ?? engine.settings.watchdogTimeoutMs;
+    this.watchdog = request.leaseMs === undefined;
+    this.replicaAck = request.replicaAck === undefined ? engine.settings.replicaAck : (request.replicaAck ?? undefined);
+    this.signal = request.signal;
+    this.willWait = request.waitMs > 0;
+    this.deadline = this.calledAt + request.waitMs;
+  }
+
+  /** Acquires, waiting per the request. Returns the handle, or the last seen TTL on timeout. */
+  async run(): Promise<AcquireOutcome> {
+    const { engine, lock } = this;
+    engine.assertOpen(`acquire lock "${lock.name}"`);
+    if (this.signal?.aborted) throw new LockAcquireAbortedError(lock.name, this.signal.reason);
+    const finished = engine.held.beginAcquisition(this.owner, lock);
+    let granted = false;
+    try {
+      const outcome = await this.attemptOrWait();
+      granted = !('ttl' in outcome);
+      return outcome;
+    } catch (error) {
+      const outcome = error instanceof LockAcquireAbortedError ? 'aborted' : 'error';
+      engine.events.emit('failed', { name: lock.name, kind: lock.kind, outcome, waitedMs: this.waited(), error: error as Error });
+      throw error;
+    } finally {
+      finished();
+      if (!granted) await this.leaveNothingBehind();
+    }
+  }
+
+  private async attemptOrWait(): Promise<AcquireOutcome> {
+    const { engine, lock } = this;
+    const held = engine.held.find(this.owner, lock);
+    // This owner's last release of this lock had an unknown outcome and is being retried: wait
+    // for it, or a re-entry could stack a hold on a lock that was meant to be released.
+    if (held?.releasing && !(await engine.releases.settled(held, this.deadline))) return this.timedOut(0);
+    // Callers of this process already wait for this lock: queue behind them instead of overtaking them
+    // (a release here hands the lock to the first of them). Not when re-entering a lock we hold.
+    if (this.willWait && this.handsOverToMe() && engine.notifier.waiterCount(lock.channel) > 0 && !engine.held.find(this.owner, lock)?.active) {
+      return this.waitFor(0, undefined);
+    }
+    let first: (AttemptResult & { startedAt: number }) | undefined;
+    let firstError: LockBackendError | undefined;
+    try {
+      first = await this.attemptOnce();
+    } catch (error) {
+      if (error instanceof LockBackendError) this.uncertain = true;
+      // A caller willing to wait waits through a Redis hiccup too; one that is not gets the error.
+      if (!(error instanceof LockBackendError) || !this.willWait) throw error;
+      firstError = error;
+    }
+    if (first?.acquired) return this.granted(first, first.startedAt);
+    if (first && !this.willWait) return this.timedOut(first.ttl);
+    return this.waitFor(first?.ttl ?? 0, firstError);
+  }
+
+  /** Waits in this process's queue for the lock, attempting when woken, until granted or the deadline. */
+  private async waitFor(firstTtl: number, firstError: LockBackendError | undefined): Promise<AcquireOutcome> {
+    const { engine, lock, signal } = this;
+    const { notifier } = engine;
+    const withdraw = lock.handover ? () => this.withdraw() : undefined;
+    const waiter = notifier.join(lock.channel, this.deadline, lock.shared, withdraw);
+    this.queued = true;
+    // A plain lock released by another caller of this process may be handed to this one directly.
+    if (this.handsOverToMe()) waiter.handoverTerms = { owner: this.owner, leaseMs: this.leaseMs };
+    let acquired = false;
+    try {
+      const ready = await notifier.ready(waiter, this.deadline, signal, monotonicNow);
+      if (ready === 'aborted') throw new LockAcquireAbortedError(lock.name, signal?.reason);
+      if (ready === 'closed') throw new LockClientClosedError(`wait for lock "${lock.name}"`);
+      // First in the local queue: retry now that the subscription is in place, in case the lock was
+      // released in between. Queued behind others: such a release woke the head; wait for our turn.
+      let attemptNow = notifier.isHead(waiter);
+      let ttl = firstTtl;
+      let failures = firstError ? 1 : 0;
+      let lastError = firstError;
+      // Without a deadline, an outage must still surface: give up after operationTimeout of failures.
+      let failingSince = firstError ? this.calledAt : undefined;
+      const failureBudget = Number.isFinite(this.deadline) ? Infinity : engine.settings.operationTimeoutMs;
+      for (;;) {
+        if (waiter.handover) {
+          // A release in this process chose us: the lock may be ours without asking Redis.
+          const handed = await waiter.handover.result;
+          waiter.handover = undefined;
+          if (!handed.granted && handed.uncertain) this.uncertain = true;
+          if (handed.granted) {
+            acquired = true;
+            engine.events.emit('waited', { name: lock.name, kind: lock.kind, waitedMs: this.waited() });
+            return this.register({ acquired: true, token: handed.token, holds: 1 }, 1, handed.startedAt);
+          }
+          attemptNow = true;
+        }
+        if (attemptNow) {
+          try {
+            const result = await this.attemptOnce();
+            lastError = undefined;
+            failures = 0;
+            failingSince = undefined;
+            if (result.acquired) {
+              acquired = true;
+              engine.events.emit('waited', { name: lock.name, kind: lock.kind, waitedMs: this.waited() });
+              return await this.granted(result, result.startedAt);
+            }
+            ttl = result.ttl;
+          } catch (error) {
+            if (!(error instanceof LockBackendError)) throw error;
+            lastError = error; // Redis hiccup (restart, failover): keep waiting, retry with back-off.
+            this.uncertain = true;
+            failingSince ??= monotonicNow();
+            if (monotonicNow() - failingSince >= failureBudget) throw error;
+          }
+        }
+        attemptNow = true;
+        const remaining = this.deadline - monotonicNow();
+        if (remaining <= 0) return this.endOfWait(ttl, lastError);
+        const sleep = lastError ? ERROR_BACKOFF_MS[Math.min(failures++, ERROR_BACKOFF_MS.length - 1)]! : this.pauseMs(waiter, ttl);
+        const outcome = await waiter.wait(Math.min(sleep, lock.maxPauseMs, remaining), signal);
+        if (outcome === 'aborted') throw new LockAcquireAbortedError(lock.name, signal?.reason);
+        if (outcome === 'closed') throw new LockClientClosedError(`wait for lock "${lock.name}"`);
+        // Slept until the deadline: the wait is over, without one more attempt after it.
+        if (outcome === 'deadline' && !waiter.handover) return this.endOfWait(ttl, lastError);
+      }
+    } finally {
+      this.queued = false;
+      notifier.leave(waiter, acquired, this.leaseMs);
+      // Leaving while a local release was handing us the lock: give it back if it was (or may have been) granted.
+      const handed = acquired ? undefined : waiter.handover?.decline();
+      if (handed && (handed.granted || handed.uncertain)) engine.releases.releaseFor(lock, this.owner);
+    }
+  }
+
+  /**
+   * How long a waiter sleeps when nothing failed: the first in the queue watches the holder's lease
+   * (for a holder that dies without releasing); the others sleep until their turn or their deadline.
+   */
+  private pauseMs(waiter: Waiter, ttl: number): number {
+    if (!this.engine.notifier.isHead(waiter)) return Infinity;
+    return ttl > 0 ? ttl : NO_TTL_PAUSE_MS;
+  }
+
+  /** The deadline came: the last Redis error if the last attempt failed, else a timeout. */
+  private endOfWait(ttl: number, lastError: LockBackendError | undefined): { ttl: number } {
+    if (lastError) throw lastError;
+    return this.timedOut(ttl);
+  }
+
+  /**
+   * One bounded attempt. If it is abandoned (operation timeout, caller abort) and Redis grants it
+   * after all, the late grant is released again so that nobody sits out a lease nobody holds.
+   */
+  private async attemptOnce(): Promise<AttemptResult & { startedAt: number }> {
+    const { engine, lock, signal } = this;
+    engine.assertOpen(`acquire lock "${lock.name}"`);
+    const startedAt = monotonicNow();
+    const pending = lock.attempt({ owner: this.owner, leaseMs: this.leaseMs, replicaAck: this.replicaAck, willWait: this.willWait, queued: this.queued });
+    try {
+      const result = await engine.roundTrips.bounded(pending, signal);
+      return { ...result, startedAt };
+    } catch (error) {
+      if (error instanceof AbandonedOperation) {
+        pending.then(
+          (late) => {
+            if (late.acquired) engine.background.run('release', lock.name, () => engine.roundTrips.bounded(lock.release(this.owner, false)));
+          },
+          () => undefined, // the attempt failed anyway: nothing was granted
+        );
+        if (error.why === 'aborted') throw new LockAcquireAbortedError(lock.name, signal?.reason);
+      }
+      // Our own errors (a backend error, a refused upgrade) pass as they are; Redis errors get wrapped.
+      if (error instanceof DistributedLockError) throw error;
+      throw engine.roundTrips.failure('lock', lock.name, error);
+    }
+  }
+
+  /**
+   * Registers a grant. The holds Redis reports must be what this owner knows it holds, plus this one;
+   * more means an earlier grant's reply was lost, leaving a phantom hold nobody would release: it is
+   * corrected (owner-checked) before the handle is returned. Owner ids never leave this process, so
+   * the local registry is the truth about what the application holds.
+   */
+  private granted(result: Granted, startedAt: number): HeldLockHandle | Promise<HeldLockHandle> {
+    const { engine, lock } = this;
+    const held = engine.held.find(this.owner, lock);
+    const expected = held?.active && held.token === result.token ? held.holds + 1 : 1;
+    if (result.holds > expected && engine.held.acquisitionsInFlight(this.owner, lock) <= 1) {
+      return engine.roundTrips.bounded(lock.adjustHolds(this.owner, expected)).then(
+        () => this.register(result, expected, startedAt),
+        (error: unknown) => {
+          engine.background.report('release', lock.name, error);
+          return this.register(result, result.holds, startedAt);
+        },
+      );
+    }
+    return this.register(result, result.holds, startedAt);
+  }
+
+  private register(result: Granted, holds: number, startedAt: number): HeldLockHandle {
+    const { engine, lock } = this;
+    const handle = engine.register({
+      resource: lock,
+      owner: this.who,
+      token: result.token,
+      holds,
+      leaseMs: this.leaseMs,
+      validityMs: result.validityMs ?? this.leaseMs,
+      startedAt,
+      watchdog: this.watchdog,
+      replicaAck: this.replicaAck,
+    });
+    engine.events.emit('acquired', { name: lock.name, kind: lock.kind, waitedMs: this.waited(), reentrant: holds > 1 });
+    return handle;
+  }
+
+  private timedOut(ttl: number): { ttl: number } {
+    this.engine.events.emit('failed', { name: this.lock.name, kind: this.lock.kind, outcome: 'timeout', waitedMs: this.waited() });
+    return { ttl };
+  }
+
+  private waited(): number {
+    return monotonicNow() - this.calledAt;
+  }
+
+  /** Whether a release in this process may hand this lock straight to this acquisition. */
+  private handsOverToMe(): boolean {
+    return this.lock.handover !== undefined && !this.replicaAck;
+  }
+
+  /**
+   * The acquisition ended without the lock. If no other acquisition of this owner is in flight: a
+   * hold Redis may have granted it with a lost reply is a phantom (released, so that it does not
+   * block others for a whole lease), and the kind drops what the attempts left behind. And if it was
+   * the last caller of this process willing to wait (even on its first attempt, which marked the
+   * process as waiting), the process withdraws: its mark goes and a grant to it is passed on.
+   */
+  private async leaveNothingBehind(): Promise<void> {
+    const { engine, lock } = this;
+    if (engine.held.acquisitionsInFlight(this.owner, lock) === 0) {
+      if (this.uncertain && !engine.held.find(this.owner, lock)?.active) engine.releases.releaseFor(lock, this.owner);
+      if (this.willWait) await lock.abandon(this.owner).catch((error: unknown) => engine.background.report('release', lock.name, error));
+    }
+    if (this.willWait && engine.notifier.waiterCount(lock.channel) === 0) this.withdraw();
+  }
+
+  /** Withdraws this process from the lock's waiting processes, in the background; best effort. */
+  private withdraw(): void {
+    const { engine, lock } = this;
+    const handover = lock.handover;
+    if (!handover) return;
+    engine.background.run('unmark', lock.name, async () => {
+      // Best effort, but a mark left behind would cost every process a grant that nobody takes (its lease):
+      // a failed attempt is retried twice.
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await engine.roundTrips.bounded(handover.withdraw());
+        } catch (error) {
+          if (attempt >= 2) throw error;
+          await pause(100 * 2 ** attempt);
+        }
+      }
+    });
+  }
+}

@@ -1,0 +1,42 @@
+import type { ReplicaAck } from '../config/replica-ack.js';
+import type { LeaseResource } from '../engine/lease-resource.js';
+
+/** A successful attempt: valid for `validityMs` from its start (default: the whole lease). */
+export type Granted = { acquired: true; token: number; holds: number; validityMs?: number };
+/** One attempt's outcome: granted, or not, with the ms until the lock's state can change. */
+export type AttemptResult = Granted | { acquired: false; ttl: number };
+
+/** What one attempt asks for. */
+export interface AttemptArgs {
+  readonly owner: string;
+  readonly leaseMs: number;
+  /** A grant must be confirmed by that many replicas, or be undone (ReplicaAckError). */
+  readonly replicaAck: ReplicaAck | undefined;
+  /** The caller waits if this attempt fails (a plain lock then marks its process as waiting; a fair lock queues it). */
+  readonly willWait: boolean;
+  /** The caller is in this process's queue of waiters for the lock. */
+  readonly queued: boolean;
+}
+
+/**
+ * What an acquisition (see Acquisition) needs from a lock kind, beyond the lease operations: the
+ * one-round-trip attempt and the waiting traits of the kind. @internal: implemented by the kinds,
+ * called by the library; not for application code.
+ */
+export interface LockKindContract extends LeaseResource {
+  attempt(args: AttemptArgs): Promise<AttemptResult>;
+  /** Sets `owner`'s holds to `holds` if it is the owner (corrects phantom holds, see Acquisition). */
+  adjustHolds(owner: string, holds: number): Promise<void>;
+  /**
+   * The acquisition ended without the lock and this owner has no other one in flight: drop whatever
+   * the attempts left behind for it (a fair lock's queue entry). Best effort.
+   */
+  abandon(owner: string): Promise<void>;
+  /** A shared (read) lock: the waiters queued right behind one that takes it are woken together. */
+  readonly shared: boolean;
+  /**
+   * Longest a waiter sleeps without asking Redis again, even when no release or lease end is due (a
+   * fair lock's waiters must keep their place in the Redis queue alive). Infinity: no such need.
+   */
+  readonly maxPauseMs: number;
+}
