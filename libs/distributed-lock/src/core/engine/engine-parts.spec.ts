@@ -1,0 +1,215 @@
+import { LockEvents } from '../events/lock-events.js';
+import type { LockLostReason } from '../errors/lock-lost.error.js';
+import { LockBackendError } from '../errors/lock-backend.error.js';
+import { LockNotHeldError } from '../errors/lock-not-held.error.js';
+import { monotonicNow } from '../util/clock.js';
+import { UnlockNotifier } from '../waiting/unlock-notifier.js';
+import type { SubscriberPort } from '../waiting/subscriber-port.js';
+import { BackgroundWork } from './background-work.js';
+import { HeldLock } from './held-lock.js';
+import { HeldLocks } from './held-locks.js';
+import { HoldTimes } from './hold-times.js';
+import type { LeaseResource, RenewResult } from './lease-resource.js';
+import { LeaseKeeper } from './lease-keeper.js';
+import { ReleaseProtocol } from './release-protocol.js';
+import { AbandonedOperation, RoundTrips } from './round-trips.js';
+
+/**
+ * The engine's parts on their own, without Redis: a scripted lease resource stands for a lock kind.
+ * Lock semantics themselves are tested against Redis in test/conformance.
+ */
+class ScriptedResource implements LeaseResource {
+  readonly kind = 'reentrant' as const;
+  readonly channel = 'c';
+  readonly releases: (number | Error | 'hang')[] = [];
+  readonly renewals: (RenewResult | 'hang')[] = [];
+  releaseCalls: { owner: string; all: boolean; expected: number | undefined }[] = [];
+  renewCalls = 0;
+
+  constructor(
+    readonly name = 'a',
+    readonly id = `lock:{${name}}`,
+  ) {}
+
+  release(owner: string, all: boolean, expected?: number): Promise<number> {
+    this.releaseCalls.push({ owner, all, expected });
+    const next = this.releases.shift() ?? 0;
+    if (next === 'hang') return new Promise(() => undefined);
+    return next instanceof Error ? Promise.reject(next) : Promise.resolve(next);
+  }
+
+  renew(): Promise<RenewResult> {
+    this.renewCalls += 1;
+    const next = this.renewals.shift() ?? { renewed: true, validityMs: 1000 };
+    return next === 'hang' ? new Promise(() => undefined) : Promise.resolve(next);
+  }
+}
+
+function heldOn(resource: LeaseResource, overrides: Partial<ConstructorParameters<typeof HeldLock>[0]> = {}): HeldLock {
+  const now = monotonicNow();
+  return new HeldLock({ resource, owner: 'me:1', token: 7, holds: 1, leaseMs: 1000, validUntil: now + 1000, watchdog: false, acquiredAt: now, replicaAck: undefined, outsideContext: false, ...overrides });
+}
+
+const silentPort: SubscriberPort = { subscribe: async () => 1, unsubscribe: async () => 0, onMessage: () => undefined, onReconnect: () => undefined };
+
+describe('RoundTrips', () => {
+  it('gives up a round trip after the timeout, or on abort, and says so as "no reply within"', async () => {
+    const trips = new RoundTrips(20);
+    await expect(trips.bounded(new Promise(() => undefined))).rejects.toMatchObject({ why: 'timeout' });
+    const abort = new AbortController();
+    const aborted = trips.bounded(new Promise(() => undefined), abort.signal);
+    abort.abort();
+    await expect(aborted).rejects.toMatchObject({ why: 'aborted' });
+    expect(trips.cause(new AbandonedOperation('timeout')).message).toBe('no reply within 20 ms');
+    const failure = trips.failure('unlock', 'a', new AbandonedOperation('timeout'));
+    expect(failure).toBeInstanceOf(LockBackendError);
+    expect(failure.message).toMatch(/no reply within 20 ms/);
+    await expect(trips.bounded(Promise.resolve(5))).resolves.toBe(5);
+    trips.stop();
+  });
+});
+
+describe('HeldLocks', () => {
+  it('finds holders by owner and lock, and knows those taken outside any context', () => {
+    const registry = new HeldLocks();
+    const resource = new ScriptedResource();
+    const inside = heldOn(resource, { owner: 'me:1' });
+    const outside = heldOn(resource, { owner: 'me:2', outsideContext: true });
+    registry.add(inside);
+    registry.add(outside);
+    expect(registry.find('me:1', resource)).toBe(inside);
+    expect(registry.heldOutsideContext(resource)).toEqual([outside]);
+    expect(registry.holdersOf(resource)).toHaveLength(2);
+    registry.remove(outside);
+    expect(registry.heldOutsideContext(resource)).toEqual([]);
+    expect(registry.size).toBe(1);
+  });
+
+  it('counts acquisitions in flight per owner and lock', () => {
+    const registry = new HeldLocks();
+    const resource = new ScriptedResource();
+    const one = registry.beginAcquisition('me:1', resource);
+    const two = registry.beginAcquisition('me:1', resource);
+    expect(registry.acquisitionsInFlight('me:1', resource)).toBe(2);
+    one();
+    two();
+    expect(registry.acquisitionsInFlight('me:1', resource)).toBe(0);
+  });
+});
+
+describe('LeaseKeeper', () => {
+  const setup = (timeoutMs = 1000): { keeper: LeaseKeeper; lost: [HeldLock, LockLostReason][]; events: LockEvents; trips: RoundTrips } => {
+    const events = new LockEvents();
+    const trips = new RoundTrips(timeoutMs);
+    const lost: [HeldLock, LockLostReason][] = [];
+    const keeper = new LeaseKeeper(90, trips, new BackgroundWork(events, trips), events, (held, reason) => {
+      held.active = false;
+      keeper.release(held);
+      lost.push([held, reason]);
+    });
+    return { keeper, lost, events, trips };
+  };
+
+  it('a lease that runs out is lost when its deadline passes, and its key is freed (owner-checked)', async () => {
+    const { keeper, lost, trips } = setup();
+    const resource = new ScriptedResource();
+    const held = heldOn(resource, { validUntil: monotonicNow() + 20 });
+    keeper.keep(held);
+    await until(() => lost.length === 1);
+    expect(lost[0]).toEqual([held, 'lease-expired']);
+    expect(resource.releaseCalls).toEqual([{ owner: 'me:1', all: true, expected: undefined }]);
+    trips.stop();
+  });
+
+  it('verify() answers from the deadline at the moment it is read', () => {
+    const { keeper, lost, trips } = setup();
+    const held = heldOn(new ScriptedResource(), { validUntil: monotonicNow() - 1 }); // already past: a resumed pause
+    expect(keeper.verify(held)).toBe(false);
+    expect(lost.map(([, reason]) => reason)).toEqual(['lease-expired']);
+    trips.stop();
+  });
+
+  it('the watchdog renews on its own schedule, and a renewal that hangs holds up only its own lock', async () => {
+    const { keeper, events, trips } = setup(5000);
+    const stuck = new ScriptedResource('stuck');
+    stuck.renewals.push('hang');
+    const healthy = new ScriptedResource('healthy');
+    keeper.keep(heldOn(stuck, { watchdog: true, validUntil: monotonicNow() + 60_000 }));
+    keeper.keep(heldOn(healthy, { watchdog: true, validUntil: monotonicNow() + 60_000 }));
+    const renewed: string[] = [];
+    events.on('renewed', ({ name }) => renewed.push(name));
+    await until(() => renewed.filter((name) => name === 'healthy').length >= 3);
+    expect(stuck.renewCalls).toBe(1); // its one renewal is still in flight: not sent again
+    keeper.stop();
+    trips.stop();
+  });
+});
+
+describe('ReleaseProtocol', () => {
+  const setup = (): { protocol: ReleaseProtocol; released: [HeldLock, number][]; lost: string[]; trips: RoundTrips } => {
+    const events = new LockEvents();
+    const trips = new RoundTrips(50);
+    const background = new BackgroundWork(events, trips);
+    const notifier = new UnlockNotifier(silentPort, events, 'me');
+    const keeper = new LeaseKeeper(1000, trips, background, events, () => undefined);
+    const released: [HeldLock, number][] = [];
+    const lost: string[] = [];
+    const protocol = new ReleaseProtocol(trips, background, notifier, keeper, {
+      released: (held, remaining) => {
+        held.holds = remaining;
+        if (remaining === 0) held.active = false;
+        released.push([held, remaining]);
+      },
+      lost: (held, reason) => {
+        held.active = false;
+        lost.push(reason);
+      },
+      forget: (held) => {
+        held.active = false;
+      },
+      isClosed: () => false,
+    });
+    return { protocol, released, lost, trips };
+  };
+
+  it('a release that gets no reply is retried, expecting the holds as they were, until its outcome is known', async () => {
+    const { protocol, released, trips } = setup();
+    const resource = new ScriptedResource();
+    resource.releases.push('hang', -2); // the lost release did go through: the retry says so
+    const held = heldOn(resource, { holds: 2 });
+    await expect(protocol.release(held)).rejects.toBeInstanceOf(LockBackendError);
+    expect(await protocol.settled(held, Infinity)).toBe(true);
+    expect(resource.releaseCalls.map((call) => call.expected)).toEqual([undefined, 2]);
+    expect(released).toEqual([[held, 1]]); // applied once, not twice
+    trips.stop();
+  });
+
+  it('a release that finds another owner marks the lock lost and says it was not held', async () => {
+    const { protocol, lost, trips } = setup();
+    const resource = new ScriptedResource();
+    resource.releases.push(-1);
+    await expect(protocol.release(heldOn(resource))).rejects.toBeInstanceOf(LockNotHeldError);
+    expect(lost).toEqual(['not-owner']);
+    trips.stop();
+  });
+});
+
+describe('HoldTimes', () => {
+  it('suggests the median recent hold, capped by the remaining lease; without history, the lease or the wait', () => {
+    const times = new HoldTimes();
+    expect(times.retryAfterMs('a', 20_000, 100, 30_000)).toBe(20_000); // an explicit lease
+    expect(times.retryAfterMs('a', 29_000, 100, 30_000)).toBe(100); // looks watchdog-renewed
+    for (const ms of [300, 100, 200]) times.record('a', ms);
+    expect(times.retryAfterMs('a', 29_000, 100, 30_000)).toBe(200);
+    expect(times.retryAfterMs('a', 150, 100, 30_000)).toBe(150);
+  });
+});
+
+async function until(probe: () => boolean): Promise<void> {
+  const deadline = monotonicNow() + 5000;
+  while (!probe()) {
+    if (monotonicNow() > deadline) throw new Error('condition not reached');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
