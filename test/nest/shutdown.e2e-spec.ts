@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Controller, Injectable, Module, Post, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { DistributedLock, DistributedLockModule, LockCallRuntime, LockService, type LockClient, type LockHandle } from 'nestjs-distributed-lock';
+import { DistributedLock, DistributedLockModule, DistributedLockRunner, LockService, type LockClient, type LockHandle } from 'nestjs-distributed-lock';
 import { useRedis } from '../harness/use-redis.js';
 import { nextEvent, until } from '../harness/wait.js';
 
@@ -64,10 +64,10 @@ async function boot(port: number, shutdownTimeout: number): Promise<INestApplica
 
 /** Resolves when app.close() has started waiting for calls in flight. */
 function drainStarted(app: INestApplication): Promise<void> {
-  const runtime = app.get(LockCallRuntime);
-  const drain = runtime.drain.bind(runtime);
+  const runner = app.get(DistributedLockRunner);
+  const drain = runner.drain.bind(runner);
   return new Promise((resolve) => {
-    runtime.drain = (timeoutMs: number) => {
+    runner.drain = (timeoutMs: number) => {
       resolve();
       return drain(timeoutMs);
     };

@@ -1,15 +1,15 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { ApplicationConfig, DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { DISTRIBUTED_LOCK_METADATA } from './distributed-lock.constants.js';
-import type { DistributedLockSpec } from './distributed-lock.decorator.js';
+import type { DistributedLockMetadata } from './distributed-lock.options.js';
 import { assertRouteHasParams } from './route-params.check.js';
-import { LockCallRuntime } from './lock-call.runtime.js';
+import { DistributedLockRunner } from './distributed-lock.runner.js';
 import { bindLockedInstance, isLockedMethod } from './locked-method.js';
 
 /**
  * Finds, at start-up, every provider and controller with a method decorated by @DistributedLock or
  * @ScheduledLock (DiscoveryService + MetadataScanner, as @nestjs/schedule finds @Cron) and binds the
- * instance to this application's LockCallRuntime, so that its decorated methods lock through this
+ * instance to this application's DistributedLockRunner, so that its decorated methods lock through this
  * application's Redis connection. The methods themselves were wrapped when their class was defined.
  */
 @Injectable()
@@ -19,7 +19,7 @@ export class DistributedLockExplorer implements OnModuleInit {
   constructor(
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
-    private readonly runtime: LockCallRuntime,
+    private readonly runner: DistributedLockRunner,
     private readonly config: ApplicationConfig,
   ) {}
 
@@ -47,8 +47,8 @@ export class DistributedLockExplorer implements OnModuleInit {
       if (controllers.has(wrapper)) {
         for (const name of locked) {
           const handler = (prototype as Record<string, object>)[name]!;
-          const spec = Reflect.getMetadata(DISTRIBUTED_LOCK_METADATA, handler) as DistributedLockSpec;
-          assertRouteHasParams(handler, spec, { controller: wrapper.metatype as object, module: wrapper.host?.metatype, globalPrefix });
+          const metadata = Reflect.getMetadata(DISTRIBUTED_LOCK_METADATA, handler) as DistributedLockMetadata;
+          assertRouteHasParams(handler, metadata, { controller: wrapper.metatype as object, module: wrapper.host?.metatype, globalPrefix });
         }
       }
       if (!wrapper.isDependencyTreeStatic()) {
@@ -57,7 +57,7 @@ export class DistributedLockExplorer implements OnModuleInit {
         );
         continue;
       }
-      bindLockedInstance(instance, this.runtime);
+      bindLockedInstance(instance, this.runner);
       found += locked.length;
     }
     return found;

@@ -1,3 +1,4 @@
+import { settleWithin } from '../core/util/late-timer.js';
 import { Injectable } from '@nestjs/common';
 import type { Cluster, Redis } from 'ioredis';
 import type { Duration, RedisClient } from '../core/index.js';
@@ -153,17 +154,8 @@ async function ensureScripts(client: RedisClient): Promise<string> {
   return `${scripts.length} scripts cached${loaded > 0 ? ` (${loaded} loaded now)` : ''}`;
 }
 
-async function within<T>(operation: Promise<T>, timeoutMs: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      operation,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-        timer.unref();
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+function within<T>(operation: Promise<T>, timeoutMs: number): Promise<T> {
+  return settleWithin(operation, timeoutMs, () => {
+    throw new Error(`no answer within ${timeoutMs} ms`);
+  });
 }

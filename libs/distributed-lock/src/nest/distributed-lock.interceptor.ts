@@ -2,11 +2,11 @@ import { BadRequestException, Injectable, Logger, ServiceUnavailableException, t
 import { Reflector } from '@nestjs/core';
 import { Observable, throwError } from 'rxjs';
 import { InvalidLockArgumentError, LockAcquireTimeoutError, LockBackendError, LockClientClosedError, LockKeyTemplateError } from '../core/index.js';
-import { LockCallRuntime } from './lock-call.runtime.js';
-import { runAsRouteCall, type RouteCall } from './locked-method.js';
+import { DistributedLockRunner } from './distributed-lock.runner.js';
+import { runAsRouteCall, type RouteCallContext } from './locked-method.js';
 import { assertLockName } from '../core/util/validate.js';
 import { DISTRIBUTED_LOCK_METADATA } from './distributed-lock.constants.js';
-import type { DistributedLockSpec } from './distributed-lock.decorator.js';
+import type { DistributedLockMetadata } from './distributed-lock.options.js';
 import { LockKeyTemplate } from './lock-key.template.js';
 import { LockUnavailableException } from './lock-unavailable.exception.js';
 import { LockService } from './lock.service.js';
@@ -34,17 +34,17 @@ export class DistributedLockInterceptor implements NestInterceptor {
   constructor(
     protected readonly reflector: Reflector,
     protected readonly locks: LockService,
-    protected readonly runtime: LockCallRuntime,
+    protected readonly runner: DistributedLockRunner,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const spec = this.reflector.get<DistributedLockSpec | undefined>(DISTRIBUTED_LOCK_METADATA, context.getHandler());
-    if (!spec) return next.handle();
+    const metadata = this.reflector.get<DistributedLockMetadata | undefined>(DISTRIBUTED_LOCK_METADATA, context.getHandler());
+    if (!metadata) return next.handle();
     const response = context.getType() === 'http' ? context.switchToHttp().getResponse<ClosableResponse>() : undefined;
     let name: string | undefined;
-    if (spec.via === 'interceptor') {
+    if (metadata.via === 'interceptor') {
       try {
-        name = this.resolveName(spec, context);
+        name = this.resolveName(metadata, context);
       } catch (error) {
         return throwError(() => this.mapResolveError(error));
       }
@@ -56,12 +56,12 @@ export class DistributedLockInterceptor implements NestInterceptor {
       const closeTarget = response?.raw ?? response;
       const onClose = (): void => abort.abort(new Error('client closed the connection'));
       closeTarget?.once?.('close', onClose);
-      const route: RouteCall = {
-        spec,
+      const route: RouteCallContext = {
+        metadata,
         context,
         name,
         signal: abort.signal,
-        runner: this.runtime,
+        runner: this.runner,
         mapError: (error, lockName) => this.mapResolveError(this.mapAcquireError(error, lockName, response)),
       };
       const inner = runAsRouteCall(route, () => next.handle()).subscribe({
@@ -84,8 +84,8 @@ export class DistributedLockInterceptor implements NestInterceptor {
   }
 
   /** The lock name for this call. Override to add tenancy or other scoping. */
-  protected resolveName(spec: DistributedLockSpec, context: ExecutionContext): string {
-    const key = spec.key!;
+  protected resolveName(metadata: DistributedLockMetadata, context: ExecutionContext): string {
+    const key = metadata.key!;
     const name = key instanceof LockKeyTemplate ? key.resolve(context) : key(context);
     assertLockName(name, '@DistributedLock key');
     return name;

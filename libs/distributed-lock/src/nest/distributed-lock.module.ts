@@ -10,7 +10,7 @@ import {
 import { DistributedLockExplorer } from './distributed-lock.explorer.js';
 import { DistributedLockHealthIndicator } from './distributed-lock.health-indicator.js';
 import { DistributedLockInterceptor } from './distributed-lock.interceptor.js';
-import { LockCallRuntime } from './lock-call.runtime.js';
+import { DistributedLockRunner } from './distributed-lock.runner.js';
 import { LockContextInterceptor } from './lock-context.interceptor.js';
 import { LockService } from './lock.service.js';
 
@@ -37,13 +37,13 @@ function createLockService(options: DistributedLockModuleOptions | undefined): L
   imports: [DiscoveryModule],
   providers: [
     { provide: LockService, useFactory: createLockService, inject: [DISTRIBUTED_LOCK_MODULE_OPTIONS] },
-    LockCallRuntime,
+    DistributedLockRunner,
     DistributedLockExplorer,
     DistributedLockInterceptor,
     DistributedLockHealthIndicator,
     { provide: APP_INTERCEPTOR, useClass: LockContextInterceptor },
   ],
-  exports: [LockService, LockCallRuntime, DistributedLockInterceptor, DistributedLockHealthIndicator],
+  exports: [LockService, DistributedLockRunner, DistributedLockInterceptor, DistributedLockHealthIndicator],
 })
 export class DistributedLockModule
   extends ConfigurableDistributedLockModule
@@ -51,7 +51,7 @@ export class DistributedLockModule
 {
   constructor(
     private readonly locks: LockService,
-    private readonly runtime: LockCallRuntime,
+    private readonly runner: DistributedLockRunner,
   ) {
     super();
   }
@@ -65,16 +65,16 @@ export class DistributedLockModule
   }
 
   async onModuleInit(): Promise<void> {
-    await Promise.all([this.locks.connect(), this.runtime.init()]);
+    await Promise.all([this.locks.connect(), this.runner.init()]);
   }
 
   /** Decorated calls in flight finish first (bounded by shutdownTimeout), while the HTTP server still answers. */
   async beforeApplicationShutdown(): Promise<void> {
-    await this.runtime.drain(this.locks.settings.shutdownTimeoutMs);
+    await this.runner.drain(this.locks.settings.shutdownTimeoutMs);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.runtime.releaseDeferred();
+    await this.runner.releaseDeferred();
     await this.locks.close();
   }
 }

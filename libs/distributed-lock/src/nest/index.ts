@@ -2,16 +2,16 @@ export { DistributedLockModule } from './distributed-lock.module.js';
 export { DISTRIBUTED_LOCK_MODULE_OPTIONS } from './distributed-lock.module-definition.js';
 export type { DistributedLockModuleOptions } from './distributed-lock-module.options.js';
 export { LockService, type LockServiceSettings } from './lock.service.js';
-export {
-  DistributedLock,
-  type DistributedLockOptions,
-  type DistributedLockArgsOptions,
-  type LockKeyFactory,
-  type LockKeyFromArgs,
-  type LockedCallInfo,
-  type LockedMethodDecorator,
-  type OnLocked,
-} from './distributed-lock.decorator.js';
+export { DistributedLock } from './distributed-lock.decorator.js';
+export type {
+  DistributedLockOptions,
+  DistributedLockArgsOptions,
+  LockKeyFactory,
+  LockKeyFromArgs,
+  LockedCallInfo,
+  LockedMethodDecorator,
+  OnLocked,
+} from './distributed-lock.options.js';
 export { ScheduledLock, type ScheduledLockOptions } from './scheduled-lock.decorator.js';
 export {
   DistributedLockHealthIndicator,
@@ -21,7 +21,7 @@ export {
   type LockHealthResult,
 } from './distributed-lock.health-indicator.js';
 export { DistributedLockExplorer } from './distributed-lock.explorer.js';
-export { LockCallRuntime } from './lock-call.runtime.js';
+export { DistributedLockRunner } from './distributed-lock.runner.js';
 export { DistributedLockInterceptor } from './distributed-lock.interceptor.js';
 export { LockContextInterceptor } from './lock-context.interceptor.js';
 export { LockUnavailableException } from './lock-unavailable.exception.js';

@@ -2,13 +2,13 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ExecutionContext } from '@nestjs/common';
 import { InvalidLockConfigError } from '../core/index.js';
 import type { LockHandle } from '../core/index.js';
-import type { DistributedLockSpec } from './distributed-lock.decorator.js';
+import type { DistributedLockMetadata } from './distributed-lock.options.js';
 import { CURRENT_LOCK_PENDING } from './current-lock.decorator.js';
 
-/** What the method wrapper needs at call time; implemented by LockCallRuntime. */
+/** What the method wrapper needs at call time; implemented by DistributedLockRunner. */
 export interface LockedMethodRunner {
   /** Takes the lock, runs `invoke` with the handle, releases when its work has ended. */
-  runLocked(spec: DistributedLockSpec, args: unknown[], invoke: (lock: LockHandle) => unknown, route: RouteCall | undefined): Promise<unknown>;
+  runLocked(metadata: DistributedLockMetadata, args: unknown[], invoke: (lock: LockHandle) => unknown, route: RouteCallContext | undefined): Promise<unknown>;
 }
 
 /**
@@ -18,8 +18,8 @@ export interface LockedMethodRunner {
  * until the handler's work has really ended, whatever happens to the request's observable); for a
  * route it uses what only the interceptor knows.
  */
-export interface RouteCall {
-  readonly spec: DistributedLockSpec;
+export interface RouteCallContext {
+  readonly metadata: DistributedLockMetadata;
   readonly context: ExecutionContext;
   /** The lock name resolved from the request, when the key reads the request (or is fixed). */
   readonly name: string | undefined;
@@ -31,16 +31,16 @@ export interface RouteCall {
   mapError(error: unknown, name: string): unknown;
 }
 
-const routeCalls = new AsyncLocalStorage<RouteCall>();
+const routeCalls = new AsyncLocalStorage<RouteCallContext>();
 /** Instance -> the runner of the application that created it (bound at start-up by the explorer). */
 const bindings = new WeakMap<object, LockedMethodRunner>();
 const lockedMethods = new WeakSet<object>();
 
-export function runAsRouteCall<T>(call: RouteCall, fn: () => T): T {
+export function runAsRouteCall<T>(call: RouteCallContext, fn: () => T): T {
   return routeCalls.run(call, fn);
 }
 
-/** Makes the decorated methods of `instance` lock through `runner` (one Nest application's runtime). */
+/** Makes the decorated methods of `instance` lock through `runner` (one Nest application's DistributedLockRunner). */
 export function bindLockedInstance(instance: object, runner: LockedMethodRunner): void {
   bindings.set(instance, runner);
 }
@@ -56,10 +56,10 @@ export function isLockedMethod(value: unknown): boolean {
  * guard, Swagger, @Cron, SetMetadata... metadata survive; decorators applied above ours write to it
  * directly.
  */
-export function createLockedMethod(original: (...args: unknown[]) => unknown, spec: DistributedLockSpec): (...args: unknown[]) => unknown {
+export function createLockedMethod(original: (...args: unknown[]) => unknown, metadata: DistributedLockMetadata): (...args: unknown[]) => unknown {
   const wrapper = function (this: object, ...args: unknown[]): unknown {
     const route = routeCalls.getStore();
-    const own = route?.spec === spec ? route : undefined;
+    const own = route?.metadata === metadata ? route : undefined;
     // Code the method calls must not look like this route call (a nested decorated call locks itself).
     // `@CurrentLock()` parameters were resolved before the lock was taken: they get the handle now.
     const invoke = (lock: LockHandle): unknown =>
@@ -69,13 +69,13 @@ export function createLockedMethod(original: (...args: unknown[]) => unknown, sp
       return Promise.reject(
         new InvalidLockConfigError(
           'DistributedLockModule',
-          `${spec.where} is decorated with a lock, but this instance was not created by a Nest application that imports ` +
+          `${metadata.where} is decorated with a lock, but this instance was not created by a Nest application that imports ` +
             'DistributedLockModule, or it is request-scoped, or it is called before the application initialised. ' +
             'Create it through Nest (a provider of a module), and call it once app.init() has run.',
         ),
       );
     }
-    return runner.runLocked(spec, args, invoke, own);
+    return runner.runLocked(metadata, args, invoke, own);
   };
   Object.defineProperty(wrapper, 'name', { value: original.name, configurable: true });
   Object.defineProperty(wrapper, 'length', { value: original.length, configurable: true });

@@ -1,6 +1,6 @@
 import { InvalidLockConfigError } from '../core/index.js';
 import { LockKeyTemplate } from './lock-key.template.js';
-import type { DistributedLockSpec } from './distributed-lock.decorator.js';
+import type { DistributedLockMetadata } from './distributed-lock.options.js';
 
 /**
  * Nest's own metadata keys (PATH_METADATA, METHOD_METADATA and MODULE_PATH in @nestjs/common's
@@ -28,10 +28,10 @@ export interface RouteSurroundings {
  * module's RouterModule path, the controller's path(s) and the method's path(s); handlers that are
  * not HTTP routes (message patterns, gateways) are not checked.
  */
-export function assertRouteHasParams(handler: object, spec: DistributedLockSpec, route: RouteSurroundings): void {
-  if (!(spec.key instanceof LockKeyTemplate) || spec.key.source !== 'request') return;
+export function assertRouteHasParams(handler: object, metadata: DistributedLockMetadata, route: RouteSurroundings): void {
+  if (!(metadata.key instanceof LockKeyTemplate) || metadata.key.source !== 'request') return;
   if (Reflect.getMetadata(METHOD_METADATA, handler) === undefined) return;
-  const read = spec.key.routeParams;
+  const read = metadata.key.routeParams;
   if (read.length === 0) return;
   const moduleKeys = route.module ? (Reflect.getMetadataKeys(route.module) as unknown[]).filter((key) => String(key).startsWith(MODULE_PATH_PREFIX)) : [];
   const paths = [
@@ -44,8 +44,8 @@ export function assertRouteHasParams(handler: object, spec: DistributedLockSpec,
   const missing = read.filter((name) => !params.has(name));
   if (missing.length === 0) return;
   throw new InvalidLockConfigError(
-    `@DistributedLock key of ${spec.where}`,
-    `template "${spec.key.template}" reads ${missing.map((name) => `{params.${name}}`).join(', ')}, but the route has ${params.size === 0 ? 'no parameters' : `only ${[...params].map((name) => `:${name}`).join(', ')}`}; every request would answer 400. Name a parameter of the route.`,
+    `@DistributedLock key of ${metadata.where}`,
+    `template "${metadata.key.template}" reads ${missing.map((name) => `{params.${name}}`).join(', ')}, but the route has ${params.size === 0 ? 'no parameters' : `only ${[...params].map((name) => `:${name}`).join(', ')}`}; every request would answer 400. Name a parameter of the route.`,
   );
 }
 

@@ -1,7 +1,8 @@
 import { InvalidLockArgumentError, type Duration } from '../core/index.js';
 import { toMilliseconds } from '../core/util/duration.js';
 import { assertKnownKeys, isPlainObject } from '../core/util/validate.js';
-import { compileSpec, lockDecorator, type OnLocked } from './distributed-lock.decorator.js';
+import { lockDecorator } from './distributed-lock.decorator.js';
+import { toLockMetadata, type OnLocked } from './distributed-lock.options.js';
 import { LockKeyTemplate } from './lock-key.template.js';
 
 export interface ScheduledLockOptions {
@@ -53,7 +54,7 @@ export function ScheduledLock(options: ScheduledLockOptions = {}): MethodDecorat
   }
   return (target, propertyKey, descriptor) => {
     const className = typeof target === 'function' ? target.name : target.constructor.name;
-    const spec = compileSpec(
+    const metadata = toLockMetadata(
       {
         key: options.key ?? `schedule:${className}.${String(propertyKey)}`,
         leaseTime: options.lockAtMostFor,
@@ -64,6 +65,6 @@ export function ScheduledLock(options: ScheduledLockOptions = {}): MethodDecorat
       undefined,
       '@ScheduledLock',
     );
-    return lockDecorator(spec, '@ScheduledLock')(target, propertyKey, descriptor);
+    return lockDecorator(metadata, '@ScheduledLock')(target, propertyKey, descriptor);
   };
 }

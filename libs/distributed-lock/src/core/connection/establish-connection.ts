@@ -1,5 +1,6 @@
 import type { RedisClient } from './connection-strategy.js';
 import { LockConnectionError } from '../errors/lock-connection.error.js';
+import { settleWithin } from '../util/late-timer.js';
 
 /** How long start-up may spend reaching Redis before it fails. */
 export const STARTUP_TIMEOUT_MS = 10_000;
@@ -15,24 +16,22 @@ export async function establishConnection(client: RedisClient, target: string, t
     firstError ??= error;
   };
   client.on('error', onError);
-  let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([
+    await settleWithin(
       (async () => {
         if (client.status === 'wait') await client.connect();
         await client.ping();
       })(),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-        timer.unref();
-      }),
-    ]);
+      timeoutMs,
+      () => {
+        throw new Error(`no answer within ${timeoutMs} ms`);
+      },
+    );
   } catch (error) {
     client.disconnect();
     const cause = firstError ?? (error as Error);
     throw new LockConnectionError(target, `${cause.message.replace(/\.+$/, "")}. Check that Redis runs there and that the address, credentials and TLS settings are right.`, cause);
   } finally {
-    clearTimeout(timer);
     client.off('error', onError);
   }
 }
@@ -44,19 +43,11 @@ export async function closeConnection(client: RedisClient): Promise<void> {
     client.disconnect();
     return;
   }
-  let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([
-      client.quit(),
-      new Promise((resolve) => {
-        timer = setTimeout(resolve, 1000);
-        timer.unref();
-      }),
-    ]);
+    await settleWithin(client.quit(), 1000, () => undefined);
   } catch {
     // QUIT failed: the connection is going away anyway; disconnect below makes sure of it.
   } finally {
-    clearTimeout(timer);
     client.disconnect();
   }
 }

@@ -21,15 +21,28 @@ export function pause(ms: number): Promise<void> {
 }
 
 /**
- * Resolves with `promise`'s value, or with what `onTimeout` returns if `ms` pass first (a late timer:
- * after a stall, a value that came in time still wins). The timer is cleared either way; `promise`
- * itself runs on.
+ * Settles like `promise`, or with what `onTimeout` returns (or throws) if `ms` pass first (a late
+ * timer: after a stall, a value that came in time still wins). The timer is cleared either way;
+ * `promise` itself runs on.
  */
-export async function settleWithin<T, F>(promise: Promise<T>, ms: number, onTimeout: () => F): Promise<T | F> {
-  let cancel: (() => void) | undefined;
-  try {
-    return await Promise.race([promise, new Promise<F>((resolve) => (cancel = afterTimeout(Math.max(0, ms), () => resolve(onTimeout()))))]);
-  } finally {
-    cancel?.();
-  }
+export function settleWithin<T, F>(promise: Promise<T>, ms: number, onTimeout: () => F): Promise<T | F> {
+  return new Promise<T | F>((resolve, reject) => {
+    const cancel = afterTimeout(Math.max(0, ms), () => {
+      try {
+        resolve(onTimeout());
+      } catch (error) {
+        reject(error);
+      }
+    });
+    promise.then(
+      (value) => {
+        cancel();
+        resolve(value);
+      },
+      (error: unknown) => {
+        cancel();
+        reject(error);
+      },
+    );
+  });
 }

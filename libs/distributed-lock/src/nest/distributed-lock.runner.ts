@@ -9,23 +9,23 @@ import {
   type LockHandle,
 } from '../core/index.js';
 import { runWithCurrentLock } from '../core/context/lock-context.js';
-import { afterTimeout } from '../core/util/late-timer.js';
+import { afterTimeout, settleWithin } from '../core/util/late-timer.js';
 import { assertLockName } from '../core/util/validate.js';
-import { acquireForSpec, kindOfSpec } from './acquire-for-spec.js';
+import { takeDecoratedLock, decoratedKind } from './decorated-lock.js';
 import { MULTI_KEY_SEPARATOR } from './distributed-lock.constants.js';
-import type { DistributedLockSpec, LockedCallInfo } from './distributed-lock.decorator.js';
+import type { DistributedLockMetadata, LockedCallInfo } from './distributed-lock.options.js';
 import { LockKeyTemplate } from './lock-key.template.js';
 import { loadLockTracing, type AcquireOutcome, type LockTracing } from './lock-tracing.js';
 import { LockService } from './lock.service.js';
-import type { LockedMethodRunner, RouteCall } from './locked-method.js';
+import type { LockedMethodRunner, RouteCallContext } from './locked-method.js';
 
 /**
- * What decorated calls share within one application: taking a lock for a spec (with its span),
+ * What decorated calls share within one application: taking a lock for a metadata (with its span),
  * releasing it (or deferring the release for lockAtLeastFor), the failure strategies, and the count
  * of calls in flight that shutdown waits for.
  */
 @Injectable()
-export class LockCallRuntime implements LockedMethodRunner {
+export class DistributedLockRunner implements LockedMethodRunner {
   private readonly logger = new Logger('DistributedLock');
   private tracing: LockTracing | undefined;
   private inFlight = 0;
@@ -59,13 +59,13 @@ export class LockCallRuntime implements LockedMethodRunner {
   }
 
   /** Takes the lock of a decorated call, inside a `lock.acquire` span when OpenTelemetry is present. */
-  acquire(spec: DistributedLockSpec, name: string, waitMs: number, signal: AbortSignal | undefined): Promise<LockHandle> {
-    const run = (): Promise<LockHandle> => acquireForSpec(this.locks, spec, name, { waitMs, signal });
-    return this.tracing ? this.tracing.traceAcquire(name, kindOfSpec(spec), run, outcomeOf) : run();
+  acquire(metadata: DistributedLockMetadata, name: string, waitMs: number, signal: AbortSignal | undefined): Promise<LockHandle> {
+    const run = (): Promise<LockHandle> => takeDecoratedLock(this.locks, metadata, name, { waitMs, signal });
+    return this.tracing ? this.tracing.traceAcquire(name, decoratedKind(metadata), run, outcomeOf) : run();
   }
 
-  waitMsOf(spec: DistributedLockSpec): number {
-    return spec.waitMs ?? this.locks.settings.defaultWaitMs;
+  waitMsOf(metadata: DistributedLockMetadata): number {
+    return metadata.waitMs ?? this.locks.settings.defaultWaitMs;
   }
 
   /**
@@ -73,9 +73,9 @@ export class LockCallRuntime implements LockedMethodRunner {
    * acquired (an unref'd timer; shutdown releases such locks at once). Failures are logged, never
    * thrown: the call's own outcome stands, and the lock's lease bounds the damage.
    */
-  async release(handle: LockHandle, spec: DistributedLockSpec, acquiredAt: number): Promise<void> {
+  async release(handle: LockHandle, metadata: DistributedLockMetadata, acquiredAt: number): Promise<void> {
     if (!handle.isHeld) return; // lost, or released by shutdown
-    const keepFor = spec.lockAtLeastMs === undefined ? 0 : spec.lockAtLeastMs - (performance.now() - acquiredAt);
+    const keepFor = metadata.lockAtLeastMs === undefined ? 0 : metadata.lockAtLeastMs - (performance.now() - acquiredAt);
     if (keepFor > 0 && !this.shuttingDown) {
       const cancel = afterTimeout(keepFor, () => {
         this.deferred.delete(handle);
@@ -88,12 +88,12 @@ export class LockCallRuntime implements LockedMethodRunner {
   }
 
   /** The result of a call whose lock stayed busy, per its onLocked strategy ('throw' is handled by the caller). */
-  async whenLocked(spec: DistributedLockSpec, info: LockedCallInfo): Promise<unknown> {
-    if (spec.onLocked === 'skip') {
-      this.logger.debug?.(`${spec.where} skipped: lock "${info.name}" is held elsewhere.`);
+  async whenLocked(metadata: DistributedLockMetadata, info: LockedCallInfo): Promise<unknown> {
+    if (metadata.onLocked === 'skip') {
+      this.logger.debug?.(`${metadata.where} skipped: lock "${info.name}" is held elsewhere.`);
       return undefined;
     }
-    if (typeof spec.onLocked === 'function') return await spec.onLocked(info);
+    if (typeof metadata.onLocked === 'function') return await metadata.onLocked(info);
     throw info.error;
   }
 
@@ -104,13 +104,13 @@ export class LockCallRuntime implements LockedMethodRunner {
    * second call in while this one still runs. A route handler that returns an Observable holds the
    * lock until the stream completes, errors, or is unsubscribed (Nest subscribes to it).
    */
-  async runLocked(spec: DistributedLockSpec, args: unknown[], invoke: (lock: LockHandle) => unknown, route: RouteCall | undefined): Promise<unknown> {
+  async runLocked(metadata: DistributedLockMetadata, args: unknown[], invoke: (lock: LockHandle) => unknown, route: RouteCallContext | undefined): Promise<unknown> {
     const done = this.begin();
     let streaming = false;
     try {
       let name: string;
       try {
-        name = route?.name ?? this.nameFromArgs(spec, args);
+        name = route?.name ?? this.nameFromArgs(metadata, args);
       } catch (error) {
         throw route ? route.mapError(error, '') : error;
       }
@@ -120,15 +120,15 @@ export class LockCallRuntime implements LockedMethodRunner {
         const calledAt = performance.now();
         let handle: LockHandle;
         try {
-          handle = await this.acquire(spec, name, this.waitMsOf(spec), route?.signal);
+          handle = await this.acquire(metadata, name, this.waitMsOf(metadata), route?.signal);
         } catch (error) {
-          if (error instanceof LockAcquireTimeoutError && spec.onLocked !== 'throw') {
-            return await this.whenLocked(spec, { name, waitedMs: performance.now() - calledAt, error, args, context: route?.context });
+          if (error instanceof LockAcquireTimeoutError && metadata.onLocked !== 'throw') {
+            return await this.whenLocked(metadata, { name, waitedMs: performance.now() - calledAt, error, args, context: route?.context });
           }
           throw route ? route.mapError(error, name) : error;
         }
         const acquiredAt = performance.now();
-        const release = (): Promise<void> => this.release(handle, spec, acquiredAt);
+        const release = (): Promise<void> => this.release(handle, metadata, acquiredAt);
         let result: unknown;
         try {
           result = await runWithCurrentLock(context, handle, () => invoke(handle));
@@ -160,14 +160,11 @@ export class LockCallRuntime implements LockedMethodRunner {
       resolveIdle = resolve;
     });
     this.idle.add(resolveIdle);
-    let cancel: (() => void) | undefined;
-    const finished = await Promise.race([
+    const finished = await settleWithin(
       idle.then(() => true),
-      new Promise<boolean>((resolve) => {
-        cancel = afterTimeout(timeoutMs, () => resolve(false));
-      }),
-    ]);
-    cancel?.();
+      timeoutMs,
+      () => false,
+    );
     this.idle.delete(resolveIdle);
     if (!finished) {
       this.logger.warn(
@@ -190,25 +187,25 @@ export class LockCallRuntime implements LockedMethodRunner {
     );
   }
 
-  private nameFromArgs(spec: DistributedLockSpec, args: unknown[]): string {
+  private nameFromArgs(metadata: DistributedLockMetadata, args: unknown[]): string {
     let name: unknown;
-    if (spec.keyFromArgs) {
-      name = spec.keyFromArgs(...args);
+    if (metadata.keyFromArgs) {
+      name = metadata.keyFromArgs(...args);
       // Several names: a multi-lock, resolved like a multi-key template.
       if (Array.isArray(name)) {
-        (name as unknown[]).forEach((part, i) => assertLockName(part, `@DistributedLock key ${i} of ${spec.where}`));
+        (name as unknown[]).forEach((part, i) => assertLockName(part, `@DistributedLock key ${i} of ${metadata.where}`));
         name = name.join(MULTI_KEY_SEPARATOR);
       }
     }
-    else if (spec.key instanceof LockKeyTemplate && spec.key.source !== 'request') name = spec.key.resolveArgs(args);
+    else if (metadata.key instanceof LockKeyTemplate && metadata.key.source !== 'request') name = metadata.key.resolveArgs(args);
     else {
-      const what = spec.key instanceof LockKeyTemplate ? `template "${spec.key.template}" reads the request` : 'key function takes the ExecutionContext';
+      const what = metadata.key instanceof LockKeyTemplate ? `template "${metadata.key.template}" reads the request` : 'key function takes the ExecutionContext';
       throw new InvalidLockArgumentError(
         '@DistributedLock key',
-        `the ${what}, but ${spec.where} was called outside a request handled by Nest. Use keyFromArgs or an {args.N} template for methods that are not route handlers.`,
+        `the ${what}, but ${metadata.where} was called outside a request handled by Nest. Use keyFromArgs or an {args.N} template for methods that are not route handlers.`,
       );
     }
-    assertLockName(name, `@DistributedLock key of ${spec.where}`);
+    assertLockName(name, `@DistributedLock key of ${metadata.where}`);
     return name;
   }
 

@@ -1,0 +1,178 @@
+import type { ExecutionContext } from '@nestjs/common';
+import { InvalidLockArgumentError, type Duration, type LockAcquireTimeoutError } from '../core/index.js';
+import { leaseMs, waitMs } from '../core/locks/acquire-options.js';
+import { describe, toMilliseconds } from '../core/util/duration.js';
+import { assertKnownKeys, isPlainObject } from '../core/util/validate.js';
+import { MULTI_KEY_SEPARATOR } from './distributed-lock.constants.js';
+import { LockKeyTemplate } from './lock-key.template.js';
+
+/** Builds the lock name from the execution context (request, RPC payload...): route handlers only. */
+export type LockKeyFactory = (context: ExecutionContext) => string;
+
+/**
+ * Builds the lock name from the decorated method's own arguments: any provider, and route handlers.
+ * An array of names takes a multi-lock over all of them.
+ */
+export type LockKeyFromArgs<A extends unknown[] = unknown[]> = (...args: A) => string | string[];
+
+/** Which lock a decorated call takes: the plain reentrant lock (default), a fair lock, or one side of a read-write lock. */
+export type DecoratedLockKind = 'reentrant' | 'fair' | 'read' | 'write';
+
+
+/** What a decorated call is told when its lock stayed busy for the whole waitTime. */
+export interface LockedCallInfo {
+  /** The lock name. */
+  readonly name: string;
+  /** How long the call waited before giving up, in ms. */
+  readonly waitedMs: number;
+  /** The timeout, with the holder's remaining lease in `retryAfterMs`. */
+  readonly error: LockAcquireTimeoutError;
+  /** The method's arguments (after pipes, for a route handler). */
+  readonly args: readonly unknown[];
+  /** The execution context of a route handler; undefined for a plain provider call. */
+  readonly context: ExecutionContext | undefined;
+}
+
+/**
+ * When the lock stays busy for the whole waitTime:
+ * - `'throw'` (default): over HTTP 423/409 with Retry-After; elsewhere `LockAcquireTimeoutError`.
+ * - `'skip'`: the method does not run and the call resolves `undefined` (scheduled jobs).
+ * - a function: the method does not run; the call resolves what the function returns (or rejects
+ *   with what it throws).
+ */
+export type OnLocked = 'throw' | 'skip' | ((info: LockedCallInfo) => unknown);
+
+interface CommonLockOptions {
+  /**
+   * Which lock: `'reentrant'` (default), `'fair'` (arrival order), `'read'` or `'write'` (the two sides
+   * of the read-write lock of that name). With several keys, every one is of this kind.
+   */
+  kind?: DecoratedLockKind;
+  /** Lease; omit it to let the watchdog renew the lock while the method runs. */
+  leaseTime?: Duration;
+  /** How long to wait for the lock (default: module defaultWaitTime, 10 s). */
+  waitTime?: Duration;
+  /** What to do when the lock stays busy for the whole waitTime (default `'throw'`). */
+  onLocked?: OnLocked;
+  /**
+   * Keep the lock at least this long after the call started, even if it ends sooner (ShedLock's
+   * lockAtLeastFor): the release is deferred to then. Must be shorter than leaseTime when both are given.
+   */
+  lockAtLeastFor?: Duration;
+}
+
+export interface DistributedLockOptions extends CommonLockOptions {
+  /**
+   * Lock name: a literal (`'goods'`), a template over the request (`'product:{params.id}'`; roots
+   * params, query, body, user, headers, and data for RPC/WebSocket), a template over the method's
+   * arguments (`'product:{args.0}'`, `'order:{args.1.id}'`), or a function of the ExecutionContext
+   * (route handlers only; for arguments use `keyFromArgs`). An array of names or templates takes a
+   * multi-lock: all of them, all or nothing, in a canonical order (`['account:{body.from}',
+   * 'account:{body.to}']`).
+   */
+  key: string | readonly string[] | LockKeyFactory;
+  keyFromArgs?: never;
+}
+
+export interface DistributedLockArgsOptions<A extends unknown[]> extends CommonLockOptions {
+  /** Lock name from the method's arguments, typed by them: `keyFromArgs: (id: string) => 'product:' + id`. */
+  keyFromArgs: LockKeyFromArgs<A>;
+  key?: never;
+}
+
+/**
+ * A method decorator whose method must take the key builder's parameters first (checked by TypeScript;
+ * more parameters may follow).
+ */
+export type LockedMethodDecorator<A extends unknown[]> = (
+  target: object,
+  propertyKey: string | symbol,
+  descriptor: { value?(...args: [...A, ...unknown[]]): unknown },
+) => void;
+
+/**
+ * What @DistributedLock stores on a method (Nest metadata), read by the interceptor and the method
+ * wrapper: the options, checked and parsed once, when the class is defined.
+ * `via` says who takes the lock: the interceptor (name from the request or a fixed name, on route
+ * handlers) or the method wrapper (name from the arguments; on any provider, and on route handlers
+ * with an argument key).
+ */
+export interface DistributedLockMetadata {
+  /** A template (static, request or args) or a function of the ExecutionContext; undefined with keyFromArgs. */
+  key: LockKeyTemplate | LockKeyFactory | undefined;
+  keyFromArgs: LockKeyFromArgs | undefined;
+  kind: DecoratedLockKind;
+  /** Several keys (a multi-lock): the resolved name holds them separated by MULTI_KEY_SEPARATOR. */
+  multi: boolean;
+  via: 'interceptor' | 'method';
+  leaseMs: number | undefined;
+  waitMs: number | undefined;
+  onLocked: OnLocked;
+  lockAtLeastMs: number | undefined;
+  /** `Class.method`, for messages; set when the decorator is applied. */
+  where: string;
+}
+
+const OPTION_KEYS = ['key', 'keyFromArgs', 'kind', 'leaseTime', 'waitTime', 'onLocked', 'lockAtLeastFor'] as const;
+const KINDS: readonly DecoratedLockKind[] = ['reentrant', 'fair', 'read', 'write'];
+
+export function toLockMetadata(keyOrOptions: unknown, leaseTime?: Duration, decorator = '@DistributedLock'): DistributedLockMetadata {
+  if (!isPlainObject(keyOrOptions)) {
+    const key = compileKey(keyOrOptions, `${decorator} key`);
+    return finish({ key, keyFromArgs: undefined, kind: 'reentrant', multi: false, leaseMs: leaseTime === undefined ? undefined : leaseMs(leaseTime), waitMs: undefined, onLocked: 'throw', lockAtLeastMs: undefined });
+  }
+  if (leaseTime !== undefined) {
+    throw new InvalidLockArgumentError('leaseTime', `give it inside the ${decorator} options object.`);
+  }
+  const options = keyOrOptions;
+  assertKnownKeys(options, OPTION_KEYS, `${decorator} options`);
+  if ((options.key === undefined) === (options.keyFromArgs === undefined)) {
+    throw new InvalidLockArgumentError(`${decorator} key`, 'give exactly one of key (a name, a template or a function of the ExecutionContext) and keyFromArgs (a function of the arguments).');
+  }
+  if (options.keyFromArgs !== undefined && typeof options.keyFromArgs !== 'function') {
+    throw new InvalidLockArgumentError(`${decorator} keyFromArgs`, `expected a function of the method's arguments, got ${describe(options.keyFromArgs)}.`);
+  }
+  if (options.kind !== undefined && !KINDS.includes(options.kind as DecoratedLockKind)) {
+    throw new InvalidLockArgumentError(`${decorator} kind`, `expected one of ${KINDS.map((kind) => `'${kind}'`).join(', ')}, got ${describe(options.kind)}.`);
+  }
+  const lease = options.leaseTime === undefined ? undefined : leaseMs(options.leaseTime);
+  const atLeast = options.lockAtLeastFor === undefined ? undefined : toMilliseconds(options.lockAtLeastFor, 'lockAtLeastFor', { min: 0 });
+  if (atLeast !== undefined && lease !== undefined && atLeast >= lease) {
+    throw new InvalidLockArgumentError('lockAtLeastFor', `${atLeast} ms is not shorter than the lease (${lease} ms); the lock would expire before its deferred release. Raise the lease or lower lockAtLeastFor.`);
+  }
+  return finish({
+    key: options.key === undefined ? undefined : compileKey(options.key, `${decorator} key`),
+    keyFromArgs: options.keyFromArgs as LockKeyFromArgs | undefined,
+    kind: (options.kind as DecoratedLockKind | undefined) ?? 'reentrant',
+    multi: Array.isArray(options.key),
+    leaseMs: lease,
+    waitMs: options.waitTime === undefined ? undefined : waitMs(options.waitTime),
+    onLocked: compileOnLocked(options.onLocked, `${decorator} onLocked`),
+    lockAtLeastMs: atLeast || undefined,
+  });
+}
+
+function finish(metadata: Omit<DistributedLockMetadata, 'via' | 'where'>): DistributedLockMetadata {
+  const viaMethod = metadata.keyFromArgs !== undefined || (metadata.key instanceof LockKeyTemplate && metadata.key.source === 'args');
+  return { ...metadata, via: viaMethod ? 'method' : 'interceptor', where: '' };
+}
+
+function compileKey(key: unknown, argument: string): LockKeyTemplate | LockKeyFactory {
+  if (typeof key === 'function') return key as LockKeyFactory;
+  if (Array.isArray(key)) {
+    if (key.length === 0 || !key.every((part) => typeof part === 'string' && part.trim() !== '' && !part.includes(MULTI_KEY_SEPARATOR))) {
+      throw new InvalidLockArgumentError(argument, `expected a non-empty array of non-empty names or templates, got ${describe(key)}.`);
+    }
+    // One template whose resolution is every name, separated: the request and argument roots of
+    // each part are resolved exactly as for a single key.
+    return new LockKeyTemplate(key.join(MULTI_KEY_SEPARATOR));
+  }
+  if (typeof key === 'string' && key.trim() !== '') return new LockKeyTemplate(key);
+  throw new InvalidLockArgumentError(argument, `expected a non-empty string or a function, got ${describe(key)}.`);
+}
+
+function compileOnLocked(value: unknown, argument: string): OnLocked {
+  if (value === undefined) return 'throw';
+  if (value === 'throw' || value === 'skip' || typeof value === 'function') return value as OnLocked;
+  throw new InvalidLockArgumentError(argument, `expected 'throw', 'skip' or a function (info) => result, got ${describe(value)}.`);
+}
