@@ -5,7 +5,7 @@ import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { DistributedLockHealthIndicator } from 'nestjs-distributed-lock';
 import { AppModule } from '../../apps/inventory/src/app.module.js';
-import { REENTRANT_ACQUIRE_SCRIPT } from '../../libs/distributed-lock/src/core/scripts/reentrant-acquire.script.js';
+import { reentrantAcquire } from '../../libs/distributed-lock/src/core/scripts/reentrant-acquire.script.js';
 import { useRedis } from '../harness/use-redis.js';
 import { until } from '../harness/wait.js';
 
@@ -45,7 +45,7 @@ describe('inventory /health (DistributedLockHealthIndicator through @nestjs/term
     const result = await app.get(DistributedLockHealthIndicator).isHealthy('locks');
     expect(result.locks.status).toBe('up');
     expect(result.locks.scripts.detail).toMatch(/loaded now/);
-    const sha = createHash('sha1').update(REENTRANT_ACQUIRE_SCRIPT.lua).digest('hex');
+    const sha = createHash('sha1').update(reentrantAcquire.lua).digest('hex');
     const [exists] = (await admin.script('EXISTS', sha)) as number[];
     await admin.quit();
     expect(exists).toBe(1);

@@ -2,6 +2,7 @@ import { Cluster, Redis } from 'ioredis';
 import { LockClient, type LockClientOptions } from 'nestjs-distributed-lock';
 import { InMemoryLockStore } from 'nestjs-distributed-lock/testing';
 import { startTopology, withClient, type ServerSettings, type Topology, type TopologyMode } from 'redis-topology';
+import { LOCK_SCRIPTS } from '../../libs/distributed-lock/src/core/scripts/index.js';
 
 /** A Redis topology, or the in-memory store users' unit tests run on (single process only). */
 export type FixtureMode = TopologyMode | 'memory';
@@ -180,9 +181,8 @@ function useTopology(mode: TopologyMode, server: ServerSettings): ModeFixture {
       const counts = await Promise.all(lockNodes().map(async (node) => Number(((await node.pubsub('NUMSUB', channel)) as [string, number])[1])));
       return counts.reduce((a, b) => a + b, 0);
     },
-    async loadScripts(client) {
-      const registered = (client.redis as unknown as { scriptsSet: Record<string, { lua: string }> }).scriptsSet;
-      await Promise.all(lockNodes().flatMap((node) => Object.values(registered).map((script) => node.script('LOAD', script.lua))));
+    async loadScripts() {
+      await Promise.all(lockNodes().flatMap((node) => LOCK_SCRIPTS.map((script) => node.script('LOAD', script.lua))));
     },
     async scriptCalls() {
       const infos = await Promise.all(lockNodes().map((node) => node.info('commandstats')));

@@ -1,5 +1,6 @@
 import { LockAcquireTimeoutError } from 'nestjs-distributed-lock';
 import { nextEvent } from '../../harness/wait.js';
+import { reentrantAcquire } from '../../../libs/distributed-lock/src/core/scripts/reentrant-acquire.script.js';
 import type { ModeFixture } from '../fixture.js';
 
 export function tryLockSuite(fx: ModeFixture): void {
@@ -35,8 +36,8 @@ export function tryLockSuite(fx: ModeFixture): void {
       const client = await fx.client();
       const holder = await client.lock('try:g', '30s');
       // Count the acquire scripts this client sends (on its first node: once per attempt in every mode).
-      const redis = client.redis as unknown as { evalsha: (...args: unknown[]) => Promise<unknown>; scriptsSet: Record<string, { sha: string }> };
-      const sha = redis.scriptsSet.dlockReentrantAcquire!.sha;
+      const redis = client.redis as unknown as { evalsha: (...args: unknown[]) => Promise<unknown> };
+      const sha = reentrantAcquire.sha;
       const original = redis.evalsha;
       let attempts = 0;
       redis.evalsha = function (this: unknown, ...args: unknown[]) {

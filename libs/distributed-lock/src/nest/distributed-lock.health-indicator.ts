@@ -1,8 +1,9 @@
-import { settleWithin } from '../core/util/late-timer.js';
 import { Injectable } from '@nestjs/common';
 import type { Cluster, Redis } from 'ioredis';
 import type { Duration, RedisClient } from '../core/index.js';
+import { LOCK_SCRIPTS } from '../core/scripts/index.js';
 import { toMilliseconds } from '../core/util/duration.js';
+import { settleWithin } from '../core/util/late-timer.js';
 import { LockService } from './lock.service.js';
 
 /** One check of the indicator: what was found, and whether it is acceptable. */
@@ -31,14 +32,6 @@ export interface LockHealthOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 1000;
-/** Every script this library registers with ioredis has a name with this prefix. */
-const SCRIPT_PREFIX = 'dlock';
-
-interface IoredisScript {
-  sha: string;
-  lua: string;
-}
-
 /**
  * A @nestjs/terminus health indicator (it needs nothing from terminus: it returns the
  * `{ [key]: { status: 'up' | 'down', ... } }` shape terminus' HealthCheckService aggregates), or a
@@ -131,13 +124,9 @@ async function ping(client: RedisClient): Promise<void> {
   await (client as Redis).ping();
 }
 
-/** SCRIPT EXISTS for every library script ioredis knows on this connection; SCRIPT LOAD of those missing. */
+/** SCRIPT EXISTS for every library script on this connection's node(s); SCRIPT LOAD of those missing. */
 async function ensureScripts(client: RedisClient): Promise<string> {
-  const registry = (client as unknown as { scriptsSet?: Record<string, IoredisScript> }).scriptsSet ?? {};
-  const scripts = Object.entries(registry)
-    .filter(([name]) => name.startsWith(SCRIPT_PREFIX))
-    .map(([, script]) => script);
-  if (scripts.length === 0) throw new Error('no lock script is registered on this connection');
+  const scripts = LOCK_SCRIPTS;
   const nodes: Redis[] = client.isCluster ? (client as Cluster).nodes('master') : [client as Redis];
   let loaded = 0;
   await Promise.all(

@@ -1,30 +1,17 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { RedisClient } from '../connection/connection-strategy.js';
-import { FAIR_ACQUIRE_SCRIPT, FAIR_LEAVE_SCRIPT } from '../scripts/fair-acquire.script.js';
-import { FENCE_RAISE_SCRIPT } from '../scripts/fence-raise.script.js';
-import { FORCE_UNLOCK_SCRIPT } from '../scripts/force-unlock.script.js';
-import { bindScript, type ScriptArgument } from '../scripts/lock-script.js';
-import { REENTRANT_ACQUIRE_SCRIPT } from '../scripts/reentrant-acquire.script.js';
-import { REENTRANT_ADJUST_SCRIPT } from '../scripts/reentrant-adjust.script.js';
-import { REENTRANT_HANDOFF_SCRIPT } from '../scripts/reentrant-handoff.script.js';
-import { REENTRANT_RELEASE_SCRIPT } from '../scripts/reentrant-release.script.js';
-import { REENTRANT_RENEW_SCRIPT } from '../scripts/reentrant-renew.script.js';
-import { REENTRANT_UNMARK_SCRIPT } from '../scripts/reentrant-unmark.script.js';
-import {
-  READ_ACQUIRE_SCRIPT,
-  READ_RELEASE_SCRIPT,
-  READ_RENEW_SCRIPT,
-  READ_WRITE_ADJUST_SCRIPT,
-  READ_WRITE_FORCE_UNLOCK_SCRIPT,
-  READ_WRITE_STATE_SCRIPT,
-  WRITE_ACQUIRE_SCRIPT,
-  WRITE_RELEASE_SCRIPT,
-  WRITE_RENEW_SCRIPT,
-} from '../scripts/read-write.scripts.js';
+import { LOCK_SCRIPTS } from '../scripts/index.js';
+import type { LockScript, ScriptArgument } from '../scripts/lock-script.js';
 
-/** One place lock state lives (the only one, or one of RedLock's independent masters), with its scripts. */
+/** The commands a script run needs; ioredis' typings of evalsha/eval are overloaded beyond use here. */
+interface ScriptCommands {
+  evalsha(sha: string, keys: number, ...args: ScriptArgument[]): Promise<unknown>;
+  eval(lua: string, keys: number, ...args: ScriptArgument[]): Promise<unknown>;
+}
+
+/** One place lock state lives (the only one, or one of RedLock's independent masters), where its scripts run. */
 export class LockNode {
-  readonly scripts;
+  private readonly commands: ScriptCommands;
 
   /**
    * `before`: what the first script calls wait for (nothing once it is done): the pub/sub choice, so
@@ -33,29 +20,39 @@ export class LockNode {
   constructor(
     readonly redis: RedisClient,
     readonly target: string,
-    before?: () => Promise<unknown> | undefined,
+    private readonly before?: () => Promise<unknown> | undefined,
   ) {
-    this.scripts = gated(before, {
-      reentrantAcquire: bindScript<[number, number]>(redis, REENTRANT_ACQUIRE_SCRIPT),
-      reentrantRelease: bindScript<number>(redis, REENTRANT_RELEASE_SCRIPT),
-      reentrantRenew: bindScript<number>(redis, REENTRANT_RENEW_SCRIPT),
-      reentrantAdjust: bindScript<number>(redis, REENTRANT_ADJUST_SCRIPT),
-      reentrantHandoff: bindScript<[number, number]>(redis, REENTRANT_HANDOFF_SCRIPT),
-      reentrantUnmark: bindScript<number>(redis, REENTRANT_UNMARK_SCRIPT),
-      forceUnlock: bindScript<number>(redis, FORCE_UNLOCK_SCRIPT),
-      fenceRaise: bindScript<number>(redis, FENCE_RAISE_SCRIPT),
-      fairAcquire: bindScript<[number, number]>(redis, FAIR_ACQUIRE_SCRIPT),
-      fairLeave: bindScript<number>(redis, FAIR_LEAVE_SCRIPT),
-      readAcquire: bindScript<[number, number]>(redis, READ_ACQUIRE_SCRIPT),
-      writeAcquire: bindScript<[number, number]>(redis, WRITE_ACQUIRE_SCRIPT),
-      readRenew: bindScript<number>(redis, READ_RENEW_SCRIPT),
-      writeRenew: bindScript<number>(redis, WRITE_RENEW_SCRIPT),
-      readRelease: bindScript<number>(redis, READ_RELEASE_SCRIPT),
-      writeRelease: bindScript<number>(redis, WRITE_RELEASE_SCRIPT),
-      readWriteAdjust: bindScript<number>(redis, READ_WRITE_ADJUST_SCRIPT),
-      readWriteForceUnlock: bindScript<number>(redis, READ_WRITE_FORCE_UNLOCK_SCRIPT),
-      readWriteState: bindScript<[number, number, number, number, number]>(redis, READ_WRITE_STATE_SCRIPT),
-    });
+    this.commands = redis as unknown as ScriptCommands;
+    // Registered with ioredis too (idempotent): a store that runs only what it knows (the in-memory
+    // store of nestjs-distributed-lock/testing, before its Lua VM) learns the scripts this way.
+    for (const script of LOCK_SCRIPTS) {
+      if (typeof (redis as unknown as Record<string, unknown>)[script.name] !== 'function') {
+        redis.defineCommand(script.name, { lua: script.lua });
+      }
+    }
+  }
+
+  /**
+   * Runs `script` with `args` as EVALSHA (by the SHA1 the library computed), keys first. A server that
+   * does not have the script yet (NOSCRIPT: new node, restart, failover) gets it once as EVAL, which
+   * also caches it there. A plain command rather than ioredis' generated method: that adds a promise
+   * and closures per call, and inside a pipeline sends the whole Lua text every time. Key prefixes and
+   * cluster slot routing apply to EVALSHA's keys as to any command's.
+   */
+  run<A, R>(script: LockScript<A, R>, args: A): Promise<R> {
+    const waiting = this.before?.();
+    return waiting ? waiting.then(() => this.send(script, args)) : this.send(script, args);
+  }
+
+  private async send<A, R>(script: LockScript<A, R>, args: A): Promise<R> {
+    const keys = script.keys(args);
+    const values = [...keys, ...script.argv(args)];
+    try {
+      return (await this.commands.evalsha(script.sha, keys.length, ...values)) as R;
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      return (await this.commands.eval(script.lua, keys.length, ...values)) as R;
+    }
   }
 
   /**
@@ -70,19 +67,4 @@ export class LockNode {
     if (error) throw error;
     return Number(count);
   }
-}
-
-type ScriptCalls = Record<string, (...args: ScriptArgument[]) => Promise<unknown>>;
-
-/** `scripts`, each waiting for `before()` when it returns a promise. */
-function gated<S extends ScriptCalls>(before: (() => Promise<unknown> | undefined) | undefined, scripts: S): S {
-  if (!before) return scripts;
-  const calls: ScriptCalls = {};
-  for (const [name, call] of Object.entries(scripts)) {
-    calls[name] = (...args) => {
-      const waiting = before();
-      return waiting ? waiting.then(() => call(...args)) : call(...args);
-    };
-  }
-  return calls as S;
 }

@@ -1,4 +1,9 @@
 import type { LockEngine } from '../engine/lock-engine.js';
+import type { ExclusiveKeys } from '../scripts/exclusive-keys.js';
+import { forceUnlock } from '../scripts/force-unlock.script.js';
+import { reentrantAdjust } from '../scripts/reentrant-adjust.script.js';
+import { reentrantRelease } from '../scripts/reentrant-release.script.js';
+import { reentrantRenew } from '../scripts/reentrant-renew.script.js';
 import { GRANT_LEASE_MS } from '../waiting/unlock-notifier.js';
 
 /**
@@ -9,12 +14,12 @@ import { GRANT_LEASE_MS } from '../waiting/unlock-notifier.js';
 export class ExclusiveHash {
   constructor(
     private readonly engine: LockEngine,
-    private readonly keys: { readonly lock: string; readonly fence: string; readonly channel: string },
+    private readonly keys: ExclusiveKeys,
   ) {}
 
   /** 1 if `owner` holds it and its lease was lengthened, else 0. */
   renew(owner: string, leaseMs: number): Promise<number> {
-    return this.engine.node.scripts.reentrantRenew(this.keys.lock, owner, leaseMs);
+    return this.engine.node.run(reentrantRenew, { lock: this.keys.lock, owner, leaseMs });
   }
 
   /**
@@ -22,21 +27,19 @@ export class ExclusiveHash {
    * it goes to another process this one is marked as waiting, at the back.
    */
   release(owner: string, all: boolean, expectedHolds: number | undefined, waitingHere: boolean): Promise<number> {
-    return this.engine.node.scripts.reentrantRelease(
-      this.keys.lock,
-      this.keys.channel,
-      this.keys.fence,
+    return this.engine.node.run(reentrantRelease, {
+      ...this.keys,
       owner,
-      this.engine.publishCommand,
-      all ? 'all' : '1',
-      expectedHolds ?? '',
-      GRANT_LEASE_MS,
-      waitingHere ? this.engine.clientId : '',
-    );
+      publish: this.engine.publishCommand,
+      all,
+      expectedHolds,
+      grantLeaseMs: GRANT_LEASE_MS,
+      stillWaitingClient: waitingHere ? this.engine.clientId : '',
+    });
   }
 
   adjust(owner: string, holds: number): Promise<number> {
-    return this.engine.node.scripts.reentrantAdjust(this.keys.lock, owner, holds);
+    return this.engine.node.run(reentrantAdjust, { lock: this.keys.lock, owner, holds });
   }
 
   /** `owner`'s holds (0 when another owner holds it, or nobody). */
@@ -57,6 +60,6 @@ export class ExclusiveHash {
 
   /** Deletes it whoever holds it and publishes the release. True if there was one. */
   async forceDelete(): Promise<boolean> {
-    return (await this.engine.node.scripts.forceUnlock(this.keys.lock, this.keys.channel, this.engine.publishCommand)) === 1;
+    return (await this.engine.node.run(forceUnlock, { lock: this.keys.lock, channel: this.keys.channel, publish: this.engine.publishCommand })) === 1;
   }
 }

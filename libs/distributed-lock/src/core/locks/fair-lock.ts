@@ -1,6 +1,8 @@
 import type { ReplicaAck } from '../config/replica-ack.js';
 import type { RenewResult } from '../engine/lease-resource.js';
 import type { LockEngine } from '../engine/lock-engine.js';
+import { fairAcquire } from '../scripts/fair-acquire.script.js';
+import { fairLeave } from '../scripts/fair-leave.script.js';
 import { ExclusiveHash } from './exclusive-hash.js';
 import type { AttemptArgs, AttemptResult } from './lock-kind.js';
 import { SingleNodeLock } from './single-node-lock.js';
@@ -44,16 +46,16 @@ export class FairLock extends SingleNodeLock {
   }
 
   async attempt({ owner, leaseMs, replicaAck, willWait }: AttemptArgs): Promise<AttemptResult> {
-    const [first, second] = await this.engine.node.scripts.fairAcquire(
-      this.id,
-      this.fenceKey,
-      this.queueKey,
-      this.queueDeadlinesKey,
+    const [first, second] = await this.engine.node.run(fairAcquire, {
+      lock: this.id,
+      fence: this.fenceKey,
+      queue: this.queueKey,
+      queueDeadlines: this.queueDeadlinesKey,
       owner,
       leaseMs,
-      this.queueTimeoutMs,
-      willWait ? '1' : '0',
-    );
+      queueTimeoutMs: this.queueTimeoutMs,
+      queueOnFailure: willWait,
+    });
     if (first <= 0) return { acquired: false, ttl: second };
     await this.confirmGrant(owner, replicaAck);
     return { acquired: true, token: first, holds: second };
@@ -61,7 +63,7 @@ export class FairLock extends SingleNodeLock {
 
   override async abandon(owner: string): Promise<void> {
     await this.engine.roundTrips.bounded(
-      this.engine.node.scripts.fairLeave(this.id, this.channel, this.queueKey, this.queueDeadlinesKey, owner, this.engine.publishCommand),
+      this.engine.node.run(fairLeave, { lock: this.id, channel: this.channel, queue: this.queueKey, queueDeadlines: this.queueDeadlinesKey, owner, publish: this.engine.publishCommand }),
     );
   }
 

@@ -1,14 +1,22 @@
 import type { ReplicaAck } from '../config/replica-ack.js';
-import { UnsupportedLockOperationError } from '../errors/unsupported-lock-operation.error.js';
 import type { RenewResult } from '../engine/lease-resource.js';
 import type { LockEngine } from '../engine/lock-engine.js';
+import { UnsupportedLockOperationError } from '../errors/unsupported-lock-operation.error.js';
+import type { LockScript } from '../scripts/lock-script.js';
+import { readAcquire, type ReadWriteAcquireArgs } from '../scripts/read-acquire.script.js';
+import { readWriteAdjust, readWriteForceUnlock, readWriteState } from '../scripts/read-write-admin.script.js';
+import { readRelease, writeRelease, type ReadWriteReleaseArgs } from '../scripts/read-write-release.script.js';
+import { readRenew, writeRenew, type ReadWriteRenewArgs } from '../scripts/read-write-renew.script.js';
+import type { ReadWriteKeys } from '../scripts/read-write.lua.js';
+import { writeAcquire } from '../scripts/write-acquire.script.js';
 import type { AttemptArgs, AttemptResult } from './lock-kind.js';
 import { SingleNodeLock } from './single-node-lock.js';
 
-/** Keys of one read-write lock, shared by its two halves. */
-interface ReadWriteKeys {
-  hash: string;
-  readers: string;
+/** The scripts one half of the lock runs: its own acquire, renew and release. */
+interface HalfScripts {
+  acquire: LockScript<ReadWriteAcquireArgs, [number, number]>;
+  renew: LockScript<ReadWriteRenewArgs, number>;
+  release: LockScript<ReadWriteReleaseArgs, number>;
 }
 
 /**
@@ -17,6 +25,7 @@ interface ReadWriteKeys {
  */
 abstract class ReadWriteHalf extends SingleNodeLock {
   abstract override readonly kind: 'read' | 'write';
+  protected abstract readonly scripts: HalfScripts;
   protected readonly keys: ReadWriteKeys;
 
   constructor(engine: LockEngine, name: string) {
@@ -24,10 +33,8 @@ abstract class ReadWriteHalf extends SingleNodeLock {
     this.keys = { hash: this.id, readers: `${this.id}:readers` };
   }
 
-  protected abstract run(owner: string, leaseMs: number): Promise<[number, number]>;
-
   async attempt({ owner, leaseMs, replicaAck }: AttemptArgs): Promise<AttemptResult> {
-    const [first, second] = await this.run(owner, leaseMs);
+    const [first, second] = await this.engine.node.run(this.scripts.acquire, { ...this.keys, fence: this.fenceKey, owner, leaseMs });
     if (first === -3) {
       throw new UnsupportedLockOperationError(
         this.name,
@@ -40,12 +47,22 @@ abstract class ReadWriteHalf extends SingleNodeLock {
     return { acquired: true, token: first, holds: second };
   }
 
-  async adjustHolds(owner: string, holds: number): Promise<void> {
-    await this.engine.node.scripts.readWriteAdjust(this.keys.hash, this.keys.readers, owner, this.kind, holds);
+  async renew(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<RenewResult> {
+    const renewed = (await this.engine.node.run(this.scripts.renew, { ...this.keys, owner, leaseMs })) === 1;
+    return this.confirmRenewal(renewed, leaseMs, replicaAck);
   }
 
+  release(owner: string, all: boolean, expectedHolds?: number): Promise<number> {
+    return this.engine.node.run(this.scripts.release, { ...this.keys, channel: this.channel, owner, publish: this.engine.publishCommand, all, expectedHolds });
+  }
+
+  async adjustHolds(owner: string, holds: number): Promise<void> {
+    await this.engine.node.run(readWriteAdjust, { ...this.keys, owner, side: this.kind, holds });
+  }
+
+  /** {writer holds, live readers, ms until everything expires, `owner`'s read holds, `owner`'s write holds}. */
   protected state(owner = ''): Promise<[number, number, number, number, number]> {
-    return this.query('state', () => this.engine.node.scripts.readWriteState(this.keys.hash, this.keys.readers, owner));
+    return this.query('state', () => this.engine.node.run(readWriteState, { ...this.keys, owner }));
   }
 
   async getHoldCount(): Promise<number> {
@@ -63,7 +80,7 @@ abstract class ReadWriteHalf extends SingleNodeLock {
   /** Deletes the whole read-write lock (readers and writer) and wakes waiters. */
   async forceUnlock(): Promise<boolean> {
     const deleted = await this.query('forceUnlock', () =>
-      this.engine.node.scripts.readWriteForceUnlock(this.keys.hash, this.keys.readers, this.channel, this.engine.publishCommand),
+      this.engine.node.run(readWriteForceUnlock, { ...this.keys, channel: this.channel, publish: this.engine.publishCommand }),
     );
     this.engine.markResourceLost(this, 'force-unlocked');
     return deleted === 1;
@@ -74,27 +91,7 @@ abstract class ReadWriteHalf extends SingleNodeLock {
 export class ReadLock extends ReadWriteHalf {
   readonly kind = 'read' as const;
   override readonly shared = true;
-
-  protected run(owner: string, leaseMs: number): Promise<[number, number]> {
-    return this.engine.node.scripts.readAcquire(this.keys.hash, this.keys.readers, this.fenceKey, owner, leaseMs);
-  }
-
-  async renew(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<RenewResult> {
-    const renewed = (await this.engine.node.scripts.readRenew(this.keys.hash, this.keys.readers, owner, leaseMs)) === 1;
-    return this.confirmRenewal(renewed, leaseMs, replicaAck);
-  }
-
-  release(owner: string, all: boolean, expectedHolds?: number): Promise<number> {
-    return this.engine.node.scripts.readRelease(
-      this.keys.hash,
-      this.keys.readers,
-      this.channel,
-      owner,
-      this.engine.publishCommand,
-      all ? 'all' : '1',
-      expectedHolds ?? '',
-    );
-  }
+  protected readonly scripts: HalfScripts = { acquire: readAcquire, renew: readRenew, release: readRelease };
 
   /** Whether any owner holds the read lock. */
   async isLocked(): Promise<boolean> {
@@ -105,27 +102,7 @@ export class ReadLock extends ReadWriteHalf {
 /** The exclusive half: one owner, and no reader but itself. */
 export class WriteLock extends ReadWriteHalf {
   readonly kind = 'write' as const;
-
-  protected run(owner: string, leaseMs: number): Promise<[number, number]> {
-    return this.engine.node.scripts.writeAcquire(this.keys.hash, this.keys.readers, this.fenceKey, owner, leaseMs);
-  }
-
-  async renew(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<RenewResult> {
-    const renewed = (await this.engine.node.scripts.writeRenew(this.keys.hash, this.keys.readers, owner, leaseMs)) === 1;
-    return this.confirmRenewal(renewed, leaseMs, replicaAck);
-  }
-
-  release(owner: string, all: boolean, expectedHolds?: number): Promise<number> {
-    return this.engine.node.scripts.writeRelease(
-      this.keys.hash,
-      this.keys.readers,
-      this.channel,
-      owner,
-      this.engine.publishCommand,
-      all ? 'all' : '1',
-      expectedHolds ?? '',
-    );
-  }
+  protected readonly scripts: HalfScripts = { acquire: writeAcquire, renew: writeRenew, release: writeRelease };
 
   /** Whether an owner holds the write lock. */
   async isLocked(): Promise<boolean> {

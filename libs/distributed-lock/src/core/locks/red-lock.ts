@@ -6,6 +6,12 @@ import type { LockNode } from '../engine/lock-node.js';
 import { monotonicNow } from '../util/clock.js';
 import { settleWithin } from '../util/late-timer.js';
 import { GRANT_LEASE_MS } from '../waiting/unlock-notifier.js';
+import { fenceRaise } from '../scripts/fence-raise.script.js';
+import { forceUnlock } from '../scripts/force-unlock.script.js';
+import { reentrantAcquire } from '../scripts/reentrant-acquire.script.js';
+import { reentrantAdjust } from '../scripts/reentrant-adjust.script.js';
+import { reentrantRelease, type ReentrantReleaseArgs } from '../scripts/reentrant-release.script.js';
+import { reentrantRenew } from '../scripts/reentrant-renew.script.js';
 import { BaseLock } from './base-lock.js';
 import type { AttemptArgs, AttemptResult } from './lock-kind.js';
 
@@ -48,7 +54,7 @@ export class RedLock extends BaseLock {
 
   async attempt({ owner, leaseMs }: AttemptArgs): Promise<AttemptResult> {
     const startedAt = monotonicNow();
-    const replies = await this.onEveryNode((node) => node.scripts.reentrantAcquire(this.id, this.fenceKey, owner, leaseMs));
+    const replies = await this.onEveryNode((node) => node.run(reentrantAcquire, { lock: this.id, fence: this.fenceKey, owner, leaseMs, waitingClient: '', queue: 'not-queued' }));
     const granted = replies.flatMap((reply, i) => (reply.ok && reply.value[0] > 0 ? [{ node: this.nodes[i]!, token: reply.value[0], holds: reply.value[1] }] : []));
     const denied = replies.flatMap((reply) => (reply.ok && reply.value[0] <= 0 ? [reply.value[1]] : []));
     const answered = granted.length + denied.length;
@@ -59,7 +65,7 @@ export class RedLock extends BaseLock {
     if (success) {
       const held = this.engine.held.find(owner, this);
       token = held?.active && Math.max(...granted.map((g) => g.holds)) > 1 ? held.token : Math.max(...granted.map((g) => g.token));
-      const raised = await this.onEveryNode((node) => node.scripts.fenceRaise(this.fenceKey, this.id, owner, token));
+      const raised = await this.onEveryNode((node) => node.run(fenceRaise, { fence: this.fenceKey, lock: this.id, owner, token }));
       success = raised.filter((reply) => reply.ok).length >= this.quorum && leaseMs - (monotonicNow() - startedAt) - redlockDrift(leaseMs) > 0;
     }
     // Late grants from nodes that timed out: keep them if we hold the lock, hand them back otherwise.
@@ -88,12 +94,12 @@ export class RedLock extends BaseLock {
   }
 
   async adjustHolds(owner: string, holds: number): Promise<void> {
-    await this.onEveryNode((node) => node.scripts.reentrantAdjust(this.id, owner, holds));
+    await this.onEveryNode((node) => node.run(reentrantAdjust, { lock: this.id, owner, holds }));
   }
 
   async renew(owner: string, leaseMs: number): Promise<RenewResult> {
     const startedAt = monotonicNow();
-    const replies = await this.onEveryNode((node) => node.scripts.reentrantRenew(this.id, owner, leaseMs));
+    const replies = await this.onEveryNode((node) => node.run(reentrantRenew, { lock: this.id, owner, leaseMs }));
     const renewed = replies.filter((reply) => reply.ok && reply.value === 1).length;
     const refused = replies.filter((reply) => reply.ok && reply.value !== 1).length;
     if (renewed >= this.quorum) return { renewed: true, validityMs: leaseMs - (monotonicNow() - startedAt) - redlockDrift(leaseMs) };
@@ -103,7 +109,7 @@ export class RedLock extends BaseLock {
 
   async release(owner: string, all: boolean, expectedHolds?: number): Promise<number> {
     const replies = await this.onEveryNode(
-      (node) => node.scripts.reentrantRelease(this.id, this.channel, this.fenceKey, owner, this.engine.publishCommand, all ? 'all' : '1', expectedHolds ?? '', GRANT_LEASE_MS),
+      (node) => node.run(reentrantRelease, this.releaseArgs(owner, all, expectedHolds)),
       this.engine.settings.operationTimeoutMs,
     );
     const answers = replies.flatMap((reply) => (reply.ok ? [reply.value] : []));
@@ -132,16 +138,21 @@ export class RedLock extends BaseLock {
   }
 
   async forceUnlock(): Promise<boolean> {
-    const replies = await this.read('forceUnlock', (node) => node.scripts.forceUnlock(this.id, this.channel, this.engine.publishCommand));
+    const replies = await this.read('forceUnlock', (node) => node.run(forceUnlock, { lock: this.id, channel: this.channel, publish: this.engine.publishCommand }));
     this.engine.markResourceLost(this, 'force-unlocked');
     return replies.some((deleted) => deleted === 1);
   }
 
   private releaseOn(node: LockNode, owner: string): Promise<void> {
-    return node.scripts
-      .reentrantRelease(this.id, this.channel, this.fenceKey, owner, this.engine.publishCommand, '1', '', GRANT_LEASE_MS)
+    return node
+      .run(reentrantRelease, this.releaseArgs(owner, false, undefined))
       .then(() => undefined)
       .catch((error: unknown) => this.engine.background.report('release', this.name, error));
+  }
+
+  private releaseArgs(owner: string, all: boolean, expectedHolds: number | undefined): ReentrantReleaseArgs {
+    const keys = { lock: this.id, fence: this.fenceKey, channel: this.channel };
+    return { ...keys, owner, publish: this.engine.publishCommand, all, expectedHolds, grantLeaseMs: GRANT_LEASE_MS, stillWaitingClient: '' };
   }
 
   /** Runs `step` on every node in parallel; a node that fails or exceeds `timeoutMs` counts as not answering. */

@@ -1,6 +1,10 @@
 import type { ReplicaAck } from '../config/replica-ack.js';
 import type { HandOverArgs, LockHandover, RenewResult } from '../engine/lease-resource.js';
 import type { LockEngine } from '../engine/lock-engine.js';
+import type { ExclusiveKeys } from '../scripts/exclusive-keys.js';
+import { reentrantAcquire } from '../scripts/reentrant-acquire.script.js';
+import { reentrantHandover } from '../scripts/reentrant-handover.script.js';
+import { reentrantWithdraw } from '../scripts/reentrant-withdraw.script.js';
 import { GRANT_LEASE_MS } from '../waiting/unlock-notifier.js';
 import { ExclusiveHash } from './exclusive-hash.js';
 import type { AttemptArgs, AttemptResult } from './lock-kind.js';
@@ -17,12 +21,14 @@ import { SingleNodeLock } from './single-node-lock.js';
  */
 export class ReentrantLock extends SingleNodeLock {
   readonly kind = 'reentrant' as const;
+  private readonly keys: ExclusiveKeys;
   private readonly hash: ExclusiveHash;
   override readonly handover: LockHandover;
 
   constructor(engine: LockEngine, name: string) {
     super(engine, name);
-    this.hash = new ExclusiveHash(engine, { lock: this.id, fence: this.fenceKey, channel: this.channel });
+    this.keys = { lock: this.id, fence: this.fenceKey, channel: this.channel };
+    this.hash = new ExclusiveHash(engine, this.keys);
     this.handover = {
       handOver: (args) => this.handOver(args),
       withdraw: () => this.withdraw(),
@@ -32,14 +38,14 @@ export class ReentrantLock extends SingleNodeLock {
   async attempt({ owner, leaseMs, replicaAck, willWait, queued }: AttemptArgs): Promise<AttemptResult> {
     // A caller that will wait marks this process as waiting when it fails (see the acquire script);
     // a queued one that succeeds tells whether callers of this process still wait after it.
-    const [first, second] = await this.engine.node.scripts.reentrantAcquire(
-      this.id,
-      this.fenceKey,
+    const [first, second] = await this.engine.node.run(reentrantAcquire, {
+      lock: this.id,
+      fence: this.fenceKey,
       owner,
       leaseMs,
-      willWait ? this.engine.clientId : '',
-      queued ? (this.engine.notifier.waiterCount(this.channel) > 1 ? '1' : '0') : '',
-    );
+      waitingClient: willWait ? this.engine.clientId : '',
+      queue: !queued ? 'not-queued' : this.engine.notifier.waiterCount(this.channel) > 1 ? 'others-wait' : 'last',
+    });
     if (first <= 0) return { acquired: false, ttl: second };
     await this.confirmGrant(owner, replicaAck);
     return { acquired: true, token: first, holds: second };
@@ -77,22 +83,20 @@ export class ReentrantLock extends SingleNodeLock {
   }
 
   private handOver({ owner, successor, leaseMs, yieldToOthers, successorIsLast }: HandOverArgs): Promise<[number, number]> {
-    return this.engine.node.scripts.reentrantHandoff(
-      this.id,
-      this.fenceKey,
-      this.channel,
+    return this.engine.node.run(reentrantHandover, {
+      ...this.keys,
       owner,
       successor,
       leaseMs,
-      this.engine.clientId,
-      yieldToOthers ? '1' : '0',
-      this.engine.publishCommand,
-      successorIsLast ? '1' : '0',
-      GRANT_LEASE_MS,
-    );
+      client: this.engine.clientId,
+      yieldToOthers,
+      publish: this.engine.publishCommand,
+      successorIsLast,
+      grantLeaseMs: GRANT_LEASE_MS,
+    });
   }
 
   private async withdraw(): Promise<void> {
-    await this.engine.node.scripts.reentrantUnmark(this.id, this.channel, this.fenceKey, this.engine.clientId, this.engine.publishCommand, GRANT_LEASE_MS);
+    await this.engine.node.run(reentrantWithdraw, { ...this.keys, client: this.engine.clientId, publish: this.engine.publishCommand, grantLeaseMs: GRANT_LEASE_MS });
   }
 }

@@ -1,4 +1,4 @@
-import { REENTRANT_ACQUIRE_SCRIPT } from '../scripts/reentrant-acquire.script.js';
+import { reentrantAcquire as REENTRANT_ACQUIRE_SCRIPT } from '../scripts/reentrant-acquire.script.js';
 import { InMemoryLockStore } from './in-memory-lock-store.js';
 import { MemoryKeyspace } from './memory-keyspace.js';
 
@@ -65,7 +65,7 @@ describe('MemoryKeyspace', () => {
 describe('InMemoryLockStore', () => {
   it('runs the library scripts atomically through defineCommand, and counts them', async () => {
     const store = new InMemoryLockStore();
-    store.defineCommand(REENTRANT_ACQUIRE_SCRIPT.name, { numberOfKeys: REENTRANT_ACQUIRE_SCRIPT.numberOfKeys, lua: REENTRANT_ACQUIRE_SCRIPT.lua });
+    store.defineCommand(REENTRANT_ACQUIRE_SCRIPT.name, { numberOfKeys: 2, lua: REENTRANT_ACQUIRE_SCRIPT.lua });
     const acquire = (store as unknown as Record<string, (...args: unknown[]) => Promise<[number, number]>>)[REENTRANT_ACQUIRE_SCRIPT.name]!;
     const [token, holds] = await acquire.call(store, 'lock:{a}', 'lock:{a}:fence', 'me', 1000);
     expect(holds).toBe(1);

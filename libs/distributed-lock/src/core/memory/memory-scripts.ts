@@ -1,14 +1,19 @@
-import { FAIR_ACQUIRE_SCRIPT, FAIR_LEAVE_SCRIPT } from '../scripts/fair-acquire.script.js';
-import { FENCE_RAISE_SCRIPT } from '../scripts/fence-raise.script.js';
-import { FORCE_UNLOCK_SCRIPT } from '../scripts/force-unlock.script.js';
-import type { LockScript } from '../scripts/lock-script.js';
-import * as readWrite from '../scripts/read-write.scripts.js';
-import { REENTRANT_ACQUIRE_SCRIPT } from '../scripts/reentrant-acquire.script.js';
-import { REENTRANT_ADJUST_SCRIPT } from '../scripts/reentrant-adjust.script.js';
-import { REENTRANT_HANDOFF_SCRIPT } from '../scripts/reentrant-handoff.script.js';
-import { REENTRANT_RELEASE_SCRIPT } from '../scripts/reentrant-release.script.js';
-import { REENTRANT_RENEW_SCRIPT } from '../scripts/reentrant-renew.script.js';
-import { REENTRANT_UNMARK_SCRIPT } from '../scripts/reentrant-unmark.script.js';
+import { fairAcquire as FAIR_ACQUIRE_SCRIPT } from '../scripts/fair-acquire.script.js';
+import { fairLeave as FAIR_LEAVE_SCRIPT } from '../scripts/fair-leave.script.js';
+import { fenceRaise as FENCE_RAISE_SCRIPT } from '../scripts/fence-raise.script.js';
+import { forceUnlock as FORCE_UNLOCK_SCRIPT } from '../scripts/force-unlock.script.js';
+import type { AnyLockScript } from '../scripts/lock-script.js';
+import { readAcquire as READ_ACQUIRE_SCRIPT } from '../scripts/read-acquire.script.js';
+import { readWriteAdjust as READ_WRITE_ADJUST_SCRIPT, readWriteForceUnlock as READ_WRITE_FORCE_UNLOCK_SCRIPT, readWriteState as READ_WRITE_STATE_SCRIPT } from '../scripts/read-write-admin.script.js';
+import { readRelease as READ_RELEASE_SCRIPT, writeRelease as WRITE_RELEASE_SCRIPT } from '../scripts/read-write-release.script.js';
+import { readRenew as READ_RENEW_SCRIPT, writeRenew as WRITE_RENEW_SCRIPT } from '../scripts/read-write-renew.script.js';
+import { reentrantAcquire as REENTRANT_ACQUIRE_SCRIPT } from '../scripts/reentrant-acquire.script.js';
+import { reentrantAdjust as REENTRANT_ADJUST_SCRIPT } from '../scripts/reentrant-adjust.script.js';
+import { reentrantHandover as REENTRANT_HANDOFF_SCRIPT } from '../scripts/reentrant-handover.script.js';
+import { reentrantRelease as REENTRANT_RELEASE_SCRIPT } from '../scripts/reentrant-release.script.js';
+import { reentrantRenew as REENTRANT_RENEW_SCRIPT } from '../scripts/reentrant-renew.script.js';
+import { reentrantWithdraw as REENTRANT_UNMARK_SCRIPT } from '../scripts/reentrant-withdraw.script.js';
+import { writeAcquire as WRITE_ACQUIRE_SCRIPT } from '../scripts/write-acquire.script.js';
 import type { MemoryKeyspace } from './memory-keyspace.js';
 
 /**
@@ -73,7 +78,7 @@ function passOn(ks: MemoryKeyspace, lock: string, fence: string, channel: string
   return token;
 }
 
-function reentrantRelease(ks: MemoryKeyspace, [lock, channel, fence]: string[], [owner, , count, expected, grantLease, mineArg]: string[]): number {
+function reentrantRelease(ks: MemoryKeyspace, [lock, fence, channel]: string[], [owner, , count, expected, grantLease, mineArg]: string[]): number {
   const [current, holds, wseq] = ks.hmget(lock!, 'owner', 'holds', 'wseq');
   if (current !== owner) return -1;
   if (expected !== '' && holds !== expected) return -2;
@@ -107,7 +112,7 @@ function reentrantHandoff(
   return [0, token];
 }
 
-function reentrantUnmark(ks: MemoryKeyspace, [lock, channel, fence]: string[], [client, , grantLease]: string[]): number {
+function reentrantUnmark(ks: MemoryKeyspace, [lock, fence, channel]: string[], [client, , grantLease]: string[]): number {
   ks.hdel(lock!, `w:${client}`);
   if (ks.hget(lock!, 'owner') !== `${client}:grant`) return 0;
   if (passOn(ks, lock!, fence!, channel!, grantLease!, client!) === null) {
@@ -359,7 +364,7 @@ function readWriteForceUnlock(ks: MemoryKeyspace, [hash, readers, channel]: stri
   return 0;
 }
 
-const TWINS: [LockScript, MemoryScript][] = [
+const TWINS: [AnyLockScript, MemoryScript][] = [
   [REENTRANT_ACQUIRE_SCRIPT, reentrantAcquire],
   [REENTRANT_RELEASE_SCRIPT, reentrantRelease],
   [REENTRANT_RENEW_SCRIPT, reentrantRenew],
@@ -370,18 +375,18 @@ const TWINS: [LockScript, MemoryScript][] = [
   [FENCE_RAISE_SCRIPT, fenceRaise],
   [FAIR_ACQUIRE_SCRIPT, fairAcquire],
   [FAIR_LEAVE_SCRIPT, fairLeave],
-  [readWrite.READ_ACQUIRE_SCRIPT, readAcquire],
-  [readWrite.WRITE_ACQUIRE_SCRIPT, writeAcquire],
-  [readWrite.READ_RENEW_SCRIPT, readRenew],
-  [readWrite.WRITE_RENEW_SCRIPT, writeRenew],
-  [readWrite.READ_RELEASE_SCRIPT, readRelease],
-  [readWrite.WRITE_RELEASE_SCRIPT, writeRelease],
-  [readWrite.READ_WRITE_ADJUST_SCRIPT, readWriteAdjust],
-  [readWrite.READ_WRITE_STATE_SCRIPT, readWriteState],
-  [readWrite.READ_WRITE_FORCE_UNLOCK_SCRIPT, readWriteForceUnlock],
+  [READ_ACQUIRE_SCRIPT, readAcquire],
+  [WRITE_ACQUIRE_SCRIPT, writeAcquire],
+  [READ_RENEW_SCRIPT, readRenew],
+  [WRITE_RENEW_SCRIPT, writeRenew],
+  [READ_RELEASE_SCRIPT, readRelease],
+  [WRITE_RELEASE_SCRIPT, writeRelease],
+  [READ_WRITE_ADJUST_SCRIPT, readWriteAdjust],
+  [READ_WRITE_STATE_SCRIPT, readWriteState],
+  [READ_WRITE_FORCE_UNLOCK_SCRIPT, readWriteForceUnlock],
 ];
 
 /** Every library script's twin, by its ioredis command name. */
-export const MEMORY_SCRIPTS: ReadonlyMap<string, { script: LockScript; run: MemoryScript }> = new Map(
+export const MEMORY_SCRIPTS: ReadonlyMap<string, { script: AnyLockScript; run: MemoryScript }> = new Map(
   TWINS.map(([script, run]) => [script.name, { script, run }]),
 );

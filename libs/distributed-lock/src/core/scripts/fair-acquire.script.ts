@@ -1,92 +1,72 @@
-import type { LockScript } from './lock-script.js';
+import { FAIR_QUEUE_LUA } from './fair-queue.lua.js';
+import { defineLockScript } from './lock-script.js';
 import { NEXT_TOKEN_LUA } from './next-token.lua.js';
 
-/** Lua: `now` in ms by the server's clock, and removal of queued waiters whose entry was not refreshed in time. */
-export const FAIR_QUEUE_PRELUDE = `
-local t = redis.call('time')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local dead = redis.call('zrangebyscore', KEYS[4], '-inf', now)
-for _, waiter in ipairs(dead) do
-  redis.call('zrem', KEYS[3], waiter)
-  redis.call('zrem', KEYS[4], waiter)
-end
-`;
+export interface FairAcquireArgs {
+  readonly lock: string;
+  readonly fence: string;
+  readonly queue: string;
+  readonly queueDeadlines: string;
+  readonly owner: string;
+  readonly leaseMs: number;
+  /** How long a queued waiter's entry lives without a refresh. */
+  readonly queueTimeoutMs: number;
+  /** Take (or keep) a place in the queue if not granted. */
+  readonly queueOnFailure: boolean;
+}
 
 /**
  * Takes or re-enters a fair lock: granted only to its owner (reentrant) or, when free, to the first
- * live waiter in the queue (or to anyone when nobody queues).
- * KEYS[1] lock hash {owner, holds, token}; KEYS[2] fencing counter; KEYS[3] queue (sorted set, score =
- * arrival ticket); KEYS[4] queue deadlines (sorted set, score = server time in ms after which the
- * entry counts as dead). All in one slot through the `{name}` hash tag.
- * ARGV[1] owner; ARGV[2] lease ms; ARGV[3] queue entry timeout ms; ARGV[4] '1' to queue on failure.
- * Returns {token, holds} when acquired, else {0, ms until something can change}: the holder's lease,
- * or, when the lock is free but another waiter is first, the time until that waiter's entry expires.
- * A waiter that fails keeps (or takes) its place and refreshes its entry's deadline; waiters that
- * stopped refreshing (crashed, or gave up without a word) are dropped by every call, so a dead waiter
- * blocks the ones behind it for at most one entry timeout.
+ * live waiter in the queue (or to anyone when nobody queues). Replies {token, holds} when acquired,
+ * else {0, ms until something can change}: the holder's lease, or, when the lock is free but another
+ * waiter is first, the time until that waiter's entry expires. A waiter that fails keeps (or takes)
+ * its place and refreshes its entry's deadline; waiters that stopped refreshing (crashed, or gave up
+ * without a word) are dropped by every call, so a dead waiter blocks the ones behind it for at most
+ * one entry timeout. All keys in one slot through the `{name}` hash tag.
  */
-export const FAIR_ACQUIRE_SCRIPT: LockScript = {
+export const fairAcquire = defineLockScript<FairAcquireArgs, [number, number]>({
   name: 'dlockFairAcquire',
-  numberOfKeys: 4,
-  lua: `${FAIR_QUEUE_PRELUDE}${NEXT_TOKEN_LUA}
-local owner = redis.call('hget', KEYS[1], 'owner')
-if owner == ARGV[1] then
-  local holds = redis.call('hincrby', KEYS[1], 'holds', 1)
-  if redis.call('pttl', KEYS[1]) < tonumber(ARGV[2]) then
-    redis.call('pexpire', KEYS[1], ARGV[2])
+  keys: (a) => [a.lock, a.fence, a.queue, a.queueDeadlines],
+  argv: (a) => [a.owner, a.leaseMs, a.queueTimeoutMs, a.queueOnFailure ? '1' : '0'],
+  lua: `${FAIR_QUEUE_LUA}${NEXT_TOKEN_LUA}
+local lock_key, fence_key, queue_key, deadlines_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local owner_id, lease_ms, timeout, queue_on_failure = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4] == '1'
+
+local now = drop_dead_waiters(queue_key, deadlines_key)
+local holder = redis.call('hget', lock_key, 'owner')
+if holder == owner_id then
+  local holds = redis.call('hincrby', lock_key, 'holds', 1)
+  if redis.call('pttl', lock_key) < tonumber(lease_ms) then
+    redis.call('pexpire', lock_key, lease_ms)
   end
-  return {tonumber(redis.call('hget', KEYS[1], 'token')), holds}
+  return {tonumber(redis.call('hget', lock_key, 'token')), holds}
 end
-local first = redis.call('zrange', KEYS[3], 0, 0)[1]
-if owner == false and (first == nil or first == ARGV[1]) then
-  redis.call('zrem', KEYS[3], ARGV[1])
-  redis.call('zrem', KEYS[4], ARGV[1])
-  local token = next_token(KEYS[2])
-  redis.call('hset', KEYS[1], 'owner', ARGV[1], 'holds', 1, 'token', token)
-  redis.call('pexpire', KEYS[1], ARGV[2])
+local first = redis.call('zrange', queue_key, 0, 0)[1]
+if holder == false and (first == nil or first == owner_id) then
+  redis.call('zrem', queue_key, owner_id)
+  redis.call('zrem', deadlines_key, owner_id)
+  local token = next_token(fence_key)
+  redis.call('hset', lock_key, 'owner', owner_id, 'holds', 1, 'token', token)
+  redis.call('pexpire', lock_key, lease_ms)
   return {token, 1}
 end
-local timeout = tonumber(ARGV[3])
-if ARGV[4] == '1' then
-  if redis.call('zscore', KEYS[3], ARGV[1]) == false then
-    local last = redis.call('zrange', KEYS[3], -1, -1, 'WITHSCORES')
+if queue_on_failure then
+  if redis.call('zscore', queue_key, owner_id) == false then
+    local last = redis.call('zrange', queue_key, -1, -1, 'WITHSCORES')
     local ticket = 1
     if #last > 0 then ticket = tonumber(last[2]) + 1 end
-    redis.call('zadd', KEYS[3], ticket, ARGV[1])
+    redis.call('zadd', queue_key, ticket, owner_id)
   end
-  redis.call('zadd', KEYS[4], now + timeout, ARGV[1])
-  for i = 3, 4 do
-    if redis.call('pttl', KEYS[i]) < 2 * timeout then redis.call('pexpire', KEYS[i], 2 * timeout) end
+  redis.call('zadd', deadlines_key, now + timeout, owner_id)
+  for _, key in ipairs({queue_key, deadlines_key}) do
+    if redis.call('pttl', key) < 2 * timeout then redis.call('pexpire', key, 2 * timeout) end
   end
 end
-if owner ~= false then
-  return {0, redis.call('pttl', KEYS[1])}
+if holder ~= false then
+  return {0, redis.call('pttl', lock_key)}
 end
-local firstDeadline = redis.call('zscore', KEYS[4], first)
-if firstDeadline == false then return {0, timeout} end
-return {0, math.max(1, tonumber(firstDeadline) - now)}
+local first_deadline = redis.call('zscore', deadlines_key, first)
+if first_deadline == false then return {0, timeout} end
+return {0, math.max(1, tonumber(first_deadline) - now)}
 `,
-};
-
-/**
- * A waiter leaves the fair queue (it timed out, was aborted, or failed). If it was first and the lock
- * is free, the channel is told, so that the next waiter does not wait for the entry to expire.
- * KEYS[1] lock hash; KEYS[2] channel; KEYS[3] queue; KEYS[4] queue deadlines.
- * ARGV[1] owner; ARGV[2] publish command. Returns 1 if it was queued, else 0.
- */
-export const FAIR_LEAVE_SCRIPT: LockScript = {
-  name: 'dlockFairLeave',
-  numberOfKeys: 4,
-  lua: `${FAIR_QUEUE_PRELUDE}
-local first = redis.call('zrange', KEYS[3], 0, 0)[1]
-if redis.call('zrem', KEYS[3], ARGV[1]) == 0 then
-  redis.call('zrem', KEYS[4], ARGV[1])
-  return 0
-end
-redis.call('zrem', KEYS[4], ARGV[1])
-if first == ARGV[1] and redis.call('exists', KEYS[1]) == 0 and redis.call('zcard', KEYS[3]) > 0 then
-  redis.call(ARGV[2], KEYS[2], 'released')
-end
-return 1
-`,
-};
+});

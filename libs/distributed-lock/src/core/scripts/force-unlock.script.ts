@@ -1,18 +1,25 @@
-import type { LockScript } from './lock-script.js';
+import type { PublishCommand } from './exclusive-keys.js';
+import { defineLockScript } from './lock-script.js';
 
-/**
- * Deletes a lock whoever holds it (administrative use) and wakes a waiter.
- * KEYS[1] lock key; KEYS[2] unlock channel. ARGV[1] publish command.
- * Returns 1 when a lock was deleted, 0 when there was none.
- */
-export const FORCE_UNLOCK_SCRIPT: LockScript = {
+export interface ForceUnlockArgs {
+  readonly lock: string;
+  readonly channel: string;
+  readonly publish: PublishCommand;
+}
+
+/** Deletes a lock whoever holds it (administrative use) and wakes a waiter. Replies 1 when a lock was deleted, 0 when there was none. */
+export const forceUnlock = defineLockScript<ForceUnlockArgs, number>({
   name: 'dlockForceUnlock',
-  numberOfKeys: 2,
+  keys: (a) => [a.lock, a.channel],
+  argv: (a) => [a.publish],
   lua: `
-if redis.call('del', KEYS[1]) == 1 then
-  redis.call(ARGV[1], KEYS[2], 'released')
+local lock_key, channel = KEYS[1], KEYS[2]
+local publish = ARGV[1]
+
+if redis.call('del', lock_key) == 1 then
+  redis.call(publish, channel, 'released')
   return 1
 end
 return 0
 `,
-};
+});

@@ -1,40 +1,32 @@
-import type { RedisClient } from '../connection/connection-strategy.js';
-
-/** A Lua script of the library: registered once per connection, run by its SHA1 (EVALSHA). */
-export interface LockScript {
-  /** ioredis command name; prefixed so it cannot clash with the user's own commands. */
-  readonly name: string;
-  readonly numberOfKeys: number;
-  readonly lua: string;
-}
+import { createHash } from 'node:crypto';
 
 export type ScriptArgument = string | number;
-export type ScriptCall<T> = (...args: ScriptArgument[]) => Promise<T>;
 
 /**
- * Registers `script` on `client` with `defineCommand` (idempotent; the health check finds it there and
- * reloads it with SCRIPT LOAD after a Redis restart) and returns a function that runs it as EVALSHA,
- * keys first. A server that does not have the script yet (NOSCRIPT: new node, restart, failover)
- * gets it once as EVAL, which also caches it there.
- *
- * The call is a plain EVALSHA command rather than the method ioredis generates: that method adds a
- * promise and closures per call, and inside a pipeline it sends the whole Lua text (EVAL) every
- * time. Key prefixes and cluster slot routing apply to EVALSHA's keys as to any command's.
+ * One of the library's Lua scripts: its text, its SHA1 (computed here, for EVALSHA), and how a typed
+ * arguments object becomes its KEYS and ARGV. `R` is the reply's type. Run with LockNode.run.
  */
-export function bindScript<T>(client: RedisClient, script: LockScript): ScriptCall<T> {
-  const commands = client as unknown as Record<string, ScriptCall<T> | undefined>;
-  if (typeof commands[script.name] !== 'function') {
-    client.defineCommand(script.name, { numberOfKeys: script.numberOfKeys, lua: script.lua });
-  }
-  const sha = (client as unknown as { scriptsSet: Record<string, { sha: string }> }).scriptsSet[script.name]!.sha;
-  const redis = client as unknown as {
-    evalsha(sha: string, keys: number, ...args: ScriptArgument[]): Promise<T>;
-    eval(lua: string, keys: number, ...args: ScriptArgument[]): Promise<T>;
-  };
-  const keys = script.numberOfKeys;
-  return (...args) =>
-    redis.evalsha(sha, keys, ...args).catch((error: unknown) => {
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return redis.eval(script.lua, keys, ...args);
-    });
+export interface LockScript<A, R> {
+  /** For registration with ioredis (defineCommand) and error messages; prefixed to avoid clashes. */
+  readonly name: string;
+  readonly lua: string;
+  readonly sha: string;
+  keys(args: A): string[];
+  argv(args: A): ScriptArgument[];
+  /** Type only: what the script replies. */
+  readonly reply?: R;
 }
+
+/** Defines a script: KEYS and ARGV from a named-arguments object, and the SHA1 of its text. */
+export function defineLockScript<A, R>(definition: {
+  name: string;
+  lua: string;
+  keys: (args: A) => string[];
+  argv: (args: A) => ScriptArgument[];
+}): LockScript<A, R> {
+  return { ...definition, sha: createHash('sha1').update(definition.lua).digest('hex') };
+}
+
+/** A lock script whose arguments and reply types are not known here (lists, registration). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyLockScript = LockScript<any, unknown>;

@@ -1,6 +1,6 @@
 /**
- * Lua shared by every script that starts a new holder's lifetime: `next_token(fence)` returns the
- * lock's next fencing token and stores it in the counter key `fence`.
+ * Lua shared by every script that starts a new holder's lifetime: `next_token(fence_key)` returns the
+ * lock's next fencing token and stores it in the counter key.
  *
  * The token is one more than the last one, and never lower than the Redis server's clock in
  * milliseconds times 1000 (plus one). The counter alone would start again at 1 when Redis loses it
@@ -16,13 +16,13 @@
  * passed to `redis.call` with 17 significant digits, so storing one in a hash keeps every digit.
  */
 export const NEXT_TOKEN_LUA = `
-local function next_token(fence)
+local function next_token(fence_key)
   local clock = redis.call('time')
   local floor = (tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)) * 1000
-  local token = redis.call('incr', fence)
+  local token = redis.call('incr', fence_key)
   if token <= floor then
     token = floor + 1
-    redis.call('set', fence, string.format('%.0f', token))
+    redis.call('set', fence_key, string.format('%.0f', token))
   end
   return token
 end

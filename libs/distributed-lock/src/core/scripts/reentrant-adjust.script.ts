@@ -1,19 +1,28 @@
-import type { LockScript } from './lock-script.js';
+import { defineLockScript } from './lock-script.js';
+
+export interface ReentrantAdjustArgs {
+  readonly lock: string;
+  readonly owner: string;
+  readonly holds: number;
+}
 
 /**
- * Sets the holds of `owner`'s lock to what its process knows it holds. Used when a grant reports more
- * holds than that: an earlier grant whose reply was lost (connection dropped, failover) left a phantom
- * hold that no code would ever release. KEYS[1] lock hash; ARGV[1] owner; ARGV[2] holds. Returns 1 if
- * adjusted, 0 if the owner does not hold it.
+ * Sets the holds of the owner's lock to what its process knows it holds. Used when a grant reports
+ * more holds than that: an earlier grant whose reply was lost (connection dropped, failover) left a
+ * phantom hold that no code would ever release. Replies 1 if adjusted, 0 if the owner does not hold it.
  */
-export const REENTRANT_ADJUST_SCRIPT: LockScript = {
+export const reentrantAdjust = defineLockScript<ReentrantAdjustArgs, number>({
   name: 'dlockReentrantAdjust',
-  numberOfKeys: 1,
+  keys: (a) => [a.lock],
+  argv: (a) => [a.owner, a.holds],
   lua: `
-if redis.call('hget', KEYS[1], 'owner') ~= ARGV[1] then
+local lock_key = KEYS[1]
+local owner_id, holds = ARGV[1], ARGV[2]
+
+if redis.call('hget', lock_key, 'owner') ~= owner_id then
   return 0
 end
-redis.call('hset', KEYS[1], 'holds', ARGV[2])
+redis.call('hset', lock_key, 'holds', holds)
 return 1
 `,
-};
+});

@@ -1,44 +1,61 @@
-import type { LockScript } from './lock-script.js';
-import { PASS_ON_LUA } from './pass-on.lua.js';
+import type { ExclusiveKeys, PublishCommand } from './exclusive-keys.js';
+import { GRANT_TO_LONGEST_WAITING_LUA } from './grant-to-longest-waiting.lua.js';
+import { defineLockScript } from './lock-script.js';
+
+export interface ReentrantReleaseArgs extends ExclusiveKeys {
+  readonly owner: string;
+  readonly publish: PublishCommand;
+  /** Drop every hold at once (close, giving back a grant) instead of one. */
+  readonly all: boolean;
+  /**
+   * The holds the caller expects before this release, for a retry of a release whose outcome is
+   * unknown: applied only if the lock has exactly that many (else -2: that release went through).
+   */
+  readonly expectedHolds: number | undefined;
+  readonly grantLeaseMs: number;
+  /**
+   * The caller's client id when other callers of its process still wait for the lock ('' otherwise):
+   * when the lock goes to another process, the caller's is marked as waiting, at the back.
+   */
+  readonly stillWaitingClient: string;
+}
 
 /**
- * Releases one hold (or all holds with ARGV[3] = 'all') of an exclusive lock, if the caller owns it.
- * KEYS[1] lock hash; KEYS[2] unlock channel; KEYS[3] fencing counter.
- * ARGV[1] owner id; ARGV[2] publish command ('publish' or 'spublish'); ARGV[3] '1' or 'all';
- * ARGV[4] the holds the caller expects before this release, or '' for no check (see below);
- * ARGV[5] lease ms of a grant to a waiting client (see pass-on); ARGV[6] the caller's client id when
- * other callers of its process still wait for the lock ('' otherwise): when the lock goes to another
- * client, the caller's is marked as waiting, at the back.
- * Returns -1 when the caller is not the owner (nothing changed), -2 when the holds differ from
- * ARGV[4] (an earlier release whose reply was lost did go through: nothing changed), the holds left
- * when still held, 0 when the caller's last hold is gone. Then the lock goes to the client that has
- * waited longest (`grant:<client>` on the channel), or, when no client is marked as waiting, it is
- * deleted and the channel says `released`, so that one waiter per process can take it. ARGV[4]
- * makes retrying a release with an unknown outcome safe.
+ * Releases one hold (or all) of an exclusive lock, if the caller owns it. Replies -1 when the caller
+ * is not the owner (nothing changed), -2 when the holds differ from the expected ones (an earlier
+ * release whose reply was lost did go through: nothing changed), the holds left when still held, 0
+ * when the caller's last hold is gone. Then the lock goes to the process that has waited longest
+ * (`grant:<client>` on the channel), or, when no process is marked as waiting, it is deleted and the
+ * channel says `released`, so that one waiter per process can take it.
  */
-export const REENTRANT_RELEASE_SCRIPT: LockScript = {
+export const reentrantRelease = defineLockScript<ReentrantReleaseArgs, number>({
   name: 'dlockReentrantRelease',
-  numberOfKeys: 3,
-  lua: `${PASS_ON_LUA}
-local state = redis.call('hmget', KEYS[1], 'owner', 'holds', 'wseq')
-if state[1] ~= ARGV[1] then
+  keys: (a) => [a.lock, a.fence, a.channel],
+  argv: (a) => [a.owner, a.publish, a.all ? 'all' : '1', a.expectedHolds ?? '', a.grantLeaseMs, a.stillWaitingClient],
+  lua: `${GRANT_TO_LONGEST_WAITING_LUA}
+local lock_key, fence_key, channel = KEYS[1], KEYS[2], KEYS[3]
+local owner_id, publish, count, expected_holds, grant_lease = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local still_waiting_client = ARGV[6] or ''
+
+local state = redis.call('hmget', lock_key, 'owner', 'holds', 'wseq')
+local holder, holds, anyone_marked = state[1], state[2], state[3]
+if holder ~= owner_id then
   return -1
 end
-if ARGV[4] ~= '' and state[2] ~= ARGV[4] then
+if expected_holds ~= '' and holds ~= expected_holds then
   return -2
 end
-if ARGV[3] ~= 'all' and tonumber(state[2]) > 1 then
-  return redis.call('hincrby', KEYS[1], 'holds', -1)
+if count ~= 'all' and tonumber(holds) > 1 then
+  return redis.call('hincrby', lock_key, 'holds', -1)
 end
-if state[3] and pass_on(KEYS[1], KEYS[3], KEYS[2], ARGV[2], ARGV[5], '') then
-  local mine = ARGV[6] or ''
-  if mine ~= '' and redis.call('hget', KEYS[1], 'owner') ~= mine .. ':grant' then
-    redis.call('hset', KEYS[1], 'w:' .. mine, redis.call('hincrby', KEYS[1], 'wseq', 1))
+if anyone_marked and grant_to_longest_waiting(lock_key, fence_key, channel, publish, grant_lease, '') then
+  if still_waiting_client ~= '' and redis.call('hget', lock_key, 'owner') ~= still_waiting_client .. ':grant' then
+    mark_waiting(lock_key, still_waiting_client)
   end
   return 0
 end
-redis.call('del', KEYS[1])
-redis.call(ARGV[2], KEYS[2], 'released')
+redis.call('del', lock_key)
+redis.call(publish, channel, 'released')
 return 0
 `,
-};
+});

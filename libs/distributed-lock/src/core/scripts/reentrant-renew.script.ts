@@ -1,19 +1,26 @@
-import type { LockScript } from './lock-script.js';
+import { defineLockScript } from './lock-script.js';
 
-/**
- * Watchdog renewal: lengthens the lease to ARGV[2] ms if ARGV[1] still owns the lock.
- * KEYS[1] lock hash. Returns 1 when renewed, 0 when the lock is gone or owned by someone else.
- */
-export const REENTRANT_RENEW_SCRIPT: LockScript = {
+export interface ReentrantRenewArgs {
+  readonly lock: string;
+  readonly owner: string;
+  readonly leaseMs: number;
+}
+
+/** Watchdog renewal: lengthens the lease if the owner still holds the lock. Replies 1 when renewed, 0 when gone or someone else's. */
+export const reentrantRenew = defineLockScript<ReentrantRenewArgs, number>({
   name: 'dlockReentrantRenew',
-  numberOfKeys: 1,
+  keys: (a) => [a.lock],
+  argv: (a) => [a.owner, a.leaseMs],
   lua: `
-if redis.call('hget', KEYS[1], 'owner') ~= ARGV[1] then
+local lock_key = KEYS[1]
+local owner_id, lease_ms = ARGV[1], ARGV[2]
+
+if redis.call('hget', lock_key, 'owner') ~= owner_id then
   return 0
 end
-if redis.call('pttl', KEYS[1]) < tonumber(ARGV[2]) then
-  redis.call('pexpire', KEYS[1], ARGV[2])
+if redis.call('pttl', lock_key) < tonumber(lease_ms) then
+  redis.call('pexpire', lock_key, lease_ms)
 end
 return 1
 `,
-};
+});
