@@ -1,11 +1,9 @@
-import type { Cluster, Redis } from 'ioredis';
 import type { LockClientOptions } from './config/lock-client-options.js';
 import { resolveLockClientOptions } from './config/resolve-lock-client-options.js';
-import type { NodeConnections, RedisClient } from './connection/connection-strategy.js';
-import { closeConnection, establishConnection } from './connection/establish-connection.js';
-import { PubSubSelector, type PubSubChoice } from './connection/pubsub-selector.js';
+import type { RedisClient } from './connection/connection-strategy.js';
+import { LockConnections } from './connection/lock-connections.js';
+import type { PubSubChoice } from './connection/pubsub-selector.js';
 import { getLockContext, runInNewLockContext } from './context/lock-context.js';
-import { LockConnectionError } from './errors/lock-connection.error.js';
 import { UnsupportedLockOperationError } from './errors/unsupported-lock-operation.error.js';
 import { LockEvents } from './events/lock-events.js';
 import { LockEngine } from './engine/lock-engine.js';
@@ -17,12 +15,10 @@ import { MultiLock } from './locks/multi-lock.js';
 import { ReadWriteLock } from './locks/read-write-lock.js';
 import { RedLock } from './locks/red-lock.js';
 import { ReentrantLock } from './locks/reentrant-lock.js';
-import { LockNode } from './engine/lock-node.js';
 import type { RedisMode } from './connection/connection-config.js';
 import { describe, toMilliseconds, type Duration } from './util/duration.js';
 import { assertKnownKeys, assertLockName, isPlainObject } from './util/validate.js';
 import { InvalidLockArgumentError } from './errors/invalid-lock-argument.error.js';
-import { combineSubscriberPorts, createSubscriberPort } from './waiting/subscriber-port.js';
 
 /** How many plain lock objects `getLock` keeps for reuse before it starts afresh. */
 const PLAIN_LOCK_CACHE_SIZE = 1000;
@@ -56,10 +52,7 @@ export class LockClient {
   /** The deployment mode ('client' when an ioredis client was given). */
   readonly mode: RedisMode | 'client';
   protected readonly engine: LockEngine;
-  private readonly connections: NodeConnections[];
-  private readonly pubsub: PubSubSelector;
-  private readonly replicaReaders: RedisClient[];
-  private readonly ownsCommand: boolean;
+  protected readonly connections: LockConnections;
   private readonly lazyConnect: boolean;
   private connecting: Promise<void> | undefined;
   /** Recently used plain lock objects by name (see getLock). */
@@ -69,58 +62,26 @@ export class LockClient {
   /** Validates the options (throws InvalidLockConfigError) and prepares connections; `connect()` opens them. */
   constructor(options: LockClientOptions = {}, extraOptionKeys: readonly string[] = []) {
     const resolved = resolveLockClientOptions(options, extraOptionKeys);
-    const { strategy } = resolved;
-    let mayShard: boolean;
-    if (strategy) {
-      this.connections = strategy.createNodes();
-      this.replicaReaders = strategy.createReplicaReaders?.() ?? [];
-      this.ownsCommand = true;
-      this.target = strategy.target;
-      this.mode = strategy.mode;
-      mayShard = strategy.shardedPubSub;
-    } else {
-      const client = resolved.client!;
-      mayShard = client.isCluster;
-      // A cluster subscriber that can do both sharded and plain subscriptions (see PubSubSelector).
-      const subscriber = client.isCluster
-        ? (client as Cluster).duplicate(undefined, { shardedSubscribers: true, lazyConnect: true })
-        : (client as Redis).duplicate({ lazyConnect: true });
-      this.connections = [{ command: client, subscriber, target: 'the ioredis client given in options.client' }];
-      this.replicaReaders = [];
-      this.ownsCommand = false;
-      this.target = this.connections[0]!.target;
-      this.mode = 'client';
-    }
-    // Our own connections report errors as events (the Nest module logs them, rate-limited); without
-    // a listener ioredis would print every reconnection failure to the console.
-    const owned = [
-      ...this.connections.flatMap((node) => [...(this.ownsCommand ? [node.command] : []), node.subscriber]),
-      ...this.replicaReaders,
-    ];
-    for (const connection of owned) {
-      connection.on('error', (error: Error) => this.events.emit('background-error', { operation: 'connection', name: this.target, error }));
-    }
+    this.connections = new LockConnections(resolved, this.events);
+    this.target = this.connections.target;
+    this.mode = this.connections.mode;
     this.lazyConnect = resolved.lazyConnect;
-    // Waiters whose attempts failed while a command connection was down look again as soon as it is back.
-    for (const node of this.connections) node.command.on('ready', () => this.engine.notifier.wakeAll());
-    const first = this.connections[0]!;
-    this.pubsub = new PubSubSelector(first.command, first.subscriber, mayShard, (choice) => this.events.emit('pubsub', choice));
-    const nodes = this.connections.map((node) => new LockNode(node.command, node.target, () => this.pubsub.pending()));
-    const subscribers = combineSubscriberPorts(this.connections.map((node) => createSubscriberPort(node.subscriber, this.pubsub)));
     this.engine = new LockEngine(
-      nodes,
-      subscribers,
+      this.connections.lockNodes(),
+      this.connections.subscriberPort(),
       {
         keyPrefix: resolved.keyPrefix,
         watchdogTimeoutMs: resolved.watchdogTimeoutMs,
         operationTimeoutMs: resolved.operationTimeoutMs,
-        pubsub: this.pubsub,
+        pubsub: this.connections.pubsub,
         replicaAck: resolved.replicaAck,
         handoverTurnMs: resolved.handoverTurnMs,
       },
       this.events,
-      this.replicaReaders,
+      [...this.connections.replicaReaders],
     );
+    // Waiters whose attempts failed while a command connection was down look again as soon as it is back.
+    this.connections.onCommandReady(() => this.engine.notifier.wakeAll());
   }
 
   /** Creates a client and connects it: fails with LockConnectionError if Redis is unreachable or refuses us. */
@@ -136,39 +97,10 @@ export class LockClient {
    * enough and the others keep reconnecting. Idempotent.
    */
   connect(): Promise<void> {
-    this.connecting ??= this.lazyConnect ? Promise.resolve() : this.establish();
+    this.connecting ??= this.lazyConnect
+      ? Promise.resolve()
+      : this.connections.establish((target, error) => this.engine.background.report('connection', target, error));
     return this.connecting;
-  }
-
-  private async establish(): Promise<void> {
-    const results = await Promise.allSettled(
-      this.connections.map(async (node) => {
-        await establishConnection(node.command, node.target);
-        await establishConnection(node.subscriber, `${node.target} (subscriber connection)`);
-      }),
-    );
-    const failures = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
-    if (failures.length === 0) return this.choosePubSub();
-    const needed = this.mode === 'redlock' ? Math.floor(this.connections.length / 2) + 1 : this.connections.length;
-    if (this.connections.length - failures.length < needed) throw failures[0]!.reason;
-    // RedLock with a majority up: keep reconnecting to the nodes that are down.
-    results.forEach((result, i) => {
-      if (result.status === 'rejected') {
-        const node = this.connections[i]!;
-        this.engine.background.report('connection', node.target, result.reason);
-        for (const connection of [node.command, node.subscriber]) connection.connect().catch(() => undefined);
-      }
-    });
-    await this.choosePubSub();
-  }
-
-  private async choosePubSub(): Promise<void> {
-    try {
-      await this.pubsub.select();
-    } catch (error) {
-      for (const node of this.connections) for (const connection of this.ownsCommand ? [node.command, node.subscriber] : [node.subscriber]) connection.disconnect();
-      throw new LockConnectionError(this.target, `could not ask the server whether it has sharded pub/sub: ${(error as Error).message}`, error);
-    }
   }
 
   /**
@@ -176,7 +108,7 @@ export class LockClient {
    * `connect()`, or, with lazyConnect, after the first lock call.
    */
   get unlockNotifications(): PubSubChoice | undefined {
-    return this.pubsub.current;
+    return this.connections.pubsub.current;
   }
 
   /**
@@ -186,10 +118,7 @@ export class LockClient {
   close(): Promise<void> {
     this.closing ??= (async () => {
       await this.engine.close();
-      await Promise.all([
-        ...this.connections.flatMap((node) => [closeConnection(node.subscriber), this.ownsCommand ? closeConnection(node.command) : undefined]),
-        ...this.replicaReaders.map(closeConnection),
-      ]);
+      await this.connections.close();
     })();
     return this.closing;
   }

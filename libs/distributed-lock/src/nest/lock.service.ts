@@ -1,7 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { describePubSubChoice, InvalidLockConfigError, LockClient, type RedisClient } from '../core/index.js';
 import { configDuration } from '../core/config/resolve-lock-client-options.js';
-import type { NodeConnections } from '../core/connection/connection-strategy.js';
 import { MODULE_ONLY_OPTION_KEYS, type DistributedLockModuleOptions } from './distributed-lock-module.options.js';
 
 export interface LockServiceSettings {
@@ -71,8 +70,6 @@ export class LockService extends LockClient {
    */
   healthTargets(): { commands: { target: string; client: RedisClient }[]; subscribers: { target: string; client: RedisClient }[] } {
     const nodes = this.engine.nodes.map((node) => ({ target: node.target, client: node.redis }));
-    // LockClient keeps its node connections private; read them without widening its public API.
-    const connections = (this as unknown as { connections?: NodeConnections[] }).connections ?? [];
-    return { commands: nodes, subscribers: connections.map((node) => ({ target: `${node.target} (subscriber)`, client: node.subscriber })) };
+    return { commands: nodes, subscribers: this.connections.nodes.map((node) => ({ target: `${node.target} (subscriber)`, client: node.subscriber })) };
   }
 }

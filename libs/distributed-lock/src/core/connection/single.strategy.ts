@@ -1,6 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import type { SingleConnectionConfig } from './connection-config.js';
-import type { ConnectionStrategy, NodeConnections, RedisClient } from './connection-strategy.js';
+import type { ConnectionStrategy, NodeConnections } from './connection-strategy.js';
 import { baseRedisOptions } from './redis-options.js';
 
 /** One Redis server. */

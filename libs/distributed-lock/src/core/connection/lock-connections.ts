@@ -1,0 +1,114 @@
+import type { Cluster, Redis } from 'ioredis';
+import type { ResolvedLockClientOptions } from '../config/resolve-lock-client-options.js';
+import { LockNode } from '../engine/lock-node.js';
+import { LockConnectionError } from '../errors/lock-connection.error.js';
+import type { LockEvents } from '../events/lock-events.js';
+import { combineSubscriberPorts, createSubscriberPort, type SubscriberPort } from '../waiting/subscriber-port.js';
+import type { RedisMode } from './connection-config.js';
+import type { NodeConnections, RedisClient } from './connection-strategy.js';
+import { closeConnection, establishConnection } from './establish-connection.js';
+import { PubSubSelector } from './pubsub-selector.js';
+
+/**
+ * The connections of one lock client, from its options: per node, one for commands and one for
+ * subscriptions (from the mode's strategy, or around an ioredis client the user brought), plus
+ * replica readers (master-slave). Opens them at start-up, chooses the pub/sub kind, and closes the
+ * ones it opened (never a client the user brought).
+ */
+export class LockConnections {
+  /** Where this client connects, for logs (no credentials). */
+  readonly target: string;
+  /** The deployment mode ('client' when an ioredis client was given). */
+  readonly mode: RedisMode | 'client';
+  readonly nodes: readonly NodeConnections[];
+  readonly replicaReaders: readonly RedisClient[];
+  /** Sharded or plain pub/sub for unlock notifications, chosen once the server is known. */
+  readonly pubsub: PubSubSelector;
+  private readonly ownsCommand: boolean;
+
+  constructor(resolved: ResolvedLockClientOptions, events: LockEvents) {
+    const { strategy } = resolved;
+    let mayShard: boolean;
+    if (strategy) {
+      this.nodes = strategy.createNodes();
+      this.replicaReaders = strategy.createReplicaReaders?.() ?? [];
+      this.ownsCommand = true;
+      this.target = strategy.target;
+      this.mode = strategy.mode;
+      mayShard = strategy.shardedPubSub;
+    } else {
+      const client = resolved.client!;
+      mayShard = client.isCluster;
+      // A cluster subscriber that can do both sharded and plain subscriptions (see PubSubSelector).
+      const subscriber = client.isCluster
+        ? (client as Cluster).duplicate(undefined, { shardedSubscribers: true, lazyConnect: true })
+        : (client as Redis).duplicate({ lazyConnect: true });
+      this.nodes = [{ command: client, subscriber, target: 'the ioredis client given in options.client' }];
+      this.replicaReaders = [];
+      this.ownsCommand = false;
+      this.target = this.nodes[0]!.target;
+      this.mode = 'client';
+    }
+    // Our own connections report errors as events (the Nest module logs them, rate-limited); without
+    // a listener ioredis would print every reconnection failure to the console.
+    for (const connection of this.owned()) {
+      connection.on('error', (error: Error) => events.emit('background-error', { operation: 'connection', name: this.target, error }));
+    }
+    const first = this.nodes[0]!;
+    this.pubsub = new PubSubSelector(first.command, first.subscriber, mayShard, (choice) => events.emit('pubsub', choice));
+  }
+
+  /** Where lock state lives, one LockNode per node; their scripts wait for the pub/sub choice. */
+  lockNodes(): LockNode[] {
+    return this.nodes.map((node) => new LockNode(node.command, node.target, () => this.pubsub.pending()));
+  }
+
+  /** The subscription side of every node, as one port. */
+  subscriberPort(): SubscriberPort {
+    return combineSubscriberPorts(this.nodes.map((node) => createSubscriberPort(node.subscriber, this.pubsub)));
+  }
+
+  /** Calls `listener` whenever a command connection is ready again (after a drop). */
+  onCommandReady(listener: () => void): void {
+    for (const node of this.nodes) node.command.on('ready', listener);
+  }
+
+  /**
+   * Opens the connections, proving each with a PING, and chooses the pub/sub kind. Every node must
+   * answer, except in redlock mode, where a majority is enough: `nodeDown` is told of the others,
+   * which keep reconnecting.
+   */
+  async establish(nodeDown: (target: string, error: unknown) => void): Promise<void> {
+    const results = await Promise.allSettled(
+      this.nodes.map(async (node) => {
+        await establishConnection(node.command, node.target);
+        await establishConnection(node.subscriber, `${node.target} (subscriber connection)`);
+      }),
+    );
+    const failures = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
+    const needed = this.mode === 'redlock' ? Math.floor(this.nodes.length / 2) + 1 : this.nodes.length;
+    if (this.nodes.length - failures.length < needed) throw failures[0]!.reason;
+    results.forEach((result, i) => {
+      if (result.status === 'rejected') {
+        const node = this.nodes[i]!;
+        nodeDown(node.target, result.reason);
+        for (const connection of [node.command, node.subscriber]) connection.connect().catch(() => undefined);
+      }
+    });
+    try {
+      await this.pubsub.select();
+    } catch (error) {
+      for (const connection of this.owned()) connection.disconnect();
+      throw new LockConnectionError(this.target, `could not ask the server whether it has sharded pub/sub: ${(error as Error).message}`, error);
+    }
+  }
+
+  /** Closes the connections this client opened (never a client given in options). */
+  async close(): Promise<void> {
+    await Promise.all(this.owned().map(closeConnection));
+  }
+
+  private owned(): RedisClient[] {
+    return [...this.nodes.flatMap((node) => (this.ownsCommand ? [node.command, node.subscriber] : [node.subscriber])), ...this.replicaReaders];
+  }
+}
