@@ -43,7 +43,7 @@ export class Acquisition {
     private readonly lock: LockKindContract,
     private readonly engine: LockEngine,
     private readonly who: Owner,
-    private readonly request: AcquireRequest,
+    request: AcquireRequest,
   ) {
     this.owner = who.id;
     this.leaseMs = request.leaseMs ?? engine.settings.watchdogTimeoutMs;
