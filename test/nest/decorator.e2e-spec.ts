@@ -213,6 +213,12 @@ describe('@DistributedLock over HTTP', () => {
 
   it('a watchdog-renewed lock: Retry-After from how long its holds last, not from its 30 s lease', async () => {
     const server = app.getHttpServer();
+    // A first time-out here: from now on this process follows how long the lock's holds last.
+    const first = request(server).post('/slow').then((response) => response);
+    await until(() => slowGates.length === 1, 'the handler to hold the lock');
+    expect((await request(server).post('/slow')).status).toBe(423);
+    slowGates.shift()!();
+    expect((await first).status).toBe(201);
     // A few holds of about 300 ms each, seen by this process.
     for (let i = 0; i < 3; i++) {
       const holding = request(server).post('/slow').then((response) => response);

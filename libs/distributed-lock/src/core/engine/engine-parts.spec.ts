@@ -199,6 +199,9 @@ describe('HoldTimes', () => {
     const times = new HoldTimes();
     expect(times.retryAfterMs('a', 20_000, 100, 30_000)).toBe(20_000); // an explicit lease
     expect(times.retryAfterMs('a', 29_000, 100, 30_000)).toBe(100); // looks watchdog-renewed
+    times.record('a', 5); // not followed yet: an uncontended name costs nothing
+    expect(times.retryAfterMs('a', 29_000, 100, 30_000)).toBe(100);
+    times.follow('a'); // a wait on it ran out
     for (const ms of [300, 100, 200]) times.record('a', ms);
     expect(times.retryAfterMs('a', 29_000, 100, 30_000)).toBe(200);
     expect(times.retryAfterMs('a', 150, 100, 30_000)).toBe(150);

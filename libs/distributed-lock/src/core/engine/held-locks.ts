@@ -7,8 +7,6 @@ import type { LeaseResource } from './lease-resource.js';
  */
 export class HeldLocks {
   private readonly byOwner = new Map<string, HeldLock>();
-  /** Locks held by acquisitions made outside any lock context, by lock (see LockEngine.byName). */
-  private readonly outsideContext = new Map<string, Set<HeldLock>>();
   /** Acquisitions in flight per owner and lock, to tell a phantom grant from a concurrent real one. */
   private readonly inFlight = new Map<string, number>();
 
@@ -29,27 +27,21 @@ export class HeldLocks {
     return this.all().filter((held) => held.resource.id === resource.id && held.resource.kind === resource.kind);
   }
 
-  /** Holders of `resource` whose acquisition was made outside any lock context. */
+  /**
+   * Holders of `resource` whose acquisition was made outside any lock context. A scan: asked only by
+   * a by-name call made outside a context, so acquisitions keep no index for it.
+   */
   heldOutsideContext(resource: LeaseResource): HeldLock[] {
-    return [...(this.outsideContext.get(lockKey(resource)) ?? [])];
+    return this.holdersOf(resource).filter((held) => held.outsideContext);
   }
 
   add(held: HeldLock): void {
     this.byOwner.set(ownerKey(held.owner, held.resource), held);
-    if (!held.outsideContext) return;
-    const key = lockKey(held.resource);
-    const holders = this.outsideContext.get(key) ?? new Set<HeldLock>();
-    holders.add(held);
-    this.outsideContext.set(key, holders);
   }
 
   remove(held: HeldLock): void {
     const key = ownerKey(held.owner, held.resource);
     if (this.byOwner.get(key) === held) this.byOwner.delete(key);
-    if (!held.outsideContext) return;
-    const holders = this.outsideContext.get(lockKey(held.resource));
-    holders?.delete(held);
-    if (holders?.size === 0) this.outsideContext.delete(lockKey(held.resource));
   }
 
   /** Counts an acquisition by `owner` of `resource` as in flight until the returned function is called. */

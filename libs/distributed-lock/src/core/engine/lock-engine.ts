@@ -209,6 +209,7 @@ export class LockEngine implements LockReleaser {
 
   /** The error of a wait that ran out, with when to try again (see HoldTimes). */
   timeoutError(name: string, waitedMs: number, remainingLeaseMs: number): LockAcquireTimeoutError {
+    this.holdTimes.follow(name);
     return new LockAcquireTimeoutError(name, waitedMs, this.holdTimes.retryAfterMs(name, remainingLeaseMs, waitedMs, this.settings.watchdogTimeoutMs), remainingLeaseMs);
   }
 
@@ -255,7 +256,7 @@ export class LockEngine implements LockReleaser {
     this.forget(held);
     const heldMs = monotonicNow() - held.acquiredAt;
     this.holdTimes.record(held.resource.name, heldMs);
-    this.events.emit('released', { name: held.resource.name, kind: held.resource.kind, heldMs });
+    if (this.events.listenerCount('released') > 0) this.events.emit('released', { name: held.resource.name, kind: held.resource.kind, heldMs });
   }
 
   private forget(held: HeldLock): void {

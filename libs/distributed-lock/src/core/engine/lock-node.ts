@@ -46,12 +46,12 @@ export class LockNode {
 
   private async send<A, R>(script: LockScript<A, R>, args: A): Promise<R> {
     const keys = script.keys(args);
-    const values = [...keys, ...script.argv(args)];
+    const argv = script.argv(args);
     try {
-      return (await this.commands.evalsha(script.sha, keys.length, ...values)) as R;
+      return (await this.commands.evalsha(script.sha, keys.length, ...keys, ...argv)) as R;
     } catch (error) {
       if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return (await this.commands.eval(script.lua, keys.length, ...values)) as R;
+      return (await this.commands.eval(script.lua, keys.length, ...keys, ...argv)) as R;
     }
   }
 

@@ -254,7 +254,7 @@ export class Acquisition {
       watchdog: this.watchdog,
       replicaAck: this.replicaAck,
     });
-    engine.events.emit('acquired', { name: lock.name, kind: lock.kind, waitedMs: this.waited(), reentrant: holds > 1 });
+    if (engine.events.listenerCount('acquired') > 0) engine.events.emit('acquired', { name: lock.name, kind: lock.kind, waitedMs: this.waited(), reentrant: holds > 1 });
     return handle;
   }
 

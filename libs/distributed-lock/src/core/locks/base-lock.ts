@@ -26,8 +26,10 @@ export abstract class BaseLock implements LockKindContract {
   readonly channel: string;
   /** @internal See LockKindContract. */
   readonly shared: boolean = false;
-  /** @internal See LeaseResource: kinds that hand the lock over (the plain lock) set it. */
-  readonly handover: LockHandover | undefined = undefined;
+  /** @internal See LeaseResource: kinds that hand the lock over (the plain lock) return it. */
+  get handover(): LockHandover | undefined {
+    return undefined;
+  }
 
   /** `variant`: key suffix of kinds whose state must not mix with a plain lock of the same name. */
   protected constructor(

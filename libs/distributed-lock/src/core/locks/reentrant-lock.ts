@@ -19,20 +19,20 @@ import { SingleNodeLock } from './single-node-lock.js';
  * It hands over (LockHandover): a release gives the lock straight to a waiting caller of the same
  * process, and waiting processes are marked in the lock's hash so that they take turns.
  */
-export class ReentrantLock extends SingleNodeLock {
+export class ReentrantLock extends SingleNodeLock implements LockHandover {
   readonly kind = 'reentrant' as const;
   private readonly keys: ExclusiveKeys;
   private readonly hash: ExclusiveHash;
-  override readonly handover: LockHandover;
 
   constructor(engine: LockEngine, name: string) {
     super(engine, name);
     this.keys = { lock: this.id, fence: this.fenceKey, channel: this.channel };
     this.hash = new ExclusiveHash(engine, this.keys);
-    this.handover = {
-      handOver: (args) => this.handOver(args),
-      withdraw: () => this.withdraw(),
-    };
+  }
+
+  /** It hands over: the capability is the lock itself (handOver, withdraw). */
+  override get handover(): LockHandover {
+    return this;
   }
 
   async attempt({ owner, leaseMs, replicaAck, willWait, queued }: AttemptArgs): Promise<AttemptResult> {
@@ -82,7 +82,8 @@ export class ReentrantLock extends SingleNodeLock {
     return deleted;
   }
 
-  private handOver({ owner, successor, leaseMs, yieldToOthers, successorIsLast }: HandOverArgs): Promise<[number, number]> {
+  /** @internal See LockHandover. */
+  handOver({ owner, successor, leaseMs, yieldToOthers, successorIsLast }: HandOverArgs): Promise<[number, number]> {
     return this.engine.node.run(reentrantHandover, {
       ...this.keys,
       owner,
@@ -96,7 +97,8 @@ export class ReentrantLock extends SingleNodeLock {
     });
   }
 
-  private async withdraw(): Promise<void> {
+  /** @internal See LockHandover. */
+  async withdraw(): Promise<void> {
     await this.engine.node.run(reentrantWithdraw, { ...this.keys, client: this.engine.clientId, publish: this.engine.publishCommand, grantLeaseMs: GRANT_LEASE_MS });
   }
 }
