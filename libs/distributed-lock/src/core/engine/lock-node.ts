@@ -44,15 +44,13 @@ export class LockNode {
     return waiting ? waiting.then(() => this.send(script, args)) : this.send(script, args);
   }
 
-  private async send<A, R>(script: LockScript<A, R>, args: A): Promise<R> {
+  private send<A, R>(script: LockScript<A, R>, args: A): Promise<R> {
     const keys = script.keys(args);
     const argv = script.argv(args);
-    try {
-      return (await this.commands.evalsha(script.sha, keys.length, ...keys, ...argv)) as R;
-    } catch (error) {
+    return this.commands.evalsha(script.sha, keys.length, ...keys, ...argv).catch((error: unknown) => {
       if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return (await this.commands.eval(script.lua, keys.length, ...keys, ...argv)) as R;
-    }
+      return this.commands.eval(script.lua, keys.length, ...keys, ...argv);
+    }) as Promise<R>;
   }
 
   /**

@@ -27,8 +27,11 @@ export class ExclusiveHash {
    * it goes to another process this one is marked as waiting, at the back.
    */
   release(owner: string, all: boolean, expectedHolds: number | undefined, waitingHere: boolean): Promise<number> {
+    const { lock, fence, channel } = this.keys;
     return this.engine.node.run(reentrantRelease, {
-      ...this.keys,
+      lock,
+      fence,
+      channel,
       owner,
       publish: this.engine.publishCommand,
       all,

@@ -84,8 +84,11 @@ export class ReentrantLock extends SingleNodeLock implements LockHandover {
 
   /** @internal See LockHandover. */
   handOver({ owner, successor, leaseMs, yieldToOthers, successorIsLast }: HandOverArgs): Promise<[number, number]> {
+    const { lock, fence, channel } = this.keys;
     return this.engine.node.run(reentrantHandover, {
-      ...this.keys,
+      lock,
+      fence,
+      channel,
       owner,
       successor,
       leaseMs,
