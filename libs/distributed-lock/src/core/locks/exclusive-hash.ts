@@ -12,9 +12,11 @@ import { GRANT_LEASE_MS } from '../waiting/unlock-notifier.js';
  * hold adjustment, force unlock and reads. Each kind composes one, on its own key.
  */
 export class ExclusiveHash {
+  /** `waitersMark`: the kind's waiters mark their process in the hash (the plain lock; not the fair lock). */
   constructor(
     private readonly engine: LockEngine,
     private readonly keys: ExclusiveKeys,
+    private readonly waitersMark: boolean,
   ) {}
 
   /** 1 if `owner` holds it and its lease was lengthened, else 0. */
@@ -38,6 +40,7 @@ export class ExclusiveHash {
       expectedHolds,
       grantLeaseMs: GRANT_LEASE_MS,
       stillWaitingClient: waitingHere ? this.engine.clientId : '',
+      alwaysPublish: !this.waitersMark,
     });
   }
 

@@ -36,7 +36,7 @@ export class FairLock extends SingleNodeLock {
     readonly queueTimeoutMs = DEFAULT_FAIR_QUEUE_TIMEOUT_MS,
   ) {
     super(engine, name, ':fair');
-    this.hash = new ExclusiveHash(engine, { lock: this.id, fence: this.fenceKey, channel: this.channel });
+    this.hash = new ExclusiveHash(engine, { lock: this.id, fence: this.fenceKey, channel: this.channel }, false);
     this.queueKey = `${this.id}:queue`;
     this.queueDeadlinesKey = `${this.id}:queue-deadlines`;
   }

@@ -152,7 +152,7 @@ export class RedLock extends BaseLock {
 
   private releaseArgs(owner: string, all: boolean, expectedHolds: number | undefined): ReentrantReleaseArgs {
     const keys = { lock: this.id, fence: this.fenceKey, channel: this.channel };
-    return { ...keys, owner, publish: this.engine.publishCommand, all, expectedHolds, grantLeaseMs: GRANT_LEASE_MS, stillWaitingClient: '' };
+    return { ...keys, owner, publish: this.engine.publishCommand, all, expectedHolds, grantLeaseMs: GRANT_LEASE_MS, stillWaitingClient: '', alwaysPublish: true };
   }
 
   /** Runs `step` on every node in parallel; a node that fails or exceeds `timeoutMs` counts as not answering. */

@@ -27,7 +27,7 @@ export class ReentrantLock extends SingleNodeLock implements LockHandover {
   constructor(engine: LockEngine, name: string) {
     super(engine, name);
     this.keys = { lock: this.id, fence: this.fenceKey, channel: this.channel };
-    this.hash = new ExclusiveHash(engine, this.keys);
+    this.hash = new ExclusiveHash(engine, this.keys, true);
   }
 
   /** It hands over: the capability is the lock itself (handOver, withdraw). */

@@ -78,7 +78,7 @@ function passOn(ks: MemoryKeyspace, lock: string, fence: string, channel: string
   return token;
 }
 
-function reentrantRelease(ks: MemoryKeyspace, [lock, fence, channel]: string[], [owner, , count, expected, grantLease, mineArg]: string[]): number {
+function reentrantRelease(ks: MemoryKeyspace, [lock, fence, channel]: string[], [owner, , count, expected, grantLease, mineArg, alwaysPublish]: string[]): number {
   const [current, holds, wseq] = ks.hmget(lock!, 'owner', 'holds', 'wseq');
   if (current !== owner) return -1;
   if (expected !== '' && holds !== expected) return -2;
@@ -89,7 +89,7 @@ function reentrantRelease(ks: MemoryKeyspace, [lock, fence, channel]: string[], 
     return 0;
   }
   ks.del(lock!);
-  ks.publish(channel!, 'released');
+  if (wseq !== null || alwaysPublish === '1') ks.publish(channel!, 'released');
   return 0;
 }
 

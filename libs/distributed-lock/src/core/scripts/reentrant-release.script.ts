@@ -18,6 +18,13 @@ export interface ReentrantReleaseArgs extends ExclusiveKeys {
    * when the lock goes to another process, the caller's is marked as waiting, at the back.
    */
   readonly stillWaitingClient: string;
+  /**
+   * Publish `released` even when no process was ever marked as waiting while the lock was held: for
+   * kinds whose waiters do not mark their process (the fair lock, RedLock). The plain lock's waiters
+   * always do (a caller that will wait marks its process when its attempt fails), so for it a lock
+   * that never had a mark has nobody to tell, and its release saves the PUBLISH.
+   */
+  readonly alwaysPublish: boolean;
 }
 
 /**
@@ -26,16 +33,18 @@ export interface ReentrantReleaseArgs extends ExclusiveKeys {
  * release whose reply was lost did go through: nothing changed), the holds left when still held, 0
  * when the caller's last hold is gone. Then the lock goes to the process that has waited longest
  * (`grant:<client>` on the channel), or, when no process is marked as waiting, it is deleted and the
- * channel says `released`, so that one waiter per process can take it.
+ * channel says `released`, so that one waiter per process can take it (the plain lock skips the
+ * message when no process was ever marked while it was held: see `alwaysPublish`).
  */
 export const reentrantRelease = defineLockScript<ReentrantReleaseArgs, number>({
   name: 'dlockReentrantRelease',
   keys: (a) => [a.lock, a.fence, a.channel],
-  argv: (a) => [a.owner, a.publish, a.all ? 'all' : '1', a.expectedHolds ?? '', a.grantLeaseMs, a.stillWaitingClient],
+  argv: (a) => [a.owner, a.publish, a.all ? 'all' : '1', a.expectedHolds ?? '', a.grantLeaseMs, a.stillWaitingClient, a.alwaysPublish ? '1' : '0'],
   lua: `${GRANT_TO_LONGEST_WAITING_LUA}
 local lock_key, fence_key, channel = KEYS[1], KEYS[2], KEYS[3]
 local owner_id, publish, count, expected_holds, grant_lease = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local still_waiting_client = ARGV[6] or ''
+local always_publish = ARGV[7] == '1'
 
 local state = redis.call('hmget', lock_key, 'owner', 'holds', 'wseq')
 local holder, holds, anyone_marked = state[1], state[2], state[3]
@@ -55,7 +64,9 @@ if anyone_marked and grant_to_longest_waiting(lock_key, fence_key, channel, publ
   return 0
 end
 redis.call('del', lock_key)
-redis.call(publish, channel, 'released')
+if anyone_marked or always_publish then
+  redis.call(publish, channel, 'released')
+end
 return 0
 `,
 });
