@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { jest } from '@jest/globals';
 import { REENTRANT_ACQUIRE_SCRIPT } from '../scripts/reentrant-acquire.script.js';
 import { InMemoryLockStore } from './in-memory-lock-store.js';
 import { MemoryKeyspace } from './memory-keyspace.js';
@@ -69,15 +70,27 @@ describe('MemoryKeyspace', () => {
 
 describe('InMemoryLockStore', () => {
   // First in this file: the Lua VM is not loaded yet (each test file has its own module registry).
-  it('applies commands in the order they are sent, also while the Lua VM is still loading', async () => {
-    const store = new InMemoryLockStore();
-    const replies = Promise.all([
-      store.set('n', 1),
-      store.eval("return redis.call('incr', KEYS[1])", 1, 'n'),
-      store.get('n'),
-      store.eval("return redis.call('incrby', KEYS[1], ARGV[1])", 1, 'n', 10),
-    ]);
-    expect(await replies).toEqual(['OK', 2, '2', 12]);
+  it('applies commands in the order they are sent, also while the Lua VM is still loading, and under fake timers', async () => {
+    jest.useFakeTimers(); // Jest's fake timers replace setTimeout, setImmediate and queueMicrotask: the store uses none
+    try {
+      const store = new InMemoryLockStore();
+      const replies = Promise.all([
+        store.set('n', 1),
+        store.eval("return redis.call('incr', KEYS[1])", 1, 'n'),
+        store.get('n'),
+        store.eval("return redis.call('incrby', KEYS[1], ARGV[1])", 1, 'n', 10),
+      ]);
+      expect(await replies).toEqual(['OK', 2, '2', 12]);
+      const messages: string[] = [];
+      const subscriber = store.duplicate();
+      subscriber.on('message', (_channel: string, message: string) => messages.push(message));
+      await subscriber.subscribe('c');
+      expect(await store.eval("return redis.call('publish', 'c', 'hello')", 0)).toBe(1);
+      await store.ping();
+      expect(messages).toEqual(['hello']);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('runs the library\'s Lua scripts through defineCommand (EVALSHA), and counts them', async () => {

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { LuaVm, preloadLuaVm, whenLuaLoaded } from './lua-vm.js';
-import { MemoryKeyspace, type MemorySubscriber } from './memory-keyspace.js';
+import { afterThisTask, MemoryKeyspace, type MemorySubscriber } from './memory-keyspace.js';
 
 type Status = 'wait' | 'ready' | 'end';
 
@@ -54,7 +54,7 @@ export class InMemoryLockStore extends EventEmitter implements MemorySubscriber 
     if (this.status === 'end') throw new Error('Connection is closed.');
     if (this.status === 'wait') {
       this.status = 'ready';
-      queueMicrotask(() => this.emit('ready'));
+      afterThisTask(() => this.emit('ready'));
     }
   }
 
@@ -79,7 +79,7 @@ export class InMemoryLockStore extends EventEmitter implements MemorySubscriber 
     for (const channel of this.channels) this.keyspace.unsubscribe(channel, this);
     this.channels.clear();
     this.status = 'end';
-    queueMicrotask(() => this.emit('end'));
+    afterThisTask(() => this.emit('end'));
   }
 
   /**

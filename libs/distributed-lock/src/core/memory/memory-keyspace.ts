@@ -45,6 +45,15 @@ function rangeOf<T>(items: T[], start: number, stop: number): T[] {
   return from > to ? [] : items.slice(from, to + 1);
 }
 
+/**
+ * Runs `fn` once the current synchronous code is done, through a resolved promise rather than
+ * queueMicrotask, which Jest's fake timers replace (a message would then wait for the test to advance
+ * the clock).
+ */
+export function afterThisTask(fn: () => void): void {
+  void Promise.resolve().then(fn);
+}
+
 function toInteger(value: string | number, what = 'value'): number {
   const number = Number(value);
   if (!Number.isSafeInteger(number)) throw new Error(`ERR ${what} is not an integer or out of range`);
@@ -330,7 +339,7 @@ export class MemoryKeyspace {
   publish(channel: string, message: string): number {
     const subscribers = [...(this.channels.get(channel) ?? [])];
     if (subscribers.length > 0) {
-      queueMicrotask(() => {
+      afterThisTask(() => {
         for (const subscriber of subscribers) subscriber.deliver(channel, message);
       });
     }
