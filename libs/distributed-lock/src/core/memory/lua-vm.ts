@@ -13,12 +13,14 @@ import { runScriptCommand, StatusReply, type Reply } from './script-commands.js'
  * Why wasmoon (PUC Lua 5.4 compiled to WebAssembly) and not fengari (Lua 5.3 in JavaScript, the VM of
  * ioredis-mock): fengari's integers are 32 bits. `tonumber('1750000000') * 1000`, the first line of
  * every script that reads the server's clock, wraps around to 1948310528 there, so `now`, the waiting
- * queues' deadlines and the fencing tokens' clock floor would be garbage. wasmoon's integers are 64
- * bits and its number formatting is C's, so Lua arithmetic on the library's numbers (milliseconds
- * around 1.8e12, tokens around 1.8e15) is exact, as it is with Redis' doubles. wasmoon loads its
- * WebAssembly asynchronously, once per process (~15 ms; see load-wasmoon.ts); from then on a script runs synchronously,
- * redis.call included, so nothing interleaves with it: the store holds its commands back in order
- * until the VM is there (`whenLuaLoaded`).
+ * queues' deadlines and the fencing tokens' clock floor would be garbage; working around it would
+ * mean rewriting the VM's number semantics in the bridge. wasmoon's integers are 64 bits and its
+ * number formatting is C's, so Lua arithmetic on the library's numbers (milliseconds around 1.8e12,
+ * tokens around 1.8e15) is exact, as it is with Redis' doubles. Both run a script of three
+ * redis.calls in about 10 us. wasmoon loads its WebAssembly asynchronously, once per process (~15 ms;
+ * see load-wasmoon.ts); from then on a script runs synchronously, redis.call included, so nothing
+ * interleaves with it: the store holds its commands back, in order, until the VM is there
+ * (`whenLuaLoaded`).
  *
  * One Lua state serves every store of the process: a script keeps no state between runs (globals are
  * read-only, as in Redis 7), and `redis.call` reaches the keyspace of the run in progress.
@@ -29,6 +31,11 @@ import { runScriptCommand, StatusReply, type Reply } from './script-commands.js'
  *   {ok = ...}; an error reply raises {err = ...} (redis.pcall returns it);
  * - the script's result: number -> integer (truncated), string -> bulk, true -> 1, false / nil -> nil,
  *   {err = ...} -> error reply, {ok = ...} -> status, other table -> array up to its first nil.
+ * Lua 5.4 against Redis' 5.1: integer replies are Lua integers here (exact, and written without a
+ * decimal point, as 5.1 writes a whole double below 1e14); `tostring` is 5.1's (lua-sandbox.lua.ts).
+ * What stays 5.4: `..` writes an integral float as `5.0` and an integer above 1e14 in full (5.1:
+ * `5`, `1.75e+15`), `string.format('%d', 2.5)` is an error (5.1 truncates), and `//` and bitwise
+ * operators compile (a syntax error in Redis). The library's scripts use none of these.
  */
 
 /** Lua 5.4's C API constants (lua.h, luaconf.h), as wasmoon's build has them. */
@@ -228,7 +235,10 @@ export class LuaVm {
   private pushReply(L: number, reply: Reply): void {
     const { lua } = this;
     if (reply === null) lua.lua_pushboolean(L, 0);
-    else if (typeof reply === 'number') lua.lua_pushinteger(L, BigInt(Math.trunc(reply)));
+    else if (typeof reply === 'number') {
+      if (Number.isSafeInteger(reply)) lua.lua_pushinteger(L, BigInt(reply));
+      else lua.lua_pushnumber(L, reply);
+    }
     else if (typeof reply === 'string') this.pushString(L, reply);
     else if (reply instanceof StatusReply || reply instanceof Error) {
       lua.lua_createtable(L, 0, 1);
