@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { MemoryKeyspace, type MemorySubscriber } from './memory-keyspace.js';
-import { MEMORY_SCRIPTS } from './memory-scripts.js';
+import { LuaVm, preloadLuaVm, whenLuaLoaded } from './lua-vm.js';
+import { afterThisTask, MemoryKeyspace, type MemorySubscriber } from './memory-keyspace.js';
 
 type Status = 'wait' | 'ready' | 'end';
 
@@ -14,8 +13,10 @@ interface RegisteredScript {
 /**
  * An in-memory lock store for unit tests: it stands in for the ioredis client (`options.client`), so
  * the library's whole engine (owners, reentrancy, watchdog, waiting, fencing, every lock kind) runs
- * unchanged, with the Lua scripts replaced by JavaScript twins that run atomically on a shared
- * in-process keyspace. It passes the single-process part of the library's conformance suite.
+ * unchanged, and so do its Lua scripts: they run as they are in an embedded Lua VM (see lua-vm.ts),
+ * atomically, on a shared in-process keyspace. It passes the single-process part of the library's
+ * conformance suite, and a differential test replays random lock operations against it and a real
+ * redis-server and finds the same replies.
  *
  * What it is not: distributed. Locks are shared only by the clients of one store in one process; use
  * a real Redis (and the library's own test suite does) for anything across processes.
@@ -26,8 +27,10 @@ interface RegisteredScript {
  * ```
  *
  * It answers the commands the library uses, plus a few for tests' own data (GET, SET, INCR, lists,
- * hashes); any other command is undefined. Replies arrive asynchronously (after the caller's current
- * synchronous code), as from a socket; no timer is used, so Jest fake timers do not stall it.
+ * hashes); any other command is undefined. Scripts may call the commands listed in
+ * script-commands.ts. Replies arrive asynchronously (after the caller's current synchronous code), as
+ * from a socket; no timer is used, so Jest fake timers do not stall it. The first commands of a
+ * process wait for the Lua VM to load (once, a few milliseconds), in the order they were sent.
  */
 export class InMemoryLockStore extends EventEmitter implements MemorySubscriber {
   /** The data, shared with every `duplicate()` of this store. */
@@ -37,12 +40,12 @@ export class InMemoryLockStore extends EventEmitter implements MemorySubscriber 
   /** What ioredis calls the commands defined with `defineCommand` (read by the health indicator). */
   readonly scriptsSet: Record<string, RegisteredScript> = {};
   private readonly channels = new Set<string>();
-  private readonly namesBySha = new Map<string, string>();
 
   constructor(options: { lazyConnect?: boolean; keyspace?: MemoryKeyspace } = {}) {
     super();
     this.keyspace = options.keyspace ?? new MemoryKeyspace();
     this.status = options.lazyConnect ? 'wait' : 'ready';
+    preloadLuaVm();
   }
 
   // --- connection life cycle (as ioredis) --------------------------------------------------------
@@ -51,7 +54,7 @@ export class InMemoryLockStore extends EventEmitter implements MemorySubscriber 
     if (this.status === 'end') throw new Error('Connection is closed.');
     if (this.status === 'wait') {
       this.status = 'ready';
-      queueMicrotask(() => this.emit('ready'));
+      afterThisTask(() => this.emit('ready'));
     }
   }
 
@@ -76,83 +79,78 @@ export class InMemoryLockStore extends EventEmitter implements MemorySubscriber 
     for (const channel of this.channels) this.keyspace.unsubscribe(channel, this);
     this.channels.clear();
     this.status = 'end';
-    queueMicrotask(() => this.emit('end'));
+    afterThisTask(() => this.emit('end'));
   }
 
-  /** Runs a command now (so commands apply in the order they are sent) and replies asynchronously. */
-  private reply<T>(run: () => T, subscriberCommand = false): Promise<T> {
+  /**
+   * Runs a command as soon as it can (now, once the Lua VM is loaded), in the order commands are sent,
+   * and replies asynchronously.
+   */
+  private reply<T>(run: (vm: LuaVm) => T, subscriberCommand = false): Promise<T> {
     if (this.status === 'end') return Promise.reject(new Error('Connection is closed.'));
     if (this.status === 'wait') void this.connect(); // ioredis connects a lazy client at its first command
     if (!subscriberCommand && this.channels.size > 0) {
       return Promise.reject(new Error('Connection in subscriber mode, only subscriber commands may be used'));
     }
-    try {
-      return Promise.resolve(run());
-    } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-    }
+    return whenLuaLoaded(run);
   }
 
   // --- scripts -----------------------------------------------------------------------------------
 
   /**
-   * ioredis `defineCommand`: registers one of the library's scripts as a method. The store runs the
-   * script's JavaScript twin; a script it has no twin for fails when called (it cannot run Lua).
+   * ioredis `defineCommand`: registers a script as a method (EVALSHA, as ioredis sends it). The store
+   * puts it in its script cache at once, as if loaded with SCRIPT LOAD, so no first call gets NOSCRIPT.
    */
   defineCommand(name: string, definition: { numberOfKeys?: number; lua: string }): void {
     const numberOfKeys = definition.numberOfKeys ?? 0;
-    const sha = sha1(definition.lua);
+    const sha = LuaVm.sha1(definition.lua);
     this.scriptsSet[name] = { lua: definition.lua, sha, numberOfKeys };
-    this.namesBySha.set(sha, name);
-    (this as unknown as Record<string, unknown>)[name] = (...args: (string | number | Buffer)[]) => this.runScript(name, numberOfKeys, args);
+    this.keyspace.scripts.set(sha, definition.lua);
+    (this as unknown as Record<string, unknown>)[name] = (...args: (string | number | Buffer)[]) => this.evalsha(sha, numberOfKeys, ...args);
   }
 
-  /** EVALSHA of a script registered with defineCommand; NOSCRIPT for any other SHA. */
+  /** EVALSHA of a script in the store's script cache; NOSCRIPT for any other SHA. */
   evalsha(sha: string, numberOfKeys: number | string, ...args: (string | number | Buffer)[]): Promise<unknown> {
-    const name = this.namesBySha.get(sha);
-    if (name === undefined) {
-      return this.reply(() => {
-        throw new Error('NOSCRIPT No matching script. Please use EVAL.');
-      });
-    }
-    return this.runScript(name, Number(numberOfKeys), args);
-  }
-
-  /** EVAL of the Lua text of a script registered with defineCommand (it has a JavaScript twin). */
-  eval(lua: string, numberOfKeys: number | string, ...args: (string | number | Buffer)[]): Promise<unknown> {
-    const name = this.namesBySha.get(sha1(lua));
-    if (name === undefined) {
-      return this.reply(() => {
-        throw new Error("InMemoryLockStore cannot run Lua: EVAL of a script that is not one of nestjs-distributed-lock's.");
-      });
-    }
-    return this.runScript(name, Number(numberOfKeys), args);
-  }
-
-  private runScript(name: string, numberOfKeys: number, args: (string | number | Buffer)[]): Promise<unknown> {
-    return this.reply(() => {
-      const twin = MEMORY_SCRIPTS.get(name);
-      if (!twin || twin.script.lua !== this.scriptsSet[name]!.lua) {
-        throw new Error(`InMemoryLockStore cannot run Lua: "${name}" is not one of nestjs-distributed-lock's scripts. Use a real Redis for your own scripts.`);
-      }
-      const strings = args.map(String);
-      this.keyspace.scriptCalls++;
-      return twin.run(this.keyspace, strings.slice(0, numberOfKeys), strings.slice(numberOfKeys));
+    return this.reply((vm) => {
+      const lua = this.keyspace.scripts.get(sha);
+      if (lua === undefined) throw new Error('NOSCRIPT No matching script. Please use EVAL.');
+      return this.runScript(vm, vm.compile(lua, sha), numberOfKeys, args);
     });
   }
 
-  /** SCRIPT EXISTS sha... / SCRIPT LOAD lua, for the library's scripts. */
+  /** EVAL: compiles the script (kept in the script cache, as Redis does) and runs it. */
+  eval(lua: string, numberOfKeys: number | string, ...args: (string | number | Buffer)[]): Promise<unknown> {
+    return this.reply((vm) => {
+      const sha = vm.compile(lua);
+      this.keyspace.scripts.set(sha, lua);
+      return this.runScript(vm, sha, numberOfKeys, args);
+    });
+  }
+
+  private runScript(vm: LuaVm, sha: string, numberOfKeys: number | string, args: (string | number | Buffer)[]): unknown {
+    const keys = Number(numberOfKeys);
+    if (!Number.isInteger(keys)) throw new Error('ERR value is not an integer or out of range');
+    if (keys < 0) throw new Error("ERR Number of keys can't be negative");
+    if (keys > args.length) throw new Error("ERR Number of keys can't be greater than number of args");
+    const strings = args.map(String);
+    this.keyspace.scriptCalls++;
+    return vm.run(this.keyspace, sha, strings.slice(0, keys), strings.slice(keys));
+  }
+
+  /** SCRIPT LOAD lua / EXISTS sha... / FLUSH. */
   script(subcommand: string, ...args: string[]): Promise<unknown> {
-    return this.reply(() => {
-      const known = Object.values(this.scriptsSet);
+    return this.reply((vm) => {
       switch (subcommand.toUpperCase()) {
         case 'EXISTS':
-          return args.map((sha) => (known.some((script) => script.sha === sha) ? 1 : 0));
+          return args.map((sha) => (this.keyspace.scripts.has(sha.toLowerCase()) ? 1 : 0));
         case 'LOAD': {
-          const script = known.find((candidate) => candidate.lua === args[0]);
-          if (!script) throw new Error('InMemoryLockStore cannot load Lua scripts other than the library\'s own.');
-          return script.sha;
+          const sha = vm.compile(args[0] ?? '');
+          this.keyspace.scripts.set(sha, args[0] ?? '');
+          return sha;
         }
+        case 'FLUSH':
+          this.keyspace.scripts.clear();
+          return 'OK';
         default:
           throw new Error(`ERR unknown subcommand '${subcommand}' for the in-memory store's SCRIPT`);
       }
@@ -292,8 +290,4 @@ export class InMemoryLockStore extends EventEmitter implements MemorySubscriber 
   deliver(channel: string, message: string): void {
     if (this.status !== 'end' && this.channels.has(channel)) this.emit('message', channel, message);
   }
-}
-
-function sha1(text: string): string {
-  return createHash('sha1').update(text).digest('hex');
 }

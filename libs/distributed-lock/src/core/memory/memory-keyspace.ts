@@ -1,3 +1,5 @@
+import { formatDouble } from './redis-number.js';
+
 /**
  * The data of an in-memory lock store: the few Redis types the lock scripts use (strings, hashes,
  * sorted sets, plus lists for tests' own bookkeeping), with Redis's expiry rules, and a pub/sub bus.
@@ -43,6 +45,15 @@ function rangeOf<T>(items: T[], start: number, stop: number): T[] {
   return from > to ? [] : items.slice(from, to + 1);
 }
 
+/**
+ * Runs `fn` once the current synchronous code is done, through a resolved promise rather than
+ * queueMicrotask, which Jest's fake timers replace (a message would then wait for the test to advance
+ * the clock).
+ */
+export function afterThisTask(fn: () => void): void {
+  void Promise.resolve().then(fn);
+}
+
 function toInteger(value: string | number, what = 'value'): number {
   const number = Number(value);
   if (!Number.isSafeInteger(number)) throw new Error(`ERR ${what} is not an integer or out of range`);
@@ -54,6 +65,8 @@ export class MemoryKeyspace {
   private readonly channels = new Map<string, Set<MemorySubscriber>>();
   /** Script runs since the last `resetStats()` (what Redis counts as EVAL/EVALSHA calls). */
   scriptCalls = 0;
+  /** The script cache (SCRIPT LOAD, EVAL): Lua text by SHA1, shared by every connection, kept by FLUSHALL. */
+  readonly scripts = new Map<string, string>();
 
   constructor(private readonly clock: () => number = () => performance.now()) {}
 
@@ -183,6 +196,11 @@ export class MemoryKeyspace {
     return Object.fromEntries(this.read(key, 'hash') ?? []);
   }
 
+  /** HGETALL as Redis replies it: field, value, field, value... in insertion order (a small hash's order). */
+  hgetallFlat(key: string): string[] {
+    return [...(this.read(key, 'hash') ?? [])].flat();
+  }
+
   hexists(key: string, field: string): number {
     return this.read(key, 'hash')?.has(field) ? 1 : 0;
   }
@@ -243,7 +261,7 @@ export class MemoryKeyspace {
 
   zscore(key: string, member: string): string | null {
     const score = this.read(key, 'zset')?.get(member);
-    return score === undefined ? null : String(score);
+    return score === undefined ? null : formatDouble(score);
   }
 
   zcard(key: string): number {
@@ -253,7 +271,7 @@ export class MemoryKeyspace {
   /** ZRANGE key start stop [WITHSCORES], with negative indexes counted from the end. */
   zrange(key: string, start: number, stop: number, withScores = false): string[] {
     const slice = rangeOf(this.sorted(key), start, stop);
-    return withScores ? slice.flatMap(([member, score]) => [member, String(score)]) : slice.map(([member]) => member);
+    return withScores ? slice.flatMap(([member, score]) => [member, formatDouble(score)]) : slice.map(([member]) => member);
   }
 
   private inRange(score: number, min: string | number, max: string | number): boolean {
@@ -321,7 +339,7 @@ export class MemoryKeyspace {
   publish(channel: string, message: string): number {
     const subscribers = [...(this.channels.get(channel) ?? [])];
     if (subscribers.length > 0) {
-      queueMicrotask(() => {
+      afterThisTask(() => {
         for (const subscriber of subscribers) subscriber.deliver(channel, message);
       });
     }
