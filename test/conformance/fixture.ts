@@ -96,7 +96,9 @@ function useMemoryStore(): ModeFixture {
     hget: async (key, field) => [keyspace.hget(key, field)],
     hkeys: async (key) => Object.keys(keyspace.hgetall(key)),
     subscribers: async (channel) => keyspace.numsub(channel),
-    loadScripts: async () => undefined, // the store has every script: no NOSCRIPT round trip to avoid
+    loadScripts: async () => {
+      await Promise.all(LOCK_SCRIPTS.map((script) => store.script('LOAD', script.lua)));
+    },
     scriptCalls: async () => keyspace.scriptCalls,
     resetStats: async () => {
       keyspace.scriptCalls = 0;

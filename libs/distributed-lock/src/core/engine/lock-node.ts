@@ -1,6 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { RedisClient } from '../connection/connection-strategy.js';
-import { LOCK_SCRIPTS } from '../scripts/index.js';
 import type { LockScript, ScriptArgument } from '../scripts/lock-script.js';
 
 /** The commands a script run needs; ioredis' typings of evalsha/eval are overloaded beyond use here. */
@@ -23,13 +22,6 @@ export class LockNode {
     private readonly before?: () => Promise<unknown> | undefined,
   ) {
     this.commands = redis as unknown as ScriptCommands;
-    // Registered with ioredis too (idempotent): a store that runs only what it knows (the in-memory
-    // store of nestjs-distributed-lock/testing, before its Lua VM) learns the scripts this way.
-    for (const script of LOCK_SCRIPTS) {
-      if (typeof (redis as unknown as Record<string, unknown>)[script.name] !== 'function') {
-        redis.defineCommand(script.name, { lua: script.lua });
-      }
-    }
   }
 
   /**
