@@ -39,7 +39,7 @@ describe('holder paused (SIGSTOP) past its lease', () => {
     const worker = WorkerProcess.start('paused-writer-worker.mjs', {
       REDIS_MODE: 'single', REDIS_HOST: '127.0.0.1', REDIS_PORT: redis.server().port,
       LOCK_NAME: 'pause:b',
-      LEASE: 1500,
+      LEASE: 3000, // long enough that a loaded host still stops the worker well inside its lease
     });
     const acquired = await worker.waitForType('acquired');
     worker.signal('SIGSTOP');
