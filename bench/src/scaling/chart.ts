@@ -6,7 +6,7 @@ import type { MetricSpec } from './specs.js';
 const PANEL_W = 450;
 const PANEL_H = 250;
 const COLUMNS = 2;
-const MARGIN = { left: 62, right: 14, top: 30, bottom: 42 };
+const MARGIN = { left: 62, right: 14, top: 30, bottom: 48 };
 const HEADER_H = 74;
 
 const COLORS: Record<string, string> = {
@@ -87,8 +87,14 @@ function panel(curve: CurveResult, metric: MetricSpec, x0: number, y0: number, p
   parts.push(`<path d="M${left} ${top}V${top + plotH}H${left + plotW}" stroke="#444" fill="none"/>`);
   const n = curve.points.length;
   const xOf = (i: number): number => left + ((i + 0.5) * plotW) / n;
-  curve.points.forEach((p, i) => parts.push(`<text x="${xOf(i).toFixed(1)}" y="${top + plotH + 15}" font-size="10" text-anchor="middle">${escape(p.label)}</text>`));
-  parts.push(`<text x="${left + plotW / 2}" y="${top + plotH + 32}" font-size="11" text-anchor="middle">${escape(curve.xLabel)}</text>`);
+  // A label of two parts ("10,000 on 100") goes on two lines, so that long ones do not run into each other.
+  curve.points.forEach((p, i) => {
+    const [first, ...rest] = p.label.split(' on ');
+    const x = xOf(i).toFixed(1);
+    const second = rest.length ? `<tspan x="${x}" dy="11">on ${escape(rest.join(' on '))}</tspan>` : '';
+    parts.push(`<text x="${x}" y="${top + plotH + 14}" font-size="10" text-anchor="middle">${escape(first!)}${second}</text>`);
+  });
+  parts.push(`<text x="${left + plotW / 2}" y="${top + plotH + 38}" font-size="11" text-anchor="middle">${escape(curve.xLabel)}</text>`);
   series.forEach((s, k) => drawSeries(s, k, series.length, spreadOf, sc, xOf, parts));
 }
 

@@ -38,6 +38,8 @@ export function curveTable(curve: CurveResult): { head: string[]; rows: string[]
         continue;
       }
       const values = [point.label, series.label, cell(row, main!), spread(row, main!), ...others.map((m) => cell(row, m))];
+      const errors = row.runs.filter((run) => run.errors?.errors);
+      if (errors.length) values[values.length - 1] += ` (errors in ${errors.length} of ${row.runs.length} rounds: ${errors[0]!.errors!.firstError ?? ''})`;
       if (row.status === 'failed') values[values.length - 1] += ` (failed: ${row.reason ?? ''})`;
       rows.push(values);
     }
