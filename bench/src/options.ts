@@ -4,7 +4,7 @@ import { CURVE_NAMES, SCALING_LIBRARIES, type ScalingCurve } from './scaling/cur
 
 export const SCENARIO_NAMES = ['serial', 'parallel', 'contended', 'decorator'] as const;
 export type BenchScenario = (typeof SCENARIO_NAMES)[number];
-/** The scaling set: not run by default (it takes about 15 minutes); `--scenarios scaling` or `--curves`. */
+/** The scaling set: not run by default (about 20 minutes on a 2-vCPU VM); `--scenarios scaling` or `--curves`. */
 export const SCALING = 'scaling';
 
 export interface BenchOptions {
@@ -32,12 +32,12 @@ export interface BenchOptions {
   decoratorWarmupMs: number;
 }
 
-export const USAGE = `npm run bench -- [--short] [--rounds N] [--only ids] [--scenarios names] [--out dir]
+export const USAGE = `npm run bench -- [--short] [--rounds N] [--only ids] [--scenarios names] [--curves names] [--out dir]
   --short        a few seconds per scenario in total, one round (what CI runs)
   --rounds N     rounds; each runs every scenario for every library, libraries interleaved (default 3, --short 1)
   --only ids     comma-separated library ids: ${ADAPTERS.map((a) => `${a.id}${a.experiment ? ' (experiment, only when named)' : ''}`).join(', ')}
   --scenarios s  comma-separated: ${SCENARIO_NAMES.join(', ')} (default all), and ${SCALING}: the cost curves
-                 (not run by default; about 15 minutes, --short a few seconds per curve); libraries:
+                 (not run by default; about 20 minutes, --short a few seconds per curve); libraries:
                  ${SCALING_LIBRARIES.join(', ')} unless --only says otherwise
   --curves c     comma-separated curves of the scaling set: ${CURVE_NAMES.join(', ')} (default all; implies ${SCALING})
   --out dir      where latest.json, latest.md and latest.svg go, and scaling.json, scaling.md and
