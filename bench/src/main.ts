@@ -4,6 +4,7 @@
  *   npm run bench                          # 3 rounds of every scenario, every library
  *   npm run bench -- --short               # a few seconds per scenario, one round (CI)
  *   npm run bench -- --rounds 5 --only raw,ours,redis-semaphore --scenarios serial,contended --out results/bench
+ *   npm run bench -- --scenarios scaling     # the cost curves (not run by default): scaling.{json,md}, scaling-*.svg
  *
  * Rounds interleave the libraries (A B C ... A B C ...), so slow drifts of a shared host hit all of
  * them alike; tables show the median over rounds and the spread (min-max). Writes latest.json,
@@ -16,6 +17,7 @@ import { cpuTimes, machineInfo, stealPercent } from './machine.js';
 import { parseOptions, USAGE, type BenchOptions, type BenchScenario } from './options.js';
 import { installedVersion } from './paths.js';
 import { consoleReport, formatRun, writeReport } from './report.js';
+import { runScaling } from './scaling/run-scaling.js';
 import { findProblems, judgeTargets, makeRow, type BenchReport, type RoundRun, type ScenarioResult } from './results.js';
 import { ContendedPool } from './scenarios/contended.js';
 import { DECORATOR_LOAD, DECORATOR_ROUTES, DecoratorApp, type DecoratorRoute } from './scenarios/decorator.js';
@@ -233,6 +235,14 @@ async function main(): Promise<number> {
     console.log(USAGE);
     return 0;
   }
+  let code = 0;
+  if (options.scenarios.length > 0) code = await runComparison(options, argv);
+  if (options.curves.length > 0) code = Math.max(code, await runScaling(options, commandLine(argv)));
+  return code;
+}
+
+/** The comparison scenarios (serial, parallel, contended, decorator): latest.{json,md,svg}. */
+async function runComparison(options: BenchOptions, argv: string[]): Promise<number> {
   const startedAt = new Date().toISOString();
   const cpuAtStart = cpuTimes();
   const bench = new Bench(options);
@@ -303,6 +313,8 @@ async function main(): Promise<number> {
     }
     return 0;
   } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     await bench.stop();
   }
 }

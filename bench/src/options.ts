@@ -1,15 +1,22 @@
 import { parseArgs } from 'node:util';
 import { ADAPTERS } from './adapters/index.js';
+import { CURVE_NAMES, SCALING_LIBRARIES, type ScalingCurve } from './scaling/curves.js';
 
 export const SCENARIO_NAMES = ['serial', 'parallel', 'contended', 'decorator'] as const;
 export type BenchScenario = (typeof SCENARIO_NAMES)[number];
+/** The scaling set: not run by default (about 20 minutes on a 2-vCPU VM); `--scenarios scaling` or `--curves`. */
+export const SCALING = 'scaling';
 
 export interface BenchOptions {
   short: boolean;
   rounds: number;
   /** Library ids to run, in table order. */
   libraries: string[];
+  /** Whether --only chose the libraries (otherwise each scaling curve runs its own default set). */
+  onlyGiven: boolean;
   scenarios: BenchScenario[];
+  /** Curves of the scaling set to run (empty: the scaling set is not run). */
+  curves: ScalingCurve[];
   out: string;
   serialMs: number;
   serialWarmup: number;
@@ -25,12 +32,16 @@ export interface BenchOptions {
   decoratorWarmupMs: number;
 }
 
-export const USAGE = `npm run bench -- [--short] [--rounds N] [--only ids] [--scenarios names] [--out dir]
+export const USAGE = `npm run bench -- [--short] [--rounds N] [--only ids] [--scenarios names] [--curves names] [--out dir]
   --short        a few seconds per scenario in total, one round (what CI runs)
   --rounds N     rounds; each runs every scenario for every library, libraries interleaved (default 3, --short 1)
   --only ids     comma-separated library ids: ${ADAPTERS.map((a) => `${a.id}${a.experiment ? ' (experiment, only when named)' : ''}`).join(', ')}
-  --scenarios s  comma-separated: ${SCENARIO_NAMES.join(', ')} (default all)
-  --out dir      where latest.json, latest.md and latest.svg go (default results/bench)`;
+  --scenarios s  comma-separated: ${SCENARIO_NAMES.join(', ')} (default all), and ${SCALING}: the cost curves
+                 (not run by default; about 20 minutes, --short a few seconds per curve); libraries:
+                 ${SCALING_LIBRARIES.join(', ')} unless --only says otherwise
+  --curves c     comma-separated curves of the scaling set: ${CURVE_NAMES.join(', ')} (default all; implies ${SCALING})
+  --out dir      where latest.json, latest.md and latest.svg go, and scaling.json, scaling.md and
+                 scaling-<curve>.svg (default results/bench)`;
 
 function positiveInteger(value: string, flag: string): number {
   const parsed = Number(value);
@@ -53,6 +64,7 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
       rounds: { type: 'string' },
       only: { type: 'string' },
       scenarios: { type: 'string' },
+      curves: { type: 'string' },
       out: { type: 'string', default: 'results/bench' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -61,11 +73,14 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
   const short = values.short!;
   const ids = ADAPTERS.map((a) => a.id);
   const defaults = ADAPTERS.filter((a) => !a.experiment).map((a) => a.id);
+  const requested: string[] | undefined = values.scenarios === undefined ? undefined : list(values.scenarios, [...SCENARIO_NAMES, SCALING], 'scenarios');
   return {
     short,
     rounds: values.rounds === undefined ? (short ? 1 : 3) : positiveInteger(values.rounds, 'rounds'),
     libraries: values.only === undefined ? defaults : list(values.only, ids, 'only'),
-    scenarios: values.scenarios === undefined ? [...SCENARIO_NAMES] : list(values.scenarios, SCENARIO_NAMES, 'scenarios'),
+    onlyGiven: values.only !== undefined,
+    scenarios: requested ? SCENARIO_NAMES.filter((name) => requested.includes(name)) : values.curves === undefined ? [...SCENARIO_NAMES] : [],
+    curves: values.curves !== undefined ? list(values.curves, CURVE_NAMES, 'curves') : requested?.includes(SCALING) ? [...CURVE_NAMES] : [],
     out: values.out!,
     serialMs: short ? 250 : 2000,
     serialWarmup: short ? 20 : 200,

@@ -78,8 +78,9 @@ export class ContendedPool {
   /**
    * One run: every worker opens the library, and once all are ready all are told to go at once.
    * Lost updates = sections counted by the workers minus the counter Redis ended with.
+   * `processes`: how many of the pool's workers take part (default all; the scaling curve uses fewer).
    */
-  async run(adapter: string, target: RedisTarget, admin: Redis, keys: { lock: string; counter: string }, callers: number, durationMs: number, graceMs: number): Promise<RunOutcome> {
+  async run(adapter: string, target: RedisTarget, admin: Redis, keys: { lock: string; counter: string }, callers: number, durationMs: number, graceMs: number, processes = this.size): Promise<RunOutcome> {
     const dead = this.workers.filter((worker) => !worker.child.connected);
     if (dead.length) {
       // A worker died since the last run (a library crashed it): say so, and start afresh.
@@ -87,19 +88,20 @@ export class ContendedPool {
       await this.stop();
       this.start();
     }
-    for (const worker of this.workers) this.send(worker, { type: 'open', adapter, target, lockKey: keys.lock, counterKey: keys.counter, callers });
-    const opened = await Promise.all(this.workers.map((worker) => this.next(worker, 60_000)));
+    const workers = this.workers.slice(0, processes);
+    for (const worker of workers) this.send(worker, { type: 'open', adapter, target, lockKey: keys.lock, counterKey: keys.counter, callers });
+    const opened = await Promise.all(workers.map((worker) => this.next(worker, 60_000)));
     const failed = opened.find((message): message is Extract<FromWorker, { type: 'open-failed' }> => message.type === 'open-failed');
     if (failed) {
       // Let the workers that did open close their session again (a zero-length run).
-      const ready = this.workers.filter((_, i) => opened[i]!.type === 'ready');
+      const ready = workers.filter((_, i) => opened[i]!.type === 'ready');
       for (const worker of ready) this.send(worker, { type: 'go', durationMs: 0, graceMs: 0 });
       await Promise.all(ready.map((worker) => this.next(worker, GRACE_MS)));
       if (failed.couldNotRun) throw new CouldNotRun(failed.reason);
       throw new Error(failed.reason);
     }
-    for (const worker of this.workers) this.send(worker, { type: 'go', durationMs, graceMs });
-    const reports = await Promise.all(this.workers.map((worker) => this.next(worker, durationMs + graceMs + GRACE_MS)));
+    for (const worker of workers) this.send(worker, { type: 'go', durationMs, graceMs });
+    const reports = await Promise.all(workers.map((worker) => this.next(worker, durationMs + graceMs + GRACE_MS)));
     const done = reports.filter((message): message is Extract<FromWorker, { type: 'done' }> => message.type === 'done');
     const sections = done.reduce((sum, report) => sum + report.sections, 0);
     const waits = done.flatMap((report) => report.waitsMs);
@@ -118,7 +120,7 @@ export class ContendedPool {
         // Fairness between processes: the busiest one's share of the sections (100 / processes when even).
         busiestProcessPercent: sections > 0 ? (100 * Math.max(...done.map((report) => report.sections))) / sections : 0,
         unfinishedWaits: done.reduce((sum, report) => sum + report.unfinishedWaits, 0),
-        processes: this.workers.length,
+        processes: workers.length,
         callersPerProcess: callers,
       },
       errors: firstError === undefined ? { errors } : { errors, firstError },
