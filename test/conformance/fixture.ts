@@ -29,6 +29,12 @@ export interface ModeFixture {
   keyExistsAnywhere(key: string): Promise<boolean>;
   /** A hash field as every lock node has it (one entry per node). */
   hget(key: string, field: string): Promise<(string | null)[]>;
+  /** A key's remaining time to live in ms as every lock node has it (-1: no expiry, -2: no key). */
+  pttl(key: string): Promise<number[]>;
+  /** Sets a string key on every lock node. */
+  set(key: string, value: string): Promise<void>;
+  /** Deletes a key on every lock node (a lost key, as after a restart without persistence). */
+  del(key: string): Promise<void>;
   /** The fields of a hash on the (first) lock node. */
   hkeys(key: string): Promise<string[]>;
   /** Subscribers of an unlock channel, across the nodes that carry it. */
@@ -94,6 +100,13 @@ function useMemoryStore(): ModeFixture {
     keyExistsEverywhere: async (key) => keyspace.exists(key) === 1,
     keyExistsAnywhere: async (key) => keyspace.exists(key) === 1,
     hget: async (key, field) => [keyspace.hget(key, field)],
+    pttl: async (key) => [keyspace.pttl(key)],
+    del: async (key) => {
+      keyspace.del(key);
+    },
+    set: async (key, value) => {
+      keyspace.set(key, value);
+    },
     hkeys: async (key) => Object.keys(keyspace.hgetall(key)),
     subscribers: async (channel) => keyspace.numsub(channel),
     loadScripts: async () => {
@@ -163,6 +176,18 @@ function useTopology(mode: TopologyMode, server: ServerSettings): ModeFixture {
     async hget(key, field) {
       if (cluster) return [await cluster.hget(key, field)];
       return Promise.all(lockNodes().map((node) => node.hget(key, field)));
+    },
+    async pttl(key) {
+      if (cluster) return [await cluster.pttl(key)];
+      return Promise.all(lockNodes().map((node) => node.pttl(key)));
+    },
+    async set(key, value) {
+      if (cluster) await cluster.set(key, value);
+      else await Promise.all(lockNodes().map((node) => node.set(key, value)));
+    },
+    async del(key) {
+      if (cluster) await cluster.del(key);
+      else await Promise.all(lockNodes().map((node) => node.del(key)));
     },
     async hkeys(key) {
       if (cluster) return cluster.hkeys(key);

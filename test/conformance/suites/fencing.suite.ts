@@ -1,4 +1,5 @@
 import { runInNewLockContext } from 'nestjs-distributed-lock';
+import { FENCE_COUNTER_TTL_MS } from '../../../libs/distributed-lock/src/core/scripts/next-token.lua.js';
 import type { ModeFixture } from '../fixture.js';
 
 export function fencingSuite(fx: ModeFixture): void {
@@ -51,6 +52,36 @@ export function fencingSuite(fx: ModeFixture): void {
       await a.unlock();
       await b.unlock();
       expect(await fx.keyExistsEverywhere('lock:{fence:c}:fence')).toBe(true);
+    });
+
+    it('the counter expires an hour after its last token (names no longer used leave nothing), and the next token is still higher', async () => {
+      const client = await fx.client();
+      const first = await client.lock('fence:e');
+      await first.unlock();
+      const ttls = await fx.pttl('lock:{fence:e}:fence');
+      for (const ttl of ttls) {
+        expect(ttl).toBeGreaterThan(FENCE_COUNTER_TTL_MS - 60_000);
+        expect(ttl).toBeLessThanOrEqual(FENCE_COUNTER_TTL_MS + 1_000);
+      }
+      // A counter that expired (deleted here) is overtaken by the clock floor.
+      await fx.del('lock:{fence:e}:fence');
+      const second = await client.lock('fence:e');
+      expect(second.token).toBeGreaterThan(first.token);
+      await second.unlock();
+      expect((await fx.pttl('lock:{fence:e}:fence')).every((ttl) => ttl > 0)).toBe(true);
+    });
+
+    it('a counter running ahead of the clock floor lives longer by that much, so it cannot expire before the floor passes it', async () => {
+      const client = await fx.client();
+      const aheadMs = 10 * 60_000;
+      // As if one name had drawn tokens faster than a thousand per millisecond for a while.
+      await fx.set('lock:{fence:f}:fence', String((Date.now() + aheadMs) * 1000));
+      const handle = await client.lock('fence:f');
+      await handle.unlock();
+      for (const ttl of await fx.pttl('lock:{fence:f}:fence')) {
+        expect(ttl).toBeGreaterThan(FENCE_COUNTER_TTL_MS + aheadMs - 60_000);
+        expect(ttl).toBeLessThanOrEqual(FENCE_COUNTER_TTL_MS + aheadMs + 1_000);
+      }
     });
   });
 }
