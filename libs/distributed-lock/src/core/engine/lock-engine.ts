@@ -94,6 +94,10 @@ export class LockEngine implements LockReleaser {
       released: (held, remaining) => this.released(held, remaining),
       lost: (held, reason) => this.markLost(held, reason),
       forget: (held) => this.forget(held),
+      handedOver: (held, to) => {
+        // Only when someone listens (the metrics): no allocation per hand-over otherwise.
+        if (this.events.listenerCount('handover') > 0) this.events.emit('handover', { name: held.resource.name, kind: held.resource.kind, to });
+      },
       isClosed: () => this.closed,
     });
   }
@@ -217,7 +221,7 @@ export class LockEngine implements LockReleaser {
     if (!held.active) return;
     this.forget(held);
     held.abort(new LockLostError(held.resource.name, reason));
-    this.events.emit('lost', { name: held.resource.name, kind: held.resource.kind, reason, heldMs: monotonicNow() - held.acquiredAt });
+    this.events.emit('lost', { name: held.resource.name, kind: held.resource.kind, reason, heldMs: monotonicNow() - held.acquiredAt, token: held.token });
   }
 
   /** Marks every local holder of `resource` as lost (after a force unlock). */
@@ -255,7 +259,7 @@ export class LockEngine implements LockReleaser {
     this.forget(held);
     const heldMs = monotonicNow() - held.acquiredAt;
     this.holdTimes.record(held.resource.name, heldMs);
-    this.events.emit('released', { name: held.resource.name, kind: held.resource.kind, heldMs });
+    this.events.emit('released', { name: held.resource.name, kind: held.resource.kind, heldMs, token: held.token });
   }
 
   private forget(held: HeldLock): void {

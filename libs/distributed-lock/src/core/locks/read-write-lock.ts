@@ -33,8 +33,8 @@ abstract class ReadWriteHalf extends SingleNodeLock {
     this.keys = { hash: this.id, readers: `${this.id}:readers` };
   }
 
-  async attempt({ owner, leaseMs, replicaAck }: AttemptArgs): Promise<AttemptResult> {
-    const [first, second] = await this.engine.node.run(this.scripts.acquire, { ...this.keys, fence: this.fenceKey, owner, leaseMs });
+  async attempt({ owner, leaseMs, watchdog, replicaAck }: AttemptArgs): Promise<AttemptResult> {
+    const [first, second] = await this.engine.node.run(this.scripts.acquire, { ...this.keys, fence: this.fenceKey, owner, leaseMs, watchdog });
     if (first === -3) {
       throw new UnsupportedLockOperationError(
         this.name,
