@@ -29,3 +29,7 @@ export { ReadWriteLock, ReadLock, WriteLock } from './locks/read-write-lock.js';
 export { MultiLock, MultiLockHandle } from './locks/multi-lock.js';
 export { LockClient, type LockClientStats, type FairLockOptions } from './lock-client.js';
 export { MAX_HANDOVER_STREAK, GRANT_LEASE_MS } from './waiting/unlock-notifier.js';
+// Observability (metrics, inspection) and fenced writes
+export type { LockMetricsOptions } from './metrics/lock-metrics.options.js';
+export type { MeterProviderLike } from './metrics/open-telemetry-metrics.js';
+export { LOCK_METER_NAME } from './metrics/lock-metrics.js';

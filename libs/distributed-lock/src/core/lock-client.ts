@@ -17,6 +17,8 @@ import { RedLock } from './locks/red-lock.js';
 import { ReentrantLock } from './locks/reentrant-lock.js';
 import type { RedisMode } from './connection/connection-config.js';
 import { describe, toMilliseconds, type Duration } from './util/duration.js';
+import { LockMetrics } from './metrics/lock-metrics.js';
+import type { LockMetricsOptions } from './metrics/lock-metrics.options.js';
 import { assertKnownKeys, assertLockName, isPlainObject } from './util/validate.js';
 import { InvalidLockArgumentError } from './errors/invalid-lock-argument.error.js';
 
@@ -58,6 +60,9 @@ export class LockClient {
   /** Recently used plain lock objects by name (see getLock). */
   private readonly plainLocks = new Map<string, BaseLock>();
   private closing: Promise<void> | undefined;
+  // Metrics (see LockMetrics): started by connect() when a meter provider is there.
+  private readonly metricsOptions: LockMetricsOptions | false;
+  private metrics: LockMetrics | undefined;
 
   /** Validates the options (throws InvalidLockConfigError) and prepares connections; `connect()` opens them. */
   constructor(options: LockClientOptions = {}, extraOptionKeys: readonly string[] = []) {
@@ -66,6 +71,7 @@ export class LockClient {
     this.target = this.connections.target;
     this.mode = this.connections.mode;
     this.lazyConnect = resolved.lazyConnect;
+    this.metricsOptions = resolved.metrics;
     this.engine = new LockEngine(
       this.connections.lockNodes(),
       this.connections.subscriberPort(),
@@ -97,10 +103,26 @@ export class LockClient {
    * enough and the others keep reconnecting. Idempotent.
    */
   connect(): Promise<void> {
-    this.connecting ??= this.lazyConnect
-      ? Promise.resolve()
-      : this.connections.establish((target, error) => this.engine.background.report('connection', target, error));
+    this.connecting ??= (
+      this.lazyConnect ? Promise.resolve() : this.connections.establish((target, error) => this.engine.background.report('connection', target, error))
+    ).then(() => this.startMetrics());
     return this.connecting;
+  }
+
+  /**
+   * Starts the OpenTelemetry metrics if there is a meter provider (the `metrics.meterProvider` option,
+   * or one registered with @opentelemetry/api by now); never fails the connection.
+   */
+  private async startMetrics(): Promise<void> {
+    if (this.metricsOptions === false || this.metrics) return;
+    const { engine } = this;
+    const metrics = await LockMetrics.start(this.metricsOptions, {
+      events: this.events,
+      waiting: () => engine.notifier.waiting,
+      heldByKind: () => engine.held.countByKind(),
+    }).catch(() => undefined);
+    if (this.closing) metrics?.stop();
+    else this.metrics = metrics;
   }
 
   /**
@@ -117,6 +139,7 @@ export class LockClient {
    */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      this.metrics?.stop();
       await this.engine.close();
       await this.connections.close();
     })();
