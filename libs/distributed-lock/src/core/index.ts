@@ -33,3 +33,12 @@ export { MAX_HANDOVER_STREAK, GRANT_LEASE_MS } from './waiting/unlock-notifier.j
 export type { LockMetricsOptions } from './metrics/lock-metrics.options.js';
 export type { MeterProviderLike } from './metrics/open-telemetry-metrics.js';
 export { LOCK_METER_NAME } from './metrics/lock-metrics.js';
+export type {
+  InspectedLockKind,
+  LockInspection,
+  LockHolderInfo,
+  LockWaiterInfo,
+  LockInstanceInfo,
+  ListLocksOptions,
+} from './inspection/lock-inspection.js';
+export { INSTANCE_REGISTRATION_TTL_MS } from './inspection/instance-registration.js';

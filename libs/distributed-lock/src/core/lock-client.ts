@@ -19,6 +19,7 @@ import type { RedisMode } from './connection/connection-config.js';
 import { describe, toMilliseconds, type Duration } from './util/duration.js';
 import { LockMetrics } from './metrics/lock-metrics.js';
 import type { LockMetricsOptions } from './metrics/lock-metrics.options.js';
+import type { InspectedLockKind, ListLocksOptions, LockInspection } from './inspection/lock-inspection.js';
 import { assertKnownKeys, assertLockName, isPlainObject } from './util/validate.js';
 import { InvalidLockArgumentError } from './errors/invalid-lock-argument.error.js';
 
@@ -82,12 +83,15 @@ export class LockClient {
         pubsub: this.connections.pubsub,
         replicaAck: resolved.replicaAck,
         handoverTurnMs: resolved.handoverTurnMs,
+        instanceName: resolved.instanceName,
       },
       this.events,
       [...this.connections.replicaReaders],
     );
     // Waiters whose attempts failed while a command connection was down look again as soon as it is back.
     this.connections.onCommandReady(() => this.engine.notifier.wakeAll());
+    // Redis may have lost this process's inspection label (a restart): write it again.
+    this.connections.onCommandReady(() => this.engine.instance.refresh());
   }
 
   /** Creates a client and connects it: fails with LockConnectionError if Redis is unreachable or refuses us. */
@@ -291,6 +295,28 @@ export class LockClient {
    */
   async withLock<T>(name: string, fn: (lock: LockHandle) => T | Promise<T>, options?: LockOptions): Promise<T> {
     return this.getLock(name).withLock(fn, options);
+  }
+
+  // --- Inspection -------------------------------------------------------------------------------
+
+  /**
+   * Who holds the lock `name` (owner id, and the process: host, pid, instanceName), its holds, fencing
+   * token, time held, remaining lease, whether the watchdog renews it, and who waits (waiting
+   * processes of a plain lock, the fair queue, the readers of a read-write lock), read in one script.
+   * Without `kind`, the kind in use under that name (plain, else fair, else read-write). In redlock
+   * mode, as the first node sees it.
+   */
+  inspect(name: string, kind?: InspectedLockKind): Promise<LockInspection> {
+    return this.engine.inspector.inspect(name, kind);
+  }
+
+  /**
+   * The locks held (or waited for) whose names match the glob `pattern` (default `*`), found by SCAN
+   * over the key prefix on every master (never KEYS), each inspected as by `inspect`, sorted by name;
+   * at most `limit` names (default 100).
+   */
+  list(pattern?: string, options?: ListLocksOptions): Promise<LockInspection[]> {
+    return this.engine.inspector.list(pattern, options);
   }
 
   /** Runs `fn` as a new owner (a new lock context), e.g. one per job or per worker. */

@@ -56,7 +56,7 @@ export interface LockFailedEvent extends LockEventBase {
 }
 export interface LockBackgroundErrorEvent {
   /** What the library was doing in the background when Redis failed. */
-  operation: 'renew' | 'release' | 'unmark' | 'subscribe' | 'unsubscribe' | 'connection';
+  operation: 'renew' | 'release' | 'unmark' | 'subscribe' | 'unsubscribe' | 'connection' | 'register';
   name?: string;
   error: Error;
 }

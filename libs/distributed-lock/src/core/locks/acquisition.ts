@@ -59,6 +59,7 @@ export class Acquisition {
     const { engine, lock } = this;
     engine.assertOpen(`acquire lock "${lock.name}"`);
     if (this.signal?.aborted) throw new LockAcquireAbortedError(lock.name, this.signal.reason);
+    engine.instance.announce(); // once per process (see InstanceRegistration)
     const finished = engine.held.beginAcquisition(this.owner, lock);
     let granted = false;
     try {
