@@ -42,3 +42,5 @@ export type {
   ListLocksOptions,
 } from './inspection/lock-inspection.js';
 export { INSTANCE_REGISTRATION_TTL_MS } from './inspection/instance-registration.js';
+export { FencedResource, type FencingToken } from './fencing/fenced-resource.js';
+export { FencedBatch, type FencedValue } from './fencing/fenced-batch.js';

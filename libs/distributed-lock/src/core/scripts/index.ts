@@ -1,6 +1,7 @@
 import { fairAcquire } from './fair-acquire.script.js';
 import { fairLeave } from './fair-leave.script.js';
 import { fenceRaise } from './fence-raise.script.js';
+import { fencedOps } from './fenced-ops.script.js';
 import { forceUnlock } from './force-unlock.script.js';
 import { inspectLock } from './inspect-lock.script.js';
 import type { AnyLockScript } from './lock-script.js';
@@ -38,6 +39,7 @@ export const LOCK_SCRIPTS: readonly AnyLockScript[] = [
   readWriteState,
   readWriteForceUnlock,
   inspectLock,
+  fencedOps,
 ];
 
 export type { AnyLockScript, LockScript } from './lock-script.js';
