@@ -80,6 +80,19 @@ describe('inventory app', () => {
     for (const endpoint of PROTECTED) expect(outcomes[endpoint]).toEqual({ sold: 10, orders: 10, stock: 0 });
     expect(outcomes.unsafe!.orders).toBeGreaterThan(10);
   });
+
+  it('GET /metrics: the lock metrics in the Prometheus format, lock names reduced to product:*', async () => {
+    const response = await http.get('/metrics').expect(200);
+    expect(response.headers['content-type']).toMatch(/^text\/plain/);
+    const text = response.text;
+    const count = (metric: string): number =>
+      Number(new RegExp(`^${metric}\\{[^}]*lock_name="product:\\*"[^}]*lock_outcome="acquired"[^}]*\\} (\\d+)`, 'm').exec(text)?.[1] ?? 'NaN');
+    expect(count('distributed_lock_wait_duration_count')).toBeGreaterThan(30);
+    expect(text).toMatch(/^distributed_lock_hold_duration_bucket\{[^}]*lock_name="product:\*"[^}]*le="0.05"\} \d+/m);
+    expect(text).toMatch(/^distributed_lock_acquisitions_total\{[^}]*lock_outcome="timeout"[^}]*\} \d+/m);
+    expect(text).toMatch(/^distributed_lock_handovers_total\{[^}]*lock_handover_to="local"[^}]*\} \d+/m);
+    expect(text).toMatch(/^distributed_lock_held\{[^}]*lock_kind="reentrant"[^}]*\} 0/m);
+  });
 });
 
 describe('inventory app: a holder whose lease ran out cannot write', () => {

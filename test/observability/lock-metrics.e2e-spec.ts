@@ -47,7 +47,12 @@ describe('OpenTelemetry metrics (an in-test meter provider, real Redis)', () => 
     const second = client.runInContext(() => client.lock('m:contended', { waitTime: '5s' }));
     await until(() => client.stats().waitingChannels === 1, 'the second caller to wait');
     expect((await reader.points('distributed_lock.waiters'))[0]?.value).toBe(1);
-    expect((await reader.points('distributed_lock.held')).map((p) => [p.attributes['lock.kind'], p.value])).toEqual([['reentrant', 1]]);
+    expect((await reader.points('distributed_lock.held')).map((p) => [p.attributes['lock.kind'], p.value])).toEqual([
+      ['reentrant', 1],
+      ['fair', 0],
+      ['read', 0],
+      ['write', 0],
+    ]);
     await new Promise((resolve) => setTimeout(resolve, 30));
     await first.unlock();
     await (await second).unlock();

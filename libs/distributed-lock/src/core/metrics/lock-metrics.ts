@@ -37,6 +37,7 @@ export interface LockMetricsSource {
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 /** Seconds; round trips of renewals, from half a millisecond to the operation timeout. */
 const ROUND_TRIP_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+const LOCK_KINDS: readonly LockKind[] = ['reentrant', 'fair', 'read', 'write'];
 /** Distinct lock names whose metricName label is remembered before the memo starts afresh. */
 const LABEL_MEMO_SIZE = 1024;
 
@@ -48,7 +49,8 @@ const LABEL_MEMO_SIZE = 1024;
  * `meterProvider` given in the options, or one registered globally with `@opentelemetry/api`.
  * Otherwise no listener is attached, so the events cost what they cost without metrics (an emit
  * with nobody listening). Instrument names follow OpenTelemetry's conventions (durations in
- * seconds); the Prometheus exporter turns them into `distributed_lock_wait_duration_seconds` etc.
+ * seconds, the unit in the metadata); the Prometheus exporter writes them as
+ * `distributed_lock_wait_duration_bucket{...}`, `distributed_lock_acquisitions_total{...}` etc.
  *
  * Attributes: `lock.kind`; `lock.outcome` (`acquired`, `timeout`, `aborted`, `error`; renewals
  * `renewed`, `failed`); `lock.hold.end` (`released`, `lost`); `lock.lost.reason`;
@@ -127,8 +129,10 @@ export class LockMetrics {
 
   private readonly observeWaiters = (result: ObservableResultLike): void => result.observe(this.source.waiting());
 
+  /** Every kind, 0 included, so that a series does not vanish when nothing of its kind is held. */
   private readonly observeHeld = (result: ObservableResultLike): void => {
-    for (const [kind, count] of this.source.heldByKind()) result.observe(count, { 'lock.kind': kind });
+    const held = this.source.heldByKind();
+    for (const kind of LOCK_KINDS) result.observe(held.get(kind) ?? 0, { 'lock.kind': kind });
   };
 
   private listen<E extends keyof LockEventMap>(event: E, listener: (...args: LockEventMap[E]) => void): void {
