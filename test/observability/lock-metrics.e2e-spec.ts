@@ -44,8 +44,11 @@ describe('OpenTelemetry metrics (an in-test meter provider, real Redis)', () => 
   it('a contended run records waits longer than zero, a local hand-over, the holds, and the gauges while it runs', async () => {
     const client = await connect();
     const first = await client.lock('m:contended');
+    const scripts = async (): Promise<number> => Number(/cmdstat_evalsha:calls=(\d+)/.exec(await client.redis.info('commandstats'))?.[1] ?? 0);
+    const before = await scripts();
     const second = client.runInContext(() => client.lock('m:contended', { waitTime: '5s' }));
-    await until(() => client.stats().waitingChannels === 1, 'the second caller to wait');
+    // The waiter's two attempts (before and after subscribing) have run: it queues, then sleeps, ready to be handed the lock.
+    await until(async () => client.stats().waitingChannels === 1 && (await scripts()) >= before + 2, 'the second caller to wait');
     expect((await reader.points('distributed_lock.waiters'))[0]?.value).toBe(1);
     expect((await reader.points('distributed_lock.held')).map((p) => [p.attributes['lock.kind'], p.value])).toEqual([
       ['reentrant', 1],
