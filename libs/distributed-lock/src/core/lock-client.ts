@@ -17,8 +17,7 @@ import { RedLock } from './locks/red-lock.js';
 import { ReentrantLock } from './locks/reentrant-lock.js';
 import type { RedisMode } from './connection/connection-config.js';
 import { describe, toMilliseconds, type Duration } from './util/duration.js';
-import { LockMetrics } from './metrics/lock-metrics.js';
-import type { LockMetricsOptions } from './metrics/lock-metrics.options.js';
+import { ClientMetrics } from './metrics/client-metrics.js';
 import type { InspectedLockKind, ListLocksOptions, LockInspection } from './inspection/lock-inspection.js';
 import { assertKnownKeys, assertLockName, isPlainObject } from './util/validate.js';
 import { InvalidLockArgumentError } from './errors/invalid-lock-argument.error.js';
@@ -61,9 +60,8 @@ export class LockClient {
   /** Recently used plain lock objects by name (see getLock). */
   private readonly plainLocks = new Map<string, BaseLock>();
   private closing: Promise<void> | undefined;
-  // Metrics (see LockMetrics): started by connect() when a meter provider is there.
-  private readonly metricsOptions: LockMetricsOptions | false;
-  private metrics: LockMetrics | undefined;
+  /** OpenTelemetry metrics: started by connect() when a meter provider is there, stopped by close(). */
+  private readonly metrics: ClientMetrics;
 
   /** Validates the options (throws InvalidLockConfigError) and prepares connections; `connect()` opens them. */
   constructor(options: LockClientOptions = {}, extraOptionKeys: readonly string[] = []) {
@@ -72,7 +70,6 @@ export class LockClient {
     this.target = this.connections.target;
     this.mode = this.connections.mode;
     this.lazyConnect = resolved.lazyConnect;
-    this.metricsOptions = resolved.metrics;
     this.engine = new LockEngine(
       this.connections.lockNodes(),
       this.connections.subscriberPort(),
@@ -92,6 +89,8 @@ export class LockClient {
     this.connections.onCommandReady(() => this.engine.notifier.wakeAll());
     // Redis may have lost this process's inspection label (a restart): write it again.
     this.connections.onCommandReady(() => this.engine.instance.refresh());
+    const { engine } = this;
+    this.metrics = new ClientMetrics(resolved.metrics, { events: this.events, waiting: () => engine.notifier.waiting, heldByKind: () => engine.held.countByKind() });
   }
 
   /** Creates a client and connects it: fails with LockConnectionError if Redis is unreachable or refuses us. */
@@ -109,24 +108,8 @@ export class LockClient {
   connect(): Promise<void> {
     this.connecting ??= (
       this.lazyConnect ? Promise.resolve() : this.connections.establish((target, error) => this.engine.background.report('connection', target, error))
-    ).then(() => this.startMetrics());
+    ).then(() => this.metrics.start());
     return this.connecting;
-  }
-
-  /**
-   * Starts the OpenTelemetry metrics if there is a meter provider (the `metrics.meterProvider` option,
-   * or one registered with @opentelemetry/api by now); never fails the connection.
-   */
-  private async startMetrics(): Promise<void> {
-    if (this.metricsOptions === false || this.metrics) return;
-    const { engine } = this;
-    const metrics = await LockMetrics.start(this.metricsOptions, {
-      events: this.events,
-      waiting: () => engine.notifier.waiting,
-      heldByKind: () => engine.held.countByKind(),
-    }).catch(() => undefined);
-    if (this.closing) metrics?.stop();
-    else this.metrics = metrics;
   }
 
   /**
@@ -143,7 +126,7 @@ export class LockClient {
    */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      this.metrics?.stop();
+      this.metrics.stop();
       await this.engine.close();
       await this.connections.close();
     })();
