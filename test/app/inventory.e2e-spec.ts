@@ -73,12 +73,33 @@ describe('inventory app', () => {
     for (const endpoint of [...PROTECTED, 'unsafe']) {
       const id = `rush-${endpoint}`;
       await http.post(`/products/${id}`).send({ stock: 10 }).expect(201);
-      const responses = await Promise.all(Array.from({ length: 30 }, () => http.post(`/products/${id}/purchase/${endpoint}`)));
+      // A buyer answered 423 (the 200 ms wait of this app ran out: a loaded machine) tries again, as a
+      // client honouring Retry-After would: the stock must still sell exactly once per unit.
+      const buy = async (): Promise<request.Response> => {
+        for (let attempt = 1; ; attempt++) {
+          const response = await http.post(`/products/${id}/purchase/${endpoint}`);
+          if (response.status !== 423 || attempt === 5) return response;
+        }
+      };
+      const responses = await Promise.all(Array.from({ length: 30 }, buy));
       const state = (await http.get(`/products/${id}`)).body as { stock: number; orders: number };
       outcomes[endpoint] = { sold: responses.filter((r) => r.status === 201).length, orders: state.orders, stock: state.stock };
     }
     for (const endpoint of PROTECTED) expect(outcomes[endpoint]).toEqual({ sold: 10, orders: 10, stock: 0 });
     expect(outcomes.unsafe!.orders).toBeGreaterThan(10);
+  });
+
+  it('GET /metrics: the lock metrics in the Prometheus format, lock names reduced to product:*', async () => {
+    const response = await http.get('/metrics').expect(200);
+    expect(response.headers['content-type']).toMatch(/^text\/plain/);
+    const text = response.text;
+    const count = (metric: string): number =>
+      Number(new RegExp(`^${metric}\\{[^}]*lock_name="product:\\*"[^}]*lock_outcome="acquired"[^}]*\\} (\\d+)`, 'm').exec(text)?.[1] ?? 'NaN');
+    expect(count('distributed_lock_wait_duration_count')).toBeGreaterThan(30);
+    expect(text).toMatch(/^distributed_lock_hold_duration_bucket\{[^}]*lock_name="product:\*"[^}]*le="0.05"\} \d+/m);
+    expect(text).toMatch(/^distributed_lock_acquisitions_total\{[^}]*lock_outcome="timeout"[^}]*\} \d+/m);
+    expect(text).toMatch(/^distributed_lock_handovers_total\{[^}]*lock_handover_to="local"[^}]*\} \d+/m);
+    expect(text).toMatch(/^distributed_lock_held\{[^}]*lock_kind="reentrant"[^}]*\} 0/m);
   });
 });
 

@@ -86,7 +86,7 @@ const QUEUE = { '': 'not-queued', '1': 'others-wait', '0': 'last' } as const;
 const step = {
   acquire: (name: string, owner: string, lease: number, client = '', more: '' | '0' | '1' = ''): Step => {
     const k = keys(name);
-    return runs(reentrantAcquire, { lock: k.lock, fence: k.fence, owner, leaseMs: lease, waitingClient: client, queue: QUEUE[more] }, 'acquire', k.fence);
+    return runs(reentrantAcquire, { lock: k.lock, fence: k.fence, owner, leaseMs: lease, watchdog: lease === LONG, waitingClient: client, queue: QUEUE[more] }, 'acquire', k.fence);
   },
   release: (name: string, owner: string, count = '1', expected = '', mine = '', alwaysPublish = false, grantLease = LONG): Step => {
     const k = keys(name);
@@ -97,7 +97,7 @@ const step = {
   adjust: (name: string, owner: string, holds: string): Step => runs(reentrantAdjust, { lock: keys(name).lock, owner, holds: Number(holds) }, 'int'),
   handoff: (name: string, owner: string, successor: string, client: string, yieldToOthers: string, last: string): Step => {
     const k = keys(name);
-    const args = { lock: k.lock, fence: k.fence, channel: k.channel, owner, successor, leaseMs: LONG, client, yieldToOthers: yieldToOthers === '1', publish: 'publish' as const, successorIsLast: last === '1', grantLeaseMs: LONG };
+    const args = { lock: k.lock, fence: k.fence, channel: k.channel, owner, successor, leaseMs: LONG, client, yieldToOthers: yieldToOthers === '1', publish: 'publish' as const, successorIsLast: last === '1', grantLeaseMs: LONG, successorWatchdog: yieldToOthers !== '1' };
     return runs(reentrantHandover, args, 'handoff', k.fence);
   },
   unmark: (name: string, client: string): Step => {
@@ -117,7 +117,7 @@ const step = {
   },
   rwAcquire: (side: 'read' | 'write', name: string, owner: string, lease: number): Step => {
     const k = keys(name);
-    return runs(side === 'read' ? readAcquire : writeAcquire, { hash: k.rw, readers: k.readers, fence: k.rwFence, owner, leaseMs: lease }, 'acquire', k.rwFence);
+    return runs(side === 'read' ? readAcquire : writeAcquire, { hash: k.rw, readers: k.readers, fence: k.rwFence, owner, leaseMs: lease, watchdog: lease === LONG }, 'acquire', k.rwFence);
   },
   rwRenew: (side: 'read' | 'write', name: string, owner: string): Step => {
     const k = keys(name);

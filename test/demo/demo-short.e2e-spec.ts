@@ -13,6 +13,7 @@ interface Run {
   consistent: boolean;
   sold: number;
   errors: number;
+  lockMetrics?: { wait: { count: number; counts: number[] }; hold: { count: number; counts: number[] } };
 }
 
 describe('npm run demo -- --short (the CI form of the main job)', () => {
@@ -44,6 +45,14 @@ describe('npm run demo -- --short (the CI form of the main job)', () => {
     }
     expect(report.runs.find((r) => r.experiment === 1 && r.endpoint === 'unsafe')!.oversold).toBeGreaterThan(0);
     expect(report.runs.filter((r) => r.experiment === 1 && r.endpoint !== 'unsafe').map((r) => r.sold)).toEqual([10, 10, 10]);
+    // Every protected run reports the lock wait and hold histograms scraped from the apps' /metrics.
+    for (const run of report.runs.filter((r) => r.endpoint !== 'unsafe')) {
+      expect(run.lockMetrics!.wait.count).toBeGreaterThanOrEqual(run.sold);
+      expect(run.lockMetrics!.hold.count).toBeGreaterThanOrEqual(run.sold);
+      expect(run.lockMetrics!.wait.counts.reduce((a, b) => a + b, 0)).toBe(run.lockMetrics!.wait.count);
+    }
+    expect(report.runs.find((r) => r.endpoint === 'unsafe')!.lockMetrics).toBeUndefined();
+    expect(stdout).toContain("Lock wait and hold per purchase, from the apps' GET /metrics");
     expect(stdout).toContain('Experiment 2');
     expect(stderr).not.toMatch(/Unhandled|ERR_/);
   }, 180_000);

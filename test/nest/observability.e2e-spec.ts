@@ -73,7 +73,7 @@ describe('observability of decorated calls', () => {
     trace.disable();
   });
 
-  it('emits acquired and released for a decorated call, with timings and without owner ids or tokens', async () => {
+  it('emits acquired and released for a decorated call, with timings and the fencing token, never an owner id', async () => {
     const acquired = nextEvent<[Record<string, unknown>]>(locks.events, 'acquired', (e) => e.name === 'report:r1');
     const released = nextEvent<[Record<string, unknown>]>(locks.events, 'released', (e) => e.name === 'report:r1');
     await app.get(Reports).build('r1');
@@ -82,7 +82,11 @@ describe('observability of decorated calls', () => {
     expect(a).toMatchObject({ name: 'report:r1', kind: 'reentrant', reentrant: false });
     expect(typeof a.waitedMs).toBe('number');
     expect(typeof r.heldMs).toBe('number');
-    for (const event of [a, r]) expect(Object.keys(event).sort()).not.toContain('token');
+    // The token is what a fenced write needs and proves nothing to Redis; the owner id (which could
+    // release the lock) never leaves the process.
+    expect(r.token).toBe(a.token);
+    expect(a.token).toEqual(expect.any(Number));
+    for (const event of [a, r]) expect(Object.keys(event).sort()).not.toContain('owner');
   });
 
   it("emits failed (outcome 'timeout') when the lock stays busy", async () => {

@@ -237,6 +237,19 @@ describe('the packed library, installed like a user installs it', () => {
       expect(JSON.parse(withoutRedis.stdout)).toEqual({ token: expect.any(Number), held: true });
     }, 120_000);
 
+    it('installs the command-line inspector: npx nestjs-distributed-lock list, on the REDIS_* variables', async () => {
+      expect(files).toEqual(expect.arrayContaining(['dist/cli/main.js', 'dist/cjs/cli/main.js']));
+      const holder = await redis.client();
+      const held = await holder.lock('pack-cli:1', '10s');
+      const { stdout } = await run('npx', ['--no-install', 'nestjs-distributed-lock', 'list', 'pack-cli:*'], {
+        cwd: app,
+        env: userEnv({ REDIS_PORT: String(redis.server().port) }),
+        timeout: 60_000,
+      });
+      expect(stdout).toMatch(new RegExp(`^pack-cli:1 +reentrant +\\S+ +1 +${held.token} `, 'm'));
+      await held.unlock();
+    }, 90_000);
+
     it('is one module instance, imported or required: the same LockService, module and error classes', async () => {
       writeFileSync(join(app, 'one-instance.mjs'), ONE_INSTANCE_MJS);
       const { stdout } = await run(process.execPath, ['one-instance.mjs'], { cwd: app, timeout: 30_000 });

@@ -1,5 +1,6 @@
 import type { AppInstance } from './app-instances.js';
 import { httpRequest, type HttpResult } from './http-client.js';
+import type { LockHistograms } from './lock-metrics.js';
 
 export const ENDPOINTS = ['decorator', 'lock', 'try-lock', 'unsafe'] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
@@ -36,6 +37,8 @@ export interface RunResult extends RunSpec {
   ceilingShare: number;
   /** Up to five distinct failures (status and body), to tell what went wrong. */
   errorSamples: string[];
+  /** Protected endpoints: the lock wait and hold histograms of this run, from the apps' /metrics. */
+  lockMetrics?: LockHistograms;
 }
 
 export type Progress = (done: number, total: number) => void;

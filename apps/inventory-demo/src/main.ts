@@ -17,6 +17,7 @@ import { startTopology, type Topology, type TopologyMode } from 'redis-topology'
 import { startApps, stopApps, type AppInstance } from './app-instances.js';
 import { ENDPOINTS, runExperiment, type Endpoint, type RunResult, type RunSpec } from './experiments.js';
 import { closeHttpClient } from './http-client.js';
+import { difference, scrapeLockHistograms } from './lock-metrics.js';
 import { consoleReport, writeReport, type DemoReport } from './report.js';
 
 const { values: args } = parseArgs({
@@ -103,6 +104,8 @@ async function main(): Promise<number> {
     for (const spec of plan()) {
       const label = `experiment ${spec.experiment}, ${spec.endpoint}`;
       let lastPrint = performance.now();
+      // The apps' lock metrics (OpenTelemetry, GET /metrics) before and after: this run's waits and holds.
+      const metricsBefore = PROTECTED.includes(spec.endpoint) ? await scrapeLockHistograms(apps) : undefined;
       const result = await runExperiment(apps, spec, runId, (done, total) => {
         const now = performance.now();
         if (now - lastPrint >= 1000 || done === total) {
@@ -110,6 +113,7 @@ async function main(): Promise<number> {
           process.stdout.write(`  ${label}: ${done}/${total} answered\n`);
         }
       });
+      if (metricsBefore) result.lockMetrics = difference(await scrapeLockHistograms(apps), metricsBefore);
       runs.push(result);
       console.log(`  -> sold ${result.sold}, oversold ${result.oversold}, ${result.requestsPerSecond.toFixed(2)} req/s\n`);
     }

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunResult } from './experiments.js';
+import { lockMetricsConsole, lockMetricsMarkdown } from './lock-metrics-report.js';
 
 export interface DemoReport {
   startedAt: string;
@@ -46,10 +47,12 @@ export function consoleReport(report: DemoReport): string {
   return [
     `Experiment 1: stock 10, ${report.runs.find((r) => r.experiment === 1)?.requests ?? 0} purchases within 1 s, over ${report.instances} app processes (round-robin)`,
     textTable(HEAD1, experiment1Rows(report.runs)),
+    ...lockMetricsConsole(report.runs, 1),
     '',
     `Experiment 2: ${e2?.requests ?? 0} purchases within ${((e2?.spreadMs ?? 0) / 1000).toFixed(0)} s, ${report.workMs} ms critical section, ceiling ${num(1000 / report.workMs, 0)} req/s` +
       ' (the seeds\' Redisson run: 14.7 req/s lock = 73 %, 16.1 req/s tryLock = 80 %)',
     textTable(HEAD2, experiment2Rows(report.runs)),
+    ...lockMetricsConsole(report.runs, 2),
   ].join('\n');
 }
 
@@ -64,10 +67,12 @@ export function markdownReport(report: DemoReport): string {
     '',
     markdownTable(HEAD1, experiment1Rows(report.runs)),
     '',
+    ...lockMetricsMarkdown(report.runs, 1),
     `## Experiment 2: ${e2?.requests ?? 0} purchases within ${((e2?.spreadMs ?? 0) / 1000).toFixed(0)} s, ceiling ${num(1000 / report.workMs, 0)} req/s`,
     '',
     markdownTable(HEAD2, experiment2Rows(report.runs)),
     '',
+    ...lockMetricsMarkdown(report.runs, 2),
     'Source documents (Redisson, one JVM, static stock): 14.7 req/s with lock (73 % of the ceiling), 16.1 req/s with tryLock (80 %).',
     '',
     report.failures.length ? `**Failures:** ${report.failures.join('; ')}` : 'No protected endpoint oversold; the unprotected control did.',

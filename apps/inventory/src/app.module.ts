@@ -1,13 +1,29 @@
 import { Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 import { TerminusModule } from '@nestjs/terminus';
+import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { DistributedLockModule } from 'nestjs-distributed-lock';
 import { HealthController } from './health/health.controller.js';
 import { InventoryModule } from './inventory/inventory.module.js';
+import { MetricsModule } from './metrics/metrics.module.js';
+
+/**
+ * The lock module, configured from REDIS_* / LOCK_* like forRoot(), plus metrics: recorded into the
+ * app's MeterProvider (served on GET /metrics), with lock names reduced to a bounded label
+ * (`product:42` -> `product:*`), and this instance named in lock inspection by INSTANCE_ID.
+ */
+const LockModule = DistributedLockModule.forRootAsync({
+  imports: [MetricsModule],
+  inject: [MeterProvider],
+  useFactory: (meterProvider: MeterProvider) => ({
+    instanceName: process.env.INSTANCE_ID?.trim() || undefined,
+    metrics: { meterProvider, metricName: (name: string) => name.replace(/:.*$/, ':*') },
+  }),
+});
 
 /** Redis and lock settings come from REDIS_* / LOCK_* variables only: the same build runs in every mode. */
 @Module({
-  imports: [DistributedLockModule.forRoot(), ScheduleModule.forRoot(), TerminusModule.forRoot(), InventoryModule],
+  imports: [LockModule, ScheduleModule.forRoot(), TerminusModule.forRoot(), InventoryModule, MetricsModule],
   controllers: [HealthController],
 })
 export class AppModule {}

@@ -28,6 +28,7 @@ export class InventoryService {
   async purchase(productId: string, token: number | null): Promise<PurchaseResult> {
     const instance = this.config.instanceId;
     const stock = await this.store.readStock(productId, token);
+    if (stock === 'stale') return { result: 'stale-token', token, instance };
     if (stock === null) throw new NotFoundException(`Product ${productId} does not exist; create it with POST /products/${productId}.`);
     if (stock <= 0) return { result: 'sold-out', instance };
     if (this.config.workMs > 0) await sleep(this.config.workMs);

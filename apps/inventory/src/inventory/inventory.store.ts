@@ -1,47 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { LockService } from 'nestjs-distributed-lock';
-
-/**
- * Stock and orders of a product, in Redis. The keys carry the product's lock name as hash tag
- * (`{product:<id>}`), so in cluster mode they live in the lock's slot.
- *
- * Fencing: a holder reads with its lock's token, and the read records the token as the highest seen
- * for the product; a write is refused if a higher token has been seen since. So a holder whose lease
- * ran out (pause, slow work) cannot write back a stock value that a newer holder has already read.
- * Without a token (the unprotected endpoint) reads and writes are plain, and race.
- */
-const READ_SCRIPT = `
-if ARGV[1] ~= '' then
-  local seen = tonumber(redis.call('get', KEYS[2]) or '0')
-  if tonumber(ARGV[1]) > seen then redis.call('set', KEYS[2], ARGV[1]) end
-end
-return redis.call('get', KEYS[1])
-`;
-
-const WRITE_SCRIPT = `
-if ARGV[1] ~= '' then
-  local seen = tonumber(redis.call('get', KEYS[3]) or '0')
-  if tonumber(ARGV[1]) < seen then return -1 end
-  redis.call('set', KEYS[3], ARGV[1])
-end
-redis.call('set', KEYS[1], ARGV[2])
-redis.call('rpush', KEYS[2], ARGV[3])
-return 1
-`;
-
-/** Fenced INCRBY of an existing product's stock: -1 stale token, -2 unknown product, else the new stock. */
-const RESTOCK_SCRIPT = `
-if ARGV[1] ~= '' then
-  local seen = tonumber(redis.call('get', KEYS[2]) or '0')
-  if tonumber(ARGV[1]) < seen then return -1 end
-  redis.call('set', KEYS[2], ARGV[1])
-end
-if redis.call('exists', KEYS[1]) == 0 then return -2 end
-return redis.call('incrby', KEYS[1], ARGV[2])
-`;
-
-type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
+import { FencedResource, LockService, StaleTokenError } from 'nestjs-distributed-lock';
 
 export interface ProductState {
   productId: string;
@@ -57,74 +16,88 @@ export interface Order {
   instance: string;
 }
 
+/**
+ * Stock and orders of a product, in Redis, fenced with the library's helper (FencedResource): the
+ * keys carry the product's lock name as hash tag (`inventory:{product:<id>}:stock`, `:orders`, and
+ * `:highest-token` where the helper keeps the highest token seen), so in cluster mode they live in the
+ * lock's slot and one fenced step may touch several of them.
+ *
+ * A holder reads with its lock's token, which records the token as seen; a read or write with a
+ * lower token is refused (StaleTokenError). So a holder whose lease ran out (pause, slow work) cannot
+ * write back a stock value that a newer holder has already read. Without a token (the unprotected
+ * endpoint) reads and writes are plain, and race.
+ */
 @Injectable()
 export class InventoryStore {
-  private readonly readFenced: ScriptCall;
-  private readonly writeFenced: ScriptCall;
-  private readonly restockFenced: ScriptCall;
-
-  constructor(private readonly locks: LockService) {
-    const redis = locks.redis;
-    redis.defineCommand('inventoryRead', { numberOfKeys: 2, lua: READ_SCRIPT });
-    redis.defineCommand('inventoryWrite', { numberOfKeys: 3, lua: WRITE_SCRIPT });
-    redis.defineCommand('inventoryRestock', { numberOfKeys: 2, lua: RESTOCK_SCRIPT });
-    const commands = redis as unknown as Record<string, ScriptCall>;
-    this.readFenced = commands.inventoryRead!.bind(redis);
-    this.writeFenced = commands.inventoryWrite!.bind(redis);
-    this.restockFenced = commands.inventoryRestock!.bind(redis);
-  }
+  constructor(private readonly locks: LockService) {}
 
   /** The lock that protects a product: its keys here share this hash tag. */
   static lockName(productId: string): string {
     return `product:${productId}`;
   }
 
-  private keys(productId: string): { stock: string; orders: string; fence: string } {
-    const tag = `inventory:{${InventoryStore.lockName(productId)}}`;
-    return { stock: `${tag}:stock`, orders: `${tag}:orders`, fence: `${tag}:highest-token` };
+  /** The product's fenced resource and its keys (cheap: no connection of its own). */
+  private resource(productId: string): { fenced: FencedResource; stock: string; orders: string } {
+    const fenced = FencedResource.forLock(this.locks.redis, InventoryStore.lockName(productId), { prefix: 'inventory:' });
+    return { fenced, stock: fenced.key('stock'), orders: fenced.key('orders') };
   }
 
   async setUp(productId: string, stock: number): Promise<ProductState> {
-    const keys = this.keys(productId);
-    await this.locks.redis.del(keys.orders, keys.fence);
-    await this.locks.redis.set(keys.stock, stock);
+    const { fenced, stock: stockKey, orders } = this.resource(productId);
+    await this.locks.redis.del(orders, fenced.fenceKey);
+    await this.locks.redis.set(stockKey, stock);
     return this.state(productId);
   }
 
   async state(productId: string): Promise<ProductState> {
-    const keys = this.keys(productId);
-    const [stock, orders, fence] = await Promise.all([
-      this.locks.redis.get(keys.stock),
-      this.locks.redis.llen(keys.orders),
-      this.locks.redis.get(keys.fence),
-    ]);
-    return { productId, stock: stock === null ? Number.NaN : Number(stock), orders, highestToken: Number(fence ?? 0) };
+    const { fenced, stock: stockKey, orders } = this.resource(productId);
+    const [stock, count, highest] = await Promise.all([this.locks.redis.get(stockKey), this.locks.redis.llen(orders), fenced.highestSeen()]);
+    return { productId, stock: stock === null ? Number.NaN : Number(stock), orders: count, highestToken: highest ?? 0 };
   }
 
-  /** Current stock, or null for an unknown product. With a token, a fenced read (see class doc). */
-  async readStock(productId: string, token: number | null): Promise<number | null> {
-    const keys = this.keys(productId);
-    const value = (await this.readFenced(keys.stock, keys.fence, token ?? '')) as string | null;
+  /**
+   * Current stock, or null for an unknown product; 'stale' when a newer holder of the product's lock
+   * has been seen (a fenced read). Without a token, a plain read.
+   */
+  async readStock(productId: string, token: number | null): Promise<number | null | 'stale'> {
+    const { fenced, stock } = this.resource(productId);
+    const value = token === null ? await this.locks.redis.get(stock) : await unlessStale(fenced.get(token, stock));
+    if (value === undefined) return 'stale';
     return value === null ? null : Number(value);
   }
 
-  /** Writes the new stock and records the order; false when a newer lock holder has been seen. */
+  /** Writes the new stock and records the order, in one fenced step; null when a newer lock holder has been seen. */
   async commit(productId: string, newStock: number, token: number | null, instance: string): Promise<Order | null> {
-    const keys = this.keys(productId);
+    const { fenced, stock, orders } = this.resource(productId);
     const order: Order = { id: randomUUID(), productId, token, instance };
-    const result = await this.writeFenced(keys.stock, keys.orders, keys.fence, token ?? '', newStock, JSON.stringify(order));
-    return result === 1 ? order : null;
+    if (token === null) {
+      await this.locks.redis.multi().set(stock, newStock).rpush(orders, JSON.stringify(order)).exec();
+      return order;
+    }
+    const written = await unlessStale(fenced.batch(token).set(stock, newStock).rpush(orders, JSON.stringify(order)).exec());
+    return written === undefined ? null : order;
   }
 
   /** Adds `amount` to an existing product's stock (fenced by `token`); the new stock, or null (unknown product or stale token). */
   async restock(productId: string, amount: number, token: number): Promise<number | null> {
-    const keys = this.keys(productId);
-    const result = Number(await this.restockFenced(keys.stock, keys.fence, token, amount));
-    return result < 0 ? null : result;
+    const { fenced, stock } = this.resource(productId);
+    const current = await unlessStale(fenced.get(token, stock));
+    if (current === undefined || current === null) return null;
+    return (await unlessStale(fenced.incrby(token, stock, amount))) ?? null;
   }
 
   /** Appends one run of a scheduled job to `listKey`: which tick, which instance. */
   async recordRestockRun(listKey: string, tick: number, instance: string): Promise<void> {
     await this.locks.redis.rpush(listKey, JSON.stringify({ tick, instance }));
+  }
+}
+
+/** A fenced call's result, or undefined when its token was stale. */
+async function unlessStale<T>(call: Promise<T>): Promise<T | undefined> {
+  try {
+    return await call;
+  } catch (error) {
+    if (error instanceof StaleTokenError) return undefined;
+    throw error;
   }
 }

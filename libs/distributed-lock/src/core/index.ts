@@ -29,3 +29,18 @@ export { ReadWriteLock, ReadLock, WriteLock } from './locks/read-write-lock.js';
 export { MultiLock, MultiLockHandle } from './locks/multi-lock.js';
 export { LockClient, type LockClientStats, type FairLockOptions } from './lock-client.js';
 export { MAX_HANDOVER_STREAK, GRANT_LEASE_MS } from './waiting/unlock-notifier.js';
+// Observability (metrics, inspection) and fenced writes
+export type { LockMetricsOptions } from './metrics/lock-metrics.options.js';
+export type { MeterProviderLike } from './metrics/open-telemetry-metrics.js';
+export { LOCK_METER_NAME } from './metrics/lock-metrics.js';
+export type {
+  InspectedLockKind,
+  LockInspection,
+  LockHolderInfo,
+  LockWaiterInfo,
+  LockInstanceInfo,
+  ListLocksOptions,
+} from './inspection/lock-inspection.js';
+export { INSTANCE_REGISTRATION_TTL_MS } from './inspection/instance-registration.js';
+export { FencedResource, type FencingToken } from './fencing/fenced-resource.js';
+export { FencedBatch, type FencedValue } from './fencing/fenced-batch.js';

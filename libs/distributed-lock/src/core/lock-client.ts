@@ -17,6 +17,8 @@ import { RedLock } from './locks/red-lock.js';
 import { ReentrantLock } from './locks/reentrant-lock.js';
 import type { RedisMode } from './connection/connection-config.js';
 import { describe, toMilliseconds, type Duration } from './util/duration.js';
+import { ClientMetrics } from './metrics/client-metrics.js';
+import type { InspectedLockKind, ListLocksOptions, LockInspection } from './inspection/lock-inspection.js';
 import { assertKnownKeys, assertLockName, isPlainObject } from './util/validate.js';
 import { InvalidLockArgumentError } from './errors/invalid-lock-argument.error.js';
 
@@ -58,6 +60,8 @@ export class LockClient {
   /** Recently used plain lock objects by name (see getLock). */
   private readonly plainLocks = new Map<string, BaseLock>();
   private closing: Promise<void> | undefined;
+  /** OpenTelemetry metrics: started by connect() when a meter provider is there, stopped by close(). */
+  private readonly metrics: ClientMetrics;
 
   /** Validates the options (throws InvalidLockConfigError) and prepares connections; `connect()` opens them. */
   constructor(options: LockClientOptions = {}, extraOptionKeys: readonly string[] = []) {
@@ -76,12 +80,17 @@ export class LockClient {
         pubsub: this.connections.pubsub,
         replicaAck: resolved.replicaAck,
         handoverTurnMs: resolved.handoverTurnMs,
+        instanceName: resolved.instanceName,
       },
       this.events,
       [...this.connections.replicaReaders],
     );
     // Waiters whose attempts failed while a command connection was down look again as soon as it is back.
     this.connections.onCommandReady(() => this.engine.notifier.wakeAll());
+    // Redis may have lost this process's inspection label (a restart): write it again.
+    this.connections.onCommandReady(() => this.engine.instance.refresh());
+    const { engine } = this;
+    this.metrics = new ClientMetrics(resolved.metrics, { events: this.events, waiting: () => engine.notifier.waiting, heldByKind: () => engine.held.countByKind() });
   }
 
   /** Creates a client and connects it: fails with LockConnectionError if Redis is unreachable or refuses us. */
@@ -97,9 +106,9 @@ export class LockClient {
    * enough and the others keep reconnecting. Idempotent.
    */
   connect(): Promise<void> {
-    this.connecting ??= this.lazyConnect
-      ? Promise.resolve()
-      : this.connections.establish((target, error) => this.engine.background.report('connection', target, error));
+    this.connecting ??= (
+      this.lazyConnect ? Promise.resolve() : this.connections.establish((target, error) => this.engine.background.report('connection', target, error))
+    ).then(() => this.metrics.start());
     return this.connecting;
   }
 
@@ -117,6 +126,7 @@ export class LockClient {
    */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      this.metrics.stop();
       await this.engine.close();
       await this.connections.close();
     })();
@@ -268,6 +278,28 @@ export class LockClient {
    */
   async withLock<T>(name: string, fn: (lock: LockHandle) => T | Promise<T>, options?: LockOptions): Promise<T> {
     return this.getLock(name).withLock(fn, options);
+  }
+
+  // --- Inspection -------------------------------------------------------------------------------
+
+  /**
+   * Who holds the lock `name` (owner id, and the process: host, pid, instanceName), its holds, fencing
+   * token, time held, remaining lease, whether the watchdog renews it, and who waits (waiting
+   * processes of a plain lock, the fair queue, the readers of a read-write lock), read in one script.
+   * Without `kind`, the kind in use under that name (plain, else fair, else read-write). In redlock
+   * mode, as the first node sees it.
+   */
+  inspect(name: string, kind?: InspectedLockKind): Promise<LockInspection> {
+    return this.engine.inspector.inspect(name, kind);
+  }
+
+  /**
+   * The locks held (or waited for) whose names match the glob `pattern` (default `*`), found by SCAN
+   * over the key prefix on every master (never KEYS), each inspected as by `inspect`, sorted by name;
+   * at most `limit` names (default 100).
+   */
+  list(pattern?: string, options?: ListLocksOptions): Promise<LockInspection[]> {
+    return this.engine.inspector.list(pattern, options);
   }
 
   /** Runs `fn` as a new owner (a new lock context), e.g. one per job or per worker. */

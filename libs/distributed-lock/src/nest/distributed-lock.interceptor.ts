@@ -1,7 +1,7 @@
 import { BadRequestException, Injectable, Logger, ServiceUnavailableException, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { Observable, throwError } from 'rxjs';
-import { InvalidLockArgumentError, LockAcquireTimeoutError, LockBackendError, LockClientClosedError, LockKeyTemplateError } from '../core/index.js';
+import { Observable, Subscription, throwError } from 'rxjs';
+import { InvalidLockArgumentError, LockAcquireTimeoutError, LockBackendError, LockClientClosedError, LockKeyTemplateError, type LockLostError } from '../core/index.js';
 import { DistributedLockRunner } from './distributed-lock.runner.js';
 import { runAsRouteCall, type RouteCallContext } from './locked-method.js';
 import { assertLockName } from '../core/util/validate.js';
@@ -16,6 +16,10 @@ interface ClosableResponse {
   off?(event: 'close', listener: () => void): unknown;
   setHeader?(name: string, value: string): unknown;
   header?(name: string, value: string): unknown;
+  /** Express (and Node's ServerResponse): the status line and headers are out. */
+  headersSent?: boolean;
+  /** Fastify's reply: the response was sent. */
+  sent?: boolean;
   raw?: ClosableResponse;
 }
 
@@ -56,6 +60,7 @@ export class DistributedLockInterceptor implements NestInterceptor {
       const closeTarget = response?.raw ?? response;
       const onClose = (): void => abort.abort(new Error('client closed the connection'));
       closeTarget?.once?.('close', onClose);
+      const handlerStream = new Subscription(); // what 'abort-request' drops
       const route: RouteCallContext = {
         metadata,
         context,
@@ -63,6 +68,12 @@ export class DistributedLockInterceptor implements NestInterceptor {
         signal: abort.signal,
         runner: this.runner,
         mapError: (error, lockName) => this.mapResolveError(this.mapAcquireError(error, lockName, response)),
+        abortRequest: (error) => {
+          if (subscriber.closed || responseSent(response)) return; // too late to answer otherwise
+          closeTarget?.off?.('close', onClose);
+          subscriber.error(this.lockLost(error, response));
+          handlerStream.unsubscribe(); // the handler runs on; its lock is released when it ends, its result dropped
+        },
       };
       const inner = runAsRouteCall(route, () => next.handle()).subscribe({
         next: (value) => subscriber.next(value),
@@ -75,6 +86,7 @@ export class DistributedLockInterceptor implements NestInterceptor {
           subscriber.complete();
         },
       });
+      handlerStream.add(inner);
       return () => {
         closeTarget?.off?.('close', onClose);
         abort.abort(new Error('unsubscribed'));
@@ -96,6 +108,18 @@ export class DistributedLockInterceptor implements NestInterceptor {
     const seconds = Math.max(1, Math.ceil(error.retryAfterMs / 1000));
     setHeader(response, 'Retry-After', String(seconds));
     return new LockUnavailableException(error.lockName, seconds, this.locks.settings.unavailableStatus);
+  }
+
+  /** What the client gets when the lock was lost during the handler (`onLost: 'abort-request'`). */
+  protected lockLost(error: LockLostError, response: ClosableResponse | undefined): Error {
+    setHeader(response, 'Retry-After', '1');
+    return new ServiceUnavailableException({
+      statusCode: 503,
+      error: 'Service Unavailable',
+      code: error.code,
+      reason: error.reason,
+      message: `The lock "${error.lockName}" was lost while this request was being handled (${error.reason}), so its work may be incomplete. Retry.`,
+    });
   }
 
   protected mapResolveError(error: unknown): unknown {
@@ -121,6 +145,10 @@ export class DistributedLockInterceptor implements NestInterceptor {
     }
     return error;
   }
+}
+
+function responseSent(response: ClosableResponse | undefined): boolean {
+  return response?.headersSent === true || response?.sent === true || response?.raw?.headersSent === true;
 }
 
 function setHeader(response: ClosableResponse | undefined, name: string, value: string): void {

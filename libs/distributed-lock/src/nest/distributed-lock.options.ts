@@ -1,5 +1,5 @@
 import type { ExecutionContext } from '@nestjs/common';
-import { InvalidLockArgumentError, type Duration, type LockAcquireTimeoutError } from '../core/index.js';
+import { InvalidLockArgumentError, type Duration, type LockAcquireTimeoutError, type LockHandle, type LockLostError } from '../core/index.js';
 import { leaseMs, waitMs } from '../core/locks/acquire-options.js';
 import { describe, toMilliseconds } from '../core/util/duration.js';
 import { assertKnownKeys, isPlainObject } from '../core/util/validate.js';
@@ -42,6 +42,34 @@ export interface LockedCallInfo {
  */
 export type OnLocked = 'throw' | 'skip' | ((info: LockedCallInfo) => unknown);
 
+/** What a decorated call's `onLost` function is told when its lock is lost while the method runs. */
+export interface LockLostInfo {
+  /** The lock name (names joined with ', ' for a multi-lock). */
+  readonly name: string;
+  /** Why (`error.reason`: lease-expired, not-owner, force-unlocked, client-closed). */
+  readonly error: LockLostError;
+  /** The call's handle: its `token` is the one a newer holder's writes have overtaken. */
+  readonly lock: LockHandle;
+  /** The method's arguments. */
+  readonly args: readonly unknown[];
+  /** The execution context of a route handler; undefined for a plain provider call. */
+  readonly context: ExecutionContext | undefined;
+}
+
+/**
+ * When the lock is lost while the decorated method runs (lease ran out during a pause, renewal found
+ * it gone, force unlock). The method itself cannot be stopped from outside: it runs on, and its
+ * writes must be fenced with the token (or preceded by `lock.throwIfLost()`). In every case the
+ * handle's `signal` aborts (with a LockLostError) and a warning is logged.
+ * - `'abort'` (default): only that.
+ * - `'abort-request'`: also answers the request at once, 503 with `code: 'LOCK_LOST'`, if its response
+ *   has not been sent yet (route handlers; elsewhere the same as 'abort'). What the handler returns
+ *   later is dropped, and its lock is still released only when it ends.
+ * - a function: called once with LockLostInfo (errors it throws are logged), e.g. to roll back, alert,
+ *   or mark the work for a retry.
+ */
+export type OnLost = 'abort' | 'abort-request' | ((info: LockLostInfo) => void | Promise<void>);
+
 interface CommonLockOptions {
   /**
    * Which lock: `'reentrant'` (default), `'fair'` (arrival order), `'read'` or `'write'` (the two sides
@@ -54,6 +82,8 @@ interface CommonLockOptions {
   waitTime?: Duration;
   /** What to do when the lock stays busy for the whole waitTime (default `'throw'`). */
   onLocked?: OnLocked;
+  /** What to do when the lock is lost while the method runs (default `'abort'`: its signal aborts). See OnLost. */
+  onLost?: OnLost;
   /**
    * Keep the lock at least this long after the call started, even if it ends sooner (ShedLock's
    * lockAtLeastFor): the release is deferred to then. Must be shorter than leaseTime when both are given.
@@ -108,18 +138,19 @@ export interface DistributedLockMetadata {
   leaseMs: number | undefined;
   waitMs: number | undefined;
   onLocked: OnLocked;
+  onLost: OnLost;
   lockAtLeastMs: number | undefined;
   /** `Class.method`, for messages; set when the decorator is applied. */
   where: string;
 }
 
-const OPTION_KEYS = ['key', 'keyFromArgs', 'kind', 'leaseTime', 'waitTime', 'onLocked', 'lockAtLeastFor'] as const;
+const OPTION_KEYS = ['key', 'keyFromArgs', 'kind', 'leaseTime', 'waitTime', 'onLocked', 'onLost', 'lockAtLeastFor'] as const;
 const KINDS: readonly DecoratedLockKind[] = ['reentrant', 'fair', 'read', 'write'];
 
 export function toLockMetadata(keyOrOptions: unknown, leaseTime?: Duration, decorator = '@DistributedLock'): DistributedLockMetadata {
   if (!isPlainObject(keyOrOptions)) {
     const key = compileKey(keyOrOptions, `${decorator} key`);
-    return finish({ key, keyFromArgs: undefined, kind: 'reentrant', multi: false, leaseMs: leaseTime === undefined ? undefined : leaseMs(leaseTime), waitMs: undefined, onLocked: 'throw', lockAtLeastMs: undefined });
+    return finish({ key, keyFromArgs: undefined, kind: 'reentrant', multi: false, leaseMs: leaseTime === undefined ? undefined : leaseMs(leaseTime), waitMs: undefined, onLocked: 'throw', onLost: 'abort', lockAtLeastMs: undefined });
   }
   if (leaseTime !== undefined) {
     throw new InvalidLockArgumentError('leaseTime', `give it inside the ${decorator} options object.`);
@@ -148,6 +179,7 @@ export function toLockMetadata(keyOrOptions: unknown, leaseTime?: Duration, deco
     leaseMs: lease,
     waitMs: options.waitTime === undefined ? undefined : waitMs(options.waitTime),
     onLocked: compileOnLocked(options.onLocked, `${decorator} onLocked`),
+    onLost: compileOnLost(options.onLost, `${decorator} onLost`),
     lockAtLeastMs: atLeast || undefined,
   });
 }
@@ -169,6 +201,12 @@ function compileKey(key: unknown, argument: string): LockKeyTemplate | LockKeyFa
   }
   if (typeof key === 'string' && key.trim() !== '') return new LockKeyTemplate(key);
   throw new InvalidLockArgumentError(argument, `expected a non-empty string or a function, got ${describe(key)}.`);
+}
+
+function compileOnLost(value: unknown, argument: string): OnLost {
+  if (value === undefined) return 'abort';
+  if (value === 'abort' || value === 'abort-request' || typeof value === 'function') return value as OnLost;
+  throw new InvalidLockArgumentError(argument, `expected 'abort', 'abort-request' or a function (info) => void, got ${describe(value)}.`);
 }
 
 function compileOnLocked(value: unknown, argument: string): OnLocked {

@@ -5,6 +5,7 @@ import {
   InvalidLockArgumentError,
   LockAcquireAbortedError,
   LockAcquireTimeoutError,
+  LockLostError,
   runInLockContext,
   type LockHandle,
 } from '../core/index.js';
@@ -128,7 +129,13 @@ export class DistributedLockRunner implements LockedMethodRunner {
           throw route ? route.mapError(error, name) : error;
         }
         const acquiredAt = performance.now();
-        const release = (): Promise<void> => this.release(handle, metadata, acquiredAt);
+        // onLost other than the default 'abort' (the handle's signal, which aborts anyway): watched
+        // until the release, so the default path adds no listener (nor creates the signal).
+        const stopWatching = metadata.onLost === 'abort' ? undefined : this.watchLoss(metadata, handle, name, args, route);
+        const release = (): Promise<void> => {
+          stopWatching?.();
+          return this.release(handle, metadata, acquiredAt);
+        };
         let result: unknown;
         try {
           result = await runWithCurrentLock(context, handle, () => invoke(handle));
@@ -185,6 +192,32 @@ export class DistributedLockRunner implements LockedMethodRunner {
         return this.unlockQuietly(handle);
       }),
     );
+  }
+
+  /**
+   * Applies `onLost` when the call's lock is lost while the method runs: answers the request
+   * ('abort-request', routes), or calls the function once (its failures are logged, never thrown:
+   * this runs from a timer or a renewal's reply). Returns what stops watching.
+   */
+  private watchLoss(metadata: DistributedLockMetadata, handle: LockHandle, name: string, args: unknown[], route: RouteCallContext | undefined): () => void {
+    const { signal } = handle;
+    const onLost = (): void => {
+      const error = signal.reason instanceof LockLostError ? signal.reason : new LockLostError(name, 'lease-expired');
+      if (metadata.onLost === 'abort-request') {
+        route?.abortRequest(error);
+      } else if (typeof metadata.onLost === 'function') {
+        const react = metadata.onLost;
+        void (async () => react({ name, error, lock: handle, args, context: route?.context }))().catch((failure: unknown) =>
+          this.logger.error(`onLost of ${metadata.where} failed for lock "${name}": ${(failure as Error)?.message ?? String(failure)}`),
+        );
+      }
+    };
+    if (signal.aborted) {
+      onLost();
+      return () => undefined;
+    }
+    signal.addEventListener('abort', onLost, { once: true });
+    return () => signal.removeEventListener('abort', onLost);
   }
 
   private nameFromArgs(metadata: DistributedLockMetadata, args: unknown[]): string {

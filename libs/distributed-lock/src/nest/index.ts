@@ -26,3 +26,5 @@ export { DistributedLockInterceptor } from './distributed-lock.interceptor.js';
 export { LockContextInterceptor } from './lock-context.interceptor.js';
 export { LockUnavailableException } from './lock-unavailable.exception.js';
 export { CurrentLock } from './current-lock.decorator.js';
+// Lock-lost handling of decorated calls
+export type { LockLostInfo, OnLost } from './distributed-lock.options.js';

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ExecutionContext } from '@nestjs/common';
 import { InvalidLockConfigError } from '../core/index.js';
-import type { LockHandle } from '../core/index.js';
+import type { LockHandle, LockLostError } from '../core/index.js';
 import type { DistributedLockMetadata } from './distributed-lock.options.js';
 import { CURRENT_LOCK_PENDING } from './current-lock.decorator.js';
 
@@ -29,6 +29,8 @@ export interface RouteCallContext {
   readonly runner: LockedMethodRunner;
   /** How the transport reports a failure to lock (423 + Retry-After, 400, 503). */
   mapError(error: unknown, name: string): unknown;
+  /** `onLost: 'abort-request'`: answers the request now (503) if its response has not been sent. */
+  abortRequest(error: LockLostError): void;
 }
 
 const routeCalls = new AsyncLocalStorage<RouteCallContext>();

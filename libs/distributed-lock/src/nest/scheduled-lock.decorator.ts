@@ -2,7 +2,7 @@ import { InvalidLockArgumentError, type Duration } from '../core/index.js';
 import { toMilliseconds } from '../core/util/duration.js';
 import { assertKnownKeys, isPlainObject } from '../core/util/validate.js';
 import { lockDecorator } from './distributed-lock.decorator.js';
-import { toLockMetadata, type OnLocked } from './distributed-lock.options.js';
+import { toLockMetadata, type OnLocked, type OnLost } from './distributed-lock.options.js';
 import { LockKeyTemplate } from './lock-key.template.js';
 
 export interface ScheduledLockOptions {
@@ -26,9 +26,11 @@ export interface ScheduledLockOptions {
   lockAtLeastFor?: Duration;
   /** What a skipped tick resolves (default `'skip'`: undefined, the method does not run). */
   onLocked?: OnLocked;
+  /** When a run outlasts lockAtMostFor (default: its signal aborts and a warning is logged); see OnLost. */
+  onLost?: OnLost;
 }
 
-const OPTION_KEYS = ['key', 'lockAtMostFor', 'lockAtLeastFor', 'onLocked'] as const;
+const OPTION_KEYS = ['key', 'lockAtMostFor', 'lockAtLeastFor', 'onLocked', 'onLost'] as const;
 
 /**
  * A scheduled job (`@Cron`, `@Interval`, a queue consumer...) that runs in one instance only per
@@ -61,6 +63,7 @@ export function ScheduledLock(options: ScheduledLockOptions = {}): MethodDecorat
         lockAtLeastFor: options.lockAtLeastFor,
         waitTime: 0,
         onLocked: options.onLocked ?? 'skip',
+        ...(options.onLost === undefined ? {} : { onLost: options.onLost }),
       },
       undefined,
       '@ScheduledLock',

@@ -39,6 +39,7 @@ export const LOCK_ENV_VARIABLES = [
   'LOCK_SHUTDOWN_TIMEOUT',
   'LOCK_REPLICA_ACK',
   'LOCK_REPLICA_ACK_TIMEOUT',
+  'LOCK_INSTANCE_NAME',
 ] as const;
 
 function read(env: Environment, name: string): string | undefined {

@@ -1,6 +1,7 @@
 import type { ConnectionConfig } from '../connection/connection-config.js';
 import type { RedisClient, RedisCompatibleClient } from '../connection/connection-strategy.js';
 import type { InMemoryLockStore } from '../memory/in-memory-lock-store.js';
+import type { LockMetricsOptions } from '../metrics/lock-metrics.options.js';
 import type { Duration } from '../util/duration.js';
 
 /** How many replicas must confirm a lock write, and how long to wait for them. */
@@ -53,6 +54,18 @@ export interface LockClientOptions {
   handoverTurn?: Duration;
   /** Environment to read when `connection` is omitted (default `process.env`). */
   env?: Record<string, string | undefined>;
+  /**
+   * OpenTelemetry metrics (wait and hold times, acquisitions, hand-overs, lost leases, renewals,
+   * waiters, held locks): recorded when a MeterProvider is registered with `@opentelemetry/api`
+   * before the client connects, or given here. `metricName` maps lock names to bounded labels.
+   * `false`: none, even with a provider registered.
+   */
+  metrics?: LockMetricsOptions | false;
+  /**
+   * A readable name for this process in lock inspection (`inspect`, `list`, the command-line
+   * inspector), beside its host and pid (default `LOCK_INSTANCE_NAME`, or none).
+   */
+  instanceName?: string;
 }
 
 export const LOCK_CLIENT_OPTION_KEYS = [
@@ -65,6 +78,8 @@ export const LOCK_CLIENT_OPTION_KEYS = [
   'replicaAck',
   'handoverTurn',
   'env',
+  'metrics',
+  'instanceName',
 ] as const;
 
 export const DEFAULT_KEY_PREFIX = 'lock:';

@@ -4,6 +4,7 @@ import { createConnectionStrategy } from '../connection/create-connection-strate
 import type { ConnectionStrategy, RedisClient } from '../connection/connection-strategy.js';
 import { describe, toMilliseconds } from '../util/duration.js';
 import { isPlainObject } from '../util/validate.js';
+import { resolveMetricsOptions, type LockMetricsOptions } from '../metrics/lock-metrics.options.js';
 import { validateConnectionConfig } from './connection-config.validator.js';
 import { readConnectionConfigFromEnv, type Environment } from './env-config.parser.js';
 import { parseReplicaAck, replicaAckFromEnv, type ReplicaAck } from './replica-ack.js';
@@ -28,9 +29,13 @@ export interface ResolvedLockClientOptions {
   lazyConnect: boolean;
   replicaAck: ReplicaAck | undefined;
   handoverTurnMs: number;
+  /** False: no metrics; else recorded if a meter provider is there at connect time. */
+  metrics: LockMetricsOptions | false;
+  instanceName: string | undefined;
 }
 
 const MAX_PREFIX_LENGTH = 128;
+const MAX_INSTANCE_NAME_LENGTH = 128;
 
 /**
  * Validates options and fills the gaps from the environment, then from defaults. Everything wrong is
@@ -84,7 +89,20 @@ export function resolveLockClientOptions(input: LockClientOptions, extraKeys: re
     operationTimeoutMs: configDuration(options.operationTimeout, 'operationTimeout', undefined, undefined, DEFAULT_OPERATION_TIMEOUT_MS, 1),
     lazyConnect: options.lazyConnect ?? false,
     handoverTurnMs: configDuration(options.handoverTurn, 'handoverTurn', undefined, undefined, DEFAULT_HANDOVER_TURN_MS, 0),
+    metrics: resolveMetricsOptions(options.metrics),
+    instanceName: resolveInstanceName(options.instanceName, env),
   };
+}
+
+/** The readable name of this process in lock inspection: the option, else LOCK_INSTANCE_NAME. */
+function resolveInstanceName(value: unknown, env: Environment): string | undefined {
+  const setting = value !== undefined ? 'instanceName' : 'LOCK_INSTANCE_NAME';
+  const name = value !== undefined ? value : env.LOCK_INSTANCE_NAME?.trim() || undefined;
+  if (name === undefined) return undefined;
+  if (typeof name !== 'string' || name.trim() === '' || name.length > MAX_INSTANCE_NAME_LENGTH) {
+    throw new InvalidLockConfigError(setting, `expected a name of 1 to ${MAX_INSTANCE_NAME_LENGTH} characters, e.g. "orders-api-1", got ${describe(name)}.`);
+  }
+  return name;
 }
 
 /** Runs `parse`, turning an argument error into a configuration error that names the same setting. */

@@ -146,7 +146,7 @@ describe('LeaseKeeper', () => {
 });
 
 describe('ReleaseProtocol', () => {
-  const setup = (): { protocol: ReleaseProtocol; released: [HeldLock, number][]; lost: string[]; trips: RoundTrips } => {
+  const setup = (): { protocol: ReleaseProtocol; released: [HeldLock, number][]; lost: string[]; handedOver: string[]; trips: RoundTrips } => {
     const events = new LockEvents();
     const trips = new RoundTrips(50);
     const background = new BackgroundWork(events, trips);
@@ -154,6 +154,7 @@ describe('ReleaseProtocol', () => {
     const keeper = new LeaseKeeper(1000, trips, background, events, () => undefined);
     const released: [HeldLock, number][] = [];
     const lost: string[] = [];
+    const handedOver: string[] = [];
     const protocol = new ReleaseProtocol(trips, background, notifier, keeper, {
       released: (held, remaining) => {
         held.holds = remaining;
@@ -167,9 +168,10 @@ describe('ReleaseProtocol', () => {
       forget: (held) => {
         held.active = false;
       },
+      handedOver: (_held, to) => handedOver.push(to),
       isClosed: () => false,
     });
-    return { protocol, released, lost, trips };
+    return { protocol, released, lost, handedOver, trips };
   };
 
   it('a release that gets no reply is retried, expecting the holds as they were, until its outcome is known', async () => {
@@ -181,6 +183,17 @@ describe('ReleaseProtocol', () => {
     expect(await protocol.settled(held, Infinity)).toBe(true);
     expect(resource.releaseCalls.map((call) => call.expected)).toEqual([undefined, 2]);
     expect(released).toEqual([[held, 1]]); // applied once, not twice
+    trips.stop();
+  });
+
+  it('a last release that granted the lock to another process (-3) is a release to 0 holds and a hand-over', async () => {
+    const { protocol, released, handedOver, trips } = setup();
+    const resource = new ScriptedResource();
+    resource.releases.push(-3);
+    const held = heldOn(resource);
+    await protocol.release(held);
+    expect(released).toEqual([[held, 0]]);
+    expect(handedOver).toEqual(['process']);
     trips.stop();
   });
 

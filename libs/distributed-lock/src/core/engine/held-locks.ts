@@ -18,6 +18,13 @@ export class HeldLocks {
     return [...this.byOwner.values()];
   }
 
+  /** Locks held right now by kind (read by the held-locks gauge, not on the lock path). */
+  countByKind(): Map<LeaseResource['kind'], number> {
+    const counts = new Map<LeaseResource['kind'], number>();
+    for (const held of this.byOwner.values()) counts.set(held.resource.kind, (counts.get(held.resource.kind) ?? 0) + 1);
+    return counts;
+  }
+
   find(owner: string, resource: LeaseResource): HeldLock | undefined {
     return this.byOwner.get(ownerKey(owner, resource));
   }

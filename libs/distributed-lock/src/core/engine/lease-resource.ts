@@ -15,6 +15,8 @@ export interface HandOverArgs {
   /** The waiter of this process that takes the lock over. */
   readonly successor: string;
   readonly leaseMs: number;
+  /** The successor's watchdog renews its lease (recorded for inspection). */
+  readonly successorWatchdog: boolean;
   /** The turn of this process is over: if another process waits, the lock goes to it instead. */
   readonly yieldToOthers: boolean;
   /** No other caller of this process waits after the successor (the process's waiting mark goes). */
@@ -49,7 +51,9 @@ export interface LeaseResource {
   renew(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<RenewResult>;
   /**
    * Drops one hold (or all); -1 when `owner` does not hold it, else the holds left. With
-   * `expectedHolds`, only if the lock has exactly that many holds (-2 otherwise): for retries.
+   * `expectedHolds`, only if the lock has exactly that many holds (-2 otherwise): for retries. A kind
+   * whose releases grant the lock to another waiting process replies RELEASED_TO_ANOTHER_PROCESS (-3)
+   * instead of 0 when that happened (see ReleaseProtocol, which counts it as a hand-over).
    */
   release(owner: string, all: boolean, expectedHolds?: number): Promise<number>;
   /** Present on kinds that hand the lock over (see LockHandover). */

@@ -16,6 +16,8 @@ import { HoldTimes } from './hold-times.js';
 import type { LeaseResource } from './lease-resource.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { HeldLockHandle, type LockReleaser } from './lock-handle.js';
+import { InstanceRegistration } from '../inspection/instance-registration.js';
+import { LockInspector } from '../inspection/lock-inspector.js';
 import { LockKeys } from './lock-keys.js';
 import type { LockNode } from './lock-node.js';
 import { ReleaseProtocol } from './release-protocol.js';
@@ -31,6 +33,8 @@ export interface LockEngineSettings {
   replicaAck: ReplicaAck | undefined;
   /** See LockClientOptions.handoverTurn. */
   handoverTurnMs: number;
+  /** See LockClientOptions.instanceName. */
+  instanceName?: string | undefined;
 }
 
 /** Who acquires: an owner id, and whether it was made outside any lock context (see LockEngine.byName). */
@@ -68,6 +72,9 @@ export class LockEngine implements LockReleaser {
   readonly background: BackgroundWork;
   readonly held = new HeldLocks();
   readonly releases: ReleaseProtocol;
+  /** This process's label for lock inspection, written when it first takes part in locking. */
+  readonly instance: InstanceRegistration;
+  readonly inspector: LockInspector;
   private readonly leases: LeaseKeeper;
   /** Recent hold durations by lock name, for when to retry a busy lock. */
   private readonly holdTimes = new HoldTimes();
@@ -94,7 +101,26 @@ export class LockEngine implements LockReleaser {
       released: (held, remaining) => this.released(held, remaining),
       lost: (held, reason) => this.markLost(held, reason),
       forget: (held) => this.forget(held),
+      handedOver: (held, to) => {
+        // Only when someone listens (the metrics): no allocation per hand-over otherwise.
+        if (this.events.listenerCount('handover') > 0) this.events.emit('handover', { name: held.resource.name, kind: held.resource.kind, to });
+      },
       isClosed: () => this.closed,
+    });
+    this.instance = new InstanceRegistration(this.node.redis, settings.keyPrefix, this.clientId, settings.instanceName, (error) => this.background.report('register', undefined, error));
+    this.inspector = new LockInspector({
+      node: this.node,
+      keys: this.keys,
+      clientId: this.clientId,
+      waiterCount: (channel) => this.notifier.waiterCount(channel),
+      query: async (operation, name, run) => {
+        this.assertOpen(`${operation} "${name}"`);
+        try {
+          return await this.roundTrips.bounded(run());
+        } catch (error) {
+          throw this.roundTrips.failure(operation, name, error);
+        }
+      },
     });
   }
 
@@ -218,7 +244,7 @@ export class LockEngine implements LockReleaser {
     if (!held.active) return;
     this.forget(held);
     held.abort(new LockLostError(held.resource.name, reason));
-    this.events.emit('lost', { name: held.resource.name, kind: held.resource.kind, reason, heldMs: monotonicNow() - held.acquiredAt });
+    this.events.emit('lost', { name: held.resource.name, kind: held.resource.kind, reason, heldMs: monotonicNow() - held.acquiredAt, token: held.token });
   }
 
   /** Marks every local holder of `resource` as lost (after a force unlock). */
@@ -246,6 +272,7 @@ export class LockEngine implements LockReleaser {
     // process's waiting mark): let that go out before the connections close.
     await new Promise((resolve) => setImmediate(resolve));
     await this.background.settled();
+    await this.roundTrips.bounded(this.instance.stop()).catch((error: unknown) => this.background.report('register', undefined, error));
     this.roundTrips.stop();
   }
 
@@ -256,7 +283,7 @@ export class LockEngine implements LockReleaser {
     this.forget(held);
     const heldMs = monotonicNow() - held.acquiredAt;
     this.holdTimes.record(held.resource.name, heldMs);
-    if (this.events.listenerCount('released') > 0) this.events.emit('released', { name: held.resource.name, kind: held.resource.kind, heldMs });
+    if (this.events.listenerCount('released') > 0) this.events.emit('released', { name: held.resource.name, kind: held.resource.kind, heldMs, token: held.token });
   }
 
   private forget(held: HeldLock): void {

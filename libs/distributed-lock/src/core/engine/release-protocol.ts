@@ -1,5 +1,6 @@
 import type { LockLostReason } from '../errors/lock-lost.error.js';
 import { LockNotHeldError } from '../errors/lock-not-held.error.js';
+import { RELEASED_TO_ANOTHER_PROCESS } from '../scripts/reentrant-release.script.js';
 import { monotonicNow } from '../util/clock.js';
 import { pause, settleWithin } from '../util/late-timer.js';
 import type { UnlockNotifier } from '../waiting/unlock-notifier.js';
@@ -18,6 +19,8 @@ export interface ReleaseOutcomes {
   lost(held: HeldLock, reason: LockLostReason): void;
   /** Nothing is known to be held any more, without a reply that says so (the retries ran out). */
   forget(held: HeldLock): void;
+  /** The release gave the lock to a waiter: a caller of this process, or another waiting process. */
+  handedOver(held: HeldLock, to: 'local' | 'process'): void;
   isClosed(): boolean;
 }
 
@@ -100,7 +103,14 @@ export class ReleaseProtocol {
     let reply: [number, number];
     try {
       reply = await this.roundTrips.bounded(
-        resource.handover!.handOver({ owner: held.owner, successor: terms.owner, leaseMs: terms.leaseMs, yieldToOthers, successorIsLast: last }),
+        resource.handover!.handOver({
+          owner: held.owner,
+          successor: terms.owner,
+          leaseMs: terms.leaseMs,
+          successorWatchdog: terms.watchdog === true,
+          yieldToOthers,
+          successorIsLast: last,
+        }),
       );
     } catch (error) {
       // Unknown outcome: the successor looks for itself (if it was granted, its attempt finds it
@@ -113,6 +123,7 @@ export class ReleaseProtocol {
     }
     const [remaining, token] = reply;
     if (remaining === 0 && token > 0) {
+      this.outcomes.handedOver(held, 'local');
       this.outcomes.released(held, 0);
       if (!handover.settle({ granted: true, token, startedAt })) this.releaseFor(resource, terms.owner);
       successor.notify();
@@ -123,6 +134,7 @@ export class ReleaseProtocol {
       // Yielded: granted to the process that has waited longest; ours are queued behind it in Redis
       // and will be told (grant or release) when it is their turn, so the successor sleeps on.
       if (successor.handover === handover) successor.handover = undefined;
+      this.outcomes.handedOver(held, 'process');
       this.outcomes.released(held, 0);
       return;
     }
@@ -132,6 +144,10 @@ export class ReleaseProtocol {
 
   /** A release's reply: the holds left, or -1 when Redis no longer records us as the holder. */
   private applyReply(held: HeldLock, remaining: number): void {
+    if (remaining === RELEASED_TO_ANOTHER_PROCESS) {
+      this.outcomes.handedOver(held, 'process');
+      remaining = 0;
+    }
     if (remaining < 0) {
       this.outcomes.lost(held, 'not-owner');
       throw new LockNotHeldError(held.resource.name, 'its lease ran out or it was force-unlocked, so another owner may hold it now');
@@ -157,8 +173,10 @@ export class ReleaseProtocol {
           this.background.report('release', held.resource.name, error);
           continue;
         }
-        // -1: gone (the lost release deleted it, or the lease ran out); -2: that release did go through.
-        this.outcomes.released(held, reply === -1 ? 0 : reply === -2 ? expected - 1 : reply);
+        // -1: gone (the lost release deleted it, or the lease ran out); -2: that release did go through;
+        // -3: this one freed it, granting it to another process.
+        if (reply === RELEASED_TO_ANOTHER_PROCESS) this.outcomes.handedOver(held, 'process');
+        this.outcomes.released(held, reply === -1 || reply === RELEASED_TO_ANOTHER_PROCESS ? 0 : reply === -2 ? expected - 1 : reply);
         this.keeper.resumeRenewals(held);
         return;
       }

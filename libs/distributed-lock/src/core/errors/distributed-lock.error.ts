@@ -15,7 +15,8 @@ export type DistributedLockErrorCode =
   | 'LOCK_KEY_TEMPLATE'
   | 'LOCK_REPLICA_ACK_FAILED'
   | 'LOCK_QUORUM_FAILED'
-  | 'LOCK_UNSUPPORTED';
+  | 'LOCK_UNSUPPORTED'
+  | 'LOCK_STALE_TOKEN';
 
 /** Base class of every error this library throws. */
 export abstract class DistributedLockError extends Error {

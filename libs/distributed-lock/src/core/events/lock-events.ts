@@ -18,10 +18,13 @@ export interface LockAcquiredEvent extends LockEventBase {
   waitedMs: number;
   /** True when the owner already held it (reentrant acquisition). */
   reentrant: boolean;
+  /** The fencing token of this hold (not a secret: it cannot release or renew the lock). */
+  token: number;
 }
 export interface LockReleasedEvent extends LockEventBase {
   /** Milliseconds from the first acquisition to the final release. */
   heldMs: number;
+  token: number;
 }
 export interface LockRenewedEvent extends LockEventBase {
   leaseMs: number;
@@ -35,6 +38,15 @@ export interface LockWaitedEvent extends LockEventBase {
 export interface LockLostEvent extends LockEventBase {
   reason: LockLostReason;
   heldMs: number;
+  /** The token of the lost hold: writes fenced with it may now be refused. */
+  token: number;
+}
+/**
+ * A release gave the lock straight to a waiter: `local`, a caller of this process (one script, no
+ * wake-up); `process`, the process that has waited longest (a grant, see the README's hand-over).
+ */
+export interface LockHandoverEvent extends LockEventBase {
+  to: 'local' | 'process';
 }
 export interface LockFailedEvent extends LockEventBase {
   /** `timeout`: still held by another owner after waitTime; `error`: Redis failed; `aborted`: caller gave up. */
@@ -44,12 +56,15 @@ export interface LockFailedEvent extends LockEventBase {
 }
 export interface LockBackgroundErrorEvent {
   /** What the library was doing in the background when Redis failed. */
-  operation: 'renew' | 'release' | 'unmark' | 'subscribe' | 'unsubscribe' | 'connection';
+  operation: 'renew' | 'release' | 'unmark' | 'subscribe' | 'unsubscribe' | 'connection' | 'register';
   name?: string;
   error: Error;
 }
 
-/** Events of a lock client. None carries an owner id or a fencing token. */
+/**
+ * Events of a lock client. None carries an owner id (what releases a lock); acquired, released and
+ * lost carry the fencing token, which proves nothing to Redis and is what a fenced write needs.
+ */
 export interface LockEventMap {
   acquired: [LockAcquiredEvent];
   /** An acquisition found the lock taken and waited for it (emitted at the grant, before `acquired`). */
@@ -59,6 +74,8 @@ export interface LockEventMap {
   lost: [LockLostEvent];
   failed: [LockFailedEvent];
   'background-error': [LockBackgroundErrorEvent];
+  /** A release handed the lock over (see LockHandoverEvent); emitted only when someone listens. */
+  handover: [LockHandoverEvent];
   /** A channel was (un)subscribed: waiting started or ended for a lock in this process. */
   subscription: [{ channel: string; subscribed: boolean }];
   /**

@@ -59,6 +59,7 @@ export class Acquisition {
     const { engine, lock } = this;
     engine.assertOpen(`acquire lock "${lock.name}"`);
     if (this.signal?.aborted) throw new LockAcquireAbortedError(lock.name, this.signal.reason);
+    engine.instance.announce(); // once per process (see InstanceRegistration)
     const finished = engine.held.beginAcquisition(this.owner, lock);
     let granted = false;
     try {
@@ -109,7 +110,7 @@ export class Acquisition {
     const waiter = notifier.join(lock.channel, this.deadline, lock.shared, withdraw);
     this.queued = true;
     // A plain lock released by another caller of this process may be handed to this one directly.
-    if (this.handsOverToMe()) waiter.handoverTerms = { owner: this.owner, leaseMs: this.leaseMs };
+    if (this.handsOverToMe()) waiter.handoverTerms = { owner: this.owner, leaseMs: this.leaseMs, watchdog: this.watchdog };
     let acquired = false;
     try {
       const ready = await notifier.ready(waiter, this.deadline, signal, monotonicNow);
@@ -199,7 +200,7 @@ export class Acquisition {
     const { engine, lock, signal } = this;
     engine.assertOpen(`acquire lock "${lock.name}"`);
     const startedAt = monotonicNow();
-    const pending = lock.attempt({ owner: this.owner, leaseMs: this.leaseMs, replicaAck: this.replicaAck, willWait: this.willWait, queued: this.queued });
+    const pending = lock.attempt({ owner: this.owner, leaseMs: this.leaseMs, watchdog: this.watchdog, replicaAck: this.replicaAck, willWait: this.willWait, queued: this.queued });
     try {
       const result = await engine.roundTrips.bounded(pending, signal);
       return { ...result, startedAt };
@@ -254,7 +255,9 @@ export class Acquisition {
       watchdog: this.watchdog,
       replicaAck: this.replicaAck,
     });
-    if (engine.events.listenerCount('acquired') > 0) engine.events.emit('acquired', { name: lock.name, kind: lock.kind, waitedMs: this.waited(), reentrant: holds > 1 });
+    if (engine.events.listenerCount('acquired') > 0) {
+      engine.events.emit('acquired', { name: lock.name, kind: lock.kind, waitedMs: this.waited(), reentrant: holds > 1, token: result.token });
+    }
     return handle;
   }
 

@@ -5,6 +5,7 @@ import type { LockEngine, Owner } from '../engine/lock-engine.js';
 import type { LockHandle } from '../engine/lock-handle.js';
 import { LockNotHeldError } from '../errors/lock-not-held.error.js';
 import type { LockKind } from '../events/lock-events.js';
+import type { LockInspection } from '../inspection/lock-inspection.js';
 import type { Duration } from '../util/duration.js';
 import { lockRequest, tryLockRequest, type AcquireRequest, type LockOptions, type TryLockOptions } from './acquire-options.js';
 import { Acquisition, type AcquireOutcome } from './acquisition.js';
@@ -68,6 +69,14 @@ export abstract class BaseLock implements LockKindContract {
   abstract remainTimeToLive(): Promise<number>;
   /** Deletes the lock whoever holds it and wakes a waiter. True if there was a lock to delete. */
   abstract forceUnlock(): Promise<boolean>;
+
+  /**
+   * Who holds this lock, since when, how long its lease has left, whether the watchdog renews it, and
+   * who waits, as Redis has it now (one script: a consistent snapshot). See LockClient.inspect.
+   */
+  inspect(): Promise<LockInspection> {
+    return this.engine.inspector.inspect(this.name, this.kind === 'read' || this.kind === 'write' ? 'read-write' : this.kind);
+  }
 
   /** Whether the current lock context holds it (Redisson: isHeldByCurrentThread). */
   async isHeldByCurrentContext(): Promise<boolean> {

@@ -45,7 +45,7 @@ export class FairLock extends SingleNodeLock {
     return Math.max(1, Math.floor(this.queueTimeoutMs / 3));
   }
 
-  async attempt({ owner, leaseMs, replicaAck, willWait }: AttemptArgs): Promise<AttemptResult> {
+  async attempt({ owner, leaseMs, watchdog, replicaAck, willWait }: AttemptArgs): Promise<AttemptResult> {
     const [first, second] = await this.engine.node.run(fairAcquire, {
       lock: this.id,
       fence: this.fenceKey,
@@ -55,6 +55,7 @@ export class FairLock extends SingleNodeLock {
       leaseMs,
       queueTimeoutMs: this.queueTimeoutMs,
       queueOnFailure: willWait,
+      watchdog,
     });
     if (first <= 0) return { acquired: false, ttl: second };
     await this.confirmGrant(owner, replicaAck);

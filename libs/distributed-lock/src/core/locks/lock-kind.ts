@@ -10,6 +10,8 @@ export type AttemptResult = Granted | { acquired: false; ttl: number };
 export interface AttemptArgs {
   readonly owner: string;
   readonly leaseMs: number;
+  /** The watchdog renews the hold (no leaseTime); kinds record it in Redis for inspection. */
+  readonly watchdog: boolean;
   /** A grant must be confirmed by that many replicas, or be undone (ReplicaAckError). */
   readonly replicaAck: ReplicaAck | undefined;
   /** The caller waits if this attempt fails (a plain lock then marks its process as waiting; a fair lock queues it). */

@@ -5,6 +5,7 @@ import { LockHandle, type HeldLockHandle } from '../engine/lock-handle.js';
 import { monotonicNow } from '../util/clock.js';
 import type { Duration } from '../util/duration.js';
 import { lockRequest, tryLockRequest, type AcquireRequest, type LockOptions, type TryLockOptions } from './acquire-options.js';
+import type { LockInspection } from '../inspection/lock-inspection.js';
 import type { BaseLock } from './base-lock.js';
 import { withLockOn } from './with-lock.js';
 
@@ -131,6 +132,11 @@ export class MultiLock {
     const failures: unknown[] = [];
     for (const lock of [...this.locks].reverse()) await lock.unlock().catch((error: unknown) => failures.push(error));
     if (failures.length > 0) throw failures[0];
+  }
+
+  /** Each lock's inspection (see LockClient.inspect), in canonical order. */
+  inspect(): Promise<LockInspection[]> {
+    return Promise.all(this.locks.map((lock) => lock.inspect()));
   }
 
   /** Whether any of the locks is held by anyone. */

@@ -1,6 +1,7 @@
 import type { ReplicaAck } from '../config/replica-ack.js';
 import type { RenewResult } from '../engine/lease-resource.js';
 import type { LockEngine } from '../engine/lock-engine.js';
+import type { LockInspection } from '../inspection/lock-inspection.js';
 import { UnsupportedLockOperationError } from '../errors/unsupported-lock-operation.error.js';
 import type { LockScript } from '../scripts/lock-script.js';
 import { readAcquire, type ReadWriteAcquireArgs } from '../scripts/read-acquire.script.js';
@@ -33,8 +34,8 @@ abstract class ReadWriteHalf extends SingleNodeLock {
     this.keys = { hash: this.id, readers: `${this.id}:readers` };
   }
 
-  async attempt({ owner, leaseMs, replicaAck }: AttemptArgs): Promise<AttemptResult> {
-    const [first, second] = await this.engine.node.run(this.scripts.acquire, { ...this.keys, fence: this.fenceKey, owner, leaseMs });
+  async attempt({ owner, leaseMs, watchdog, replicaAck }: AttemptArgs): Promise<AttemptResult> {
+    const [first, second] = await this.engine.node.run(this.scripts.acquire, { ...this.keys, fence: this.fenceKey, owner, leaseMs, watchdog });
     if (first === -3) {
       throw new UnsupportedLockOperationError(
         this.name,
@@ -137,5 +138,10 @@ export class ReadWriteLock {
 
   writeLock(): WriteLock {
     return this.write;
+  }
+
+  /** The writer and the readers as Redis has them now (see LockClient.inspect). */
+  inspect(): Promise<LockInspection> {
+    return this.read.inspect();
   }
 }

@@ -52,9 +52,9 @@ export class RedLock extends BaseLock {
     return Math.floor(this.nodes.length / 2) + 1;
   }
 
-  async attempt({ owner, leaseMs }: AttemptArgs): Promise<AttemptResult> {
+  async attempt({ owner, leaseMs, watchdog }: AttemptArgs): Promise<AttemptResult> {
     const startedAt = monotonicNow();
-    const replies = await this.onEveryNode((node) => node.run(reentrantAcquire, { lock: this.id, fence: this.fenceKey, owner, leaseMs, waitingClient: '', queue: 'not-queued' }));
+    const replies = await this.onEveryNode((node) => node.run(reentrantAcquire, { lock: this.id, fence: this.fenceKey, owner, leaseMs, waitingClient: '', queue: 'not-queued', watchdog }));
     const granted = replies.flatMap((reply, i) => (reply.ok && reply.value[0] > 0 ? [{ node: this.nodes[i]!, token: reply.value[0], holds: reply.value[1] }] : []));
     const denied = replies.flatMap((reply) => (reply.ok && reply.value[0] <= 0 ? [reply.value[1]] : []));
     const answered = granted.length + denied.length;

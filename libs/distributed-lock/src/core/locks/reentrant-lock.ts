@@ -35,7 +35,7 @@ export class ReentrantLock extends SingleNodeLock implements LockHandover {
     return this;
   }
 
-  async attempt({ owner, leaseMs, replicaAck, willWait, queued }: AttemptArgs): Promise<AttemptResult> {
+  async attempt({ owner, leaseMs, watchdog, replicaAck, willWait, queued }: AttemptArgs): Promise<AttemptResult> {
     // A caller that will wait marks this process as waiting when it fails (see the acquire script);
     // a queued one that succeeds tells whether callers of this process still wait after it.
     const [first, second] = await this.engine.node.run(reentrantAcquire, {
@@ -45,6 +45,7 @@ export class ReentrantLock extends SingleNodeLock implements LockHandover {
       leaseMs,
       waitingClient: willWait ? this.engine.clientId : '',
       queue: !queued ? 'not-queued' : this.engine.notifier.waiterCount(this.channel) > 1 ? 'others-wait' : 'last',
+      watchdog,
     });
     if (first <= 0) return { acquired: false, ttl: second };
     await this.confirmGrant(owner, replicaAck);
@@ -83,7 +84,7 @@ export class ReentrantLock extends SingleNodeLock implements LockHandover {
   }
 
   /** @internal See LockHandover. */
-  handOver({ owner, successor, leaseMs, yieldToOthers, successorIsLast }: HandOverArgs): Promise<[number, number]> {
+  handOver({ owner, successor, leaseMs, successorWatchdog, yieldToOthers, successorIsLast }: HandOverArgs): Promise<[number, number]> {
     const { lock, fence, channel } = this.keys;
     return this.engine.node.run(reentrantHandover, {
       lock,
@@ -97,6 +98,7 @@ export class ReentrantLock extends SingleNodeLock implements LockHandover {
       publish: this.engine.publishCommand,
       successorIsLast,
       grantLeaseMs: GRANT_LEASE_MS,
+      successorWatchdog,
     });
   }
 

@@ -13,6 +13,8 @@ export interface FairAcquireArgs {
   readonly queueTimeoutMs: number;
   /** Take (or keep) a place in the queue if not granted. */
   readonly queueOnFailure: boolean;
+  /** The watchdog renews the hold: recorded as `renew` (1 or 0), for inspection. */
+  readonly watchdog: boolean;
 }
 
 /**
@@ -27,15 +29,19 @@ export interface FairAcquireArgs {
 export const fairAcquire = defineLockScript<FairAcquireArgs, [number, number]>({
   name: 'dlockFairAcquire',
   keys: (a) => [a.lock, a.fence, a.queue, a.queueDeadlines],
-  argv: (a) => [a.owner, a.leaseMs, a.queueTimeoutMs, a.queueOnFailure ? '1' : '0'],
+  argv: (a) => [a.owner, a.leaseMs, a.queueTimeoutMs, a.queueOnFailure ? '1' : '0', a.watchdog ? '1' : '0'],
   lua: `${FAIR_QUEUE_LUA}${NEXT_TOKEN_LUA}
 local lock_key, fence_key, queue_key, deadlines_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local owner_id, lease_ms, timeout, queue_on_failure = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4] == '1'
+local renew = ARGV[5] or '0'
 
 local now = drop_dead_waiters(queue_key, deadlines_key)
 local holder = redis.call('hget', lock_key, 'owner')
 if holder == owner_id then
   local holds = redis.call('hincrby', lock_key, 'holds', 1)
+  if renew == '1' then
+    redis.call('hset', lock_key, 'renew', 1)
+  end
   if redis.call('pttl', lock_key) < tonumber(lease_ms) then
     redis.call('pexpire', lock_key, lease_ms)
   end
@@ -46,7 +52,7 @@ if holder == false and (first == nil or first == owner_id) then
   redis.call('zrem', queue_key, owner_id)
   redis.call('zrem', deadlines_key, owner_id)
   local token = next_token(fence_key)
-  redis.call('hset', lock_key, 'owner', owner_id, 'holds', 1, 'token', token)
+  redis.call('hset', lock_key, 'owner', owner_id, 'holds', 1, 'token', token, 'renew', renew)
   redis.call('pexpire', lock_key, lease_ms)
   return {token, 1}
 end

@@ -33,7 +33,7 @@ local function grant_to_longest_waiting(lock_key, fence_key, channel, publish, g
     return nil
   end
   local token = next_token(fence_key)
-  redis.call('hset', lock_key, 'owner', next_client .. ':grant', 'holds', 1, 'token', token)
+  redis.call('hset', lock_key, 'owner', next_client .. ':grant', 'holds', 1, 'token', token, 'renew', 0)
   redis.call('hdel', lock_key, 'w:' .. next_client)
   redis.call('pexpire', lock_key, grant_lease)
   redis.call(publish, channel, 'grant:' .. next_client)

@@ -1,7 +1,9 @@
 import { fairAcquire } from './fair-acquire.script.js';
 import { fairLeave } from './fair-leave.script.js';
 import { fenceRaise } from './fence-raise.script.js';
+import { fencedOps } from './fenced-ops.script.js';
 import { forceUnlock } from './force-unlock.script.js';
+import { inspectLock } from './inspect-lock.script.js';
 import type { AnyLockScript } from './lock-script.js';
 import { readAcquire } from './read-acquire.script.js';
 import { readWriteAdjust, readWriteForceUnlock, readWriteState } from './read-write-admin.script.js';
@@ -36,6 +38,8 @@ export const LOCK_SCRIPTS: readonly AnyLockScript[] = [
   readWriteAdjust,
   readWriteState,
   readWriteForceUnlock,
+  inspectLock,
+  fencedOps,
 ];
 
 export type { AnyLockScript, LockScript } from './lock-script.js';

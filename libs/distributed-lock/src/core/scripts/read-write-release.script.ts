@@ -38,7 +38,7 @@ end
 if count ~= 'all' and tonumber(holds) > 1 then
   return redis.call('hincrby', hash_key, field, -1)
 end
-redis.call('hdel', hash_key, field, 't:' .. owner_id)
+redis.call('hdel', hash_key, field, 't:' .. owner_id, 'd:' .. owner_id)
 redis.call('zrem', readers_key, owner_id)
 if redis.call('zcard', readers_key) == 0 then
   redis.call(publish, channel, 'released')
@@ -72,7 +72,7 @@ end
 if count ~= 'all' and tonumber(holds) > 1 then
   return redis.call('hincrby', hash_key, 'wholds', -1)
 end
-redis.call('hdel', hash_key, 'writer', 'wholds', 'wtoken', 'wexp')
+redis.call('hdel', hash_key, 'writer', 'wholds', 'wtoken', 'wexp', 'wrenew')
 redis.call(publish, channel, 'released')
 settle(hash_key, readers_key, now)
 return 0

@@ -1,7 +1,8 @@
 /**
  * Lua shared by the read-write lock's scripts. The lock is one hash and one sorted set, in the lock's
- * slot: the hash holds writer, wholds, wtoken, wexp (the writer's lease end, server ms), and per
- * reader r:<owner> (holds) and t:<owner> (its fencing token); the sorted set, the readers, score =
+ * slot: the hash holds writer, wholds, wtoken, wexp (the writer's lease end, server ms), wrenew (1
+ * when its watchdog renews it: for inspection), and per reader r:<owner> (holds), t:<owner> (its
+ * fencing token) and d:<owner> (1 when its watchdog renews it); the sorted set, the readers, score =
  * the reader's lease end (server ms).
  *
  * - `drop_expired(hash_key, readers_key)`: the server's time in ms, after dropping the readers and the
@@ -17,12 +18,12 @@ local function drop_expired(hash_key, readers_key)
   local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
   local expired = redis.call('zrangebyscore', readers_key, '-inf', now)
   for _, reader in ipairs(expired) do
-    redis.call('hdel', hash_key, 'r:' .. reader, 't:' .. reader)
+    redis.call('hdel', hash_key, 'r:' .. reader, 't:' .. reader, 'd:' .. reader)
     redis.call('zrem', readers_key, reader)
   end
   local writer_ends = redis.call('hget', hash_key, 'wexp')
   if writer_ends and tonumber(writer_ends) <= now then
-    redis.call('hdel', hash_key, 'writer', 'wholds', 'wtoken', 'wexp')
+    redis.call('hdel', hash_key, 'writer', 'wholds', 'wtoken', 'wexp', 'wrenew')
   end
   return now
 end

@@ -14,6 +14,8 @@ export interface ReentrantAcquireArgs {
    * after it, 'last' when it is the last one; 'not-queued' for a first attempt.
    */
   readonly queue: 'others-wait' | 'last' | 'not-queued';
+  /** The watchdog renews the hold (no leaseTime): recorded as `renew` = 1 for inspection, else 0. */
+  readonly watchdog: boolean;
 }
 
 const QUEUE_ARG = { 'others-wait': '1', last: '0', 'not-queued': '' } as const;
@@ -24,6 +26,8 @@ const QUEUE_ARG = { 'others-wait': '1', last: '0', 'not-queued': '' } as const;
  *
  * - A first acquisition draws a new fencing token (next_token); a reentrant one returns the same token
  *   and only ever lengthens the lease, so an inner short lease cannot cut the outer one short.
+ * - `renew` in the hash says whether the holder's watchdog renews the lease (1) or not (0), for
+ *   inspection only; a reentrant acquisition by the watchdog turns it on.
  * - A lock granted to the caller's client (placeholder owner `<client>:grant`, see
  *   grant-to-longest-waiting) is taken over: the caller becomes the owner with its lease, keeping the
  *   grant's token.
@@ -36,12 +40,13 @@ const QUEUE_ARG = { 'others-wait': '1', last: '0', 'not-queued': '' } as const;
 export const reentrantAcquire = defineLockScript<ReentrantAcquireArgs, [number, number]>({
   name: 'dlockReentrantAcquire',
   keys: (a) => [a.lock, a.fence],
-  argv: (a) => [a.owner, a.leaseMs, a.waitingClient, QUEUE_ARG[a.queue]],
+  argv: (a) => [a.owner, a.leaseMs, a.waitingClient, QUEUE_ARG[a.queue], a.watchdog ? '1' : '0'],
   lua: `${NEXT_TOKEN_LUA}${WAITING_MARKS_LUA}
 local lock_key, fence_key = KEYS[1], KEYS[2]
 local owner_id, lease_ms = ARGV[1], ARGV[2]
 local client = ARGV[3] or ''
 local queue = ARGV[4] or ''
+local renew = ARGV[5] or '0'
 
 local holder = redis.call('hget', lock_key, 'owner')
 if holder == false or (client ~= '' and holder == client .. ':grant') then
@@ -51,7 +56,7 @@ if holder == false or (client ~= '' and holder == client .. ':grant') then
   else
     token = tonumber(redis.call('hget', lock_key, 'token'))
   end
-  redis.call('hset', lock_key, 'owner', owner_id, 'holds', 1, 'token', token)
+  redis.call('hset', lock_key, 'owner', owner_id, 'holds', 1, 'token', token, 'renew', renew)
   redis.call('pexpire', lock_key, lease_ms)
   if client ~= '' and queue == '1' then
     mark_waiting(lock_key, client)
@@ -65,6 +70,9 @@ if holder == owner_id then
     unmark_waiting(lock_key, client)
   end
   local holds = redis.call('hincrby', lock_key, 'holds', 1)
+  if renew == '1' then
+    redis.call('hset', lock_key, 'renew', 1)
+  end
   if redis.call('pttl', lock_key) < tonumber(lease_ms) then
     redis.call('pexpire', lock_key, lease_ms)
   end

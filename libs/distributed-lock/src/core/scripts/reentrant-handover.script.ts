@@ -17,6 +17,8 @@ export interface ReentrantHandoverArgs extends ExclusiveKeys {
   /** The successor is the process's last waiter: its waiting mark goes. */
   readonly successorIsLast: boolean;
   readonly grantLeaseMs: number;
+  /** The successor's watchdog renews its lease (recorded as `renew`, for inspection). */
+  readonly successorWatchdog: boolean;
 }
 
 /**
@@ -31,11 +33,12 @@ export interface ReentrantHandoverArgs extends ExclusiveKeys {
 export const reentrantHandover = defineLockScript<ReentrantHandoverArgs, [number, number]>({
   name: 'dlockReentrantHandover',
   keys: (a) => [a.lock, a.fence, a.channel],
-  argv: (a) => [a.owner, a.successor, a.leaseMs, a.client, a.yieldToOthers ? '1' : '0', a.publish, a.successorIsLast ? '1' : '0', a.grantLeaseMs],
+  argv: (a) => [a.owner, a.successor, a.leaseMs, a.client, a.yieldToOthers ? '1' : '0', a.publish, a.successorIsLast ? '1' : '0', a.grantLeaseMs, a.successorWatchdog ? '1' : '0'],
   lua: `${GRANT_TO_LONGEST_WAITING_LUA}
 local lock_key, fence_key, channel = KEYS[1], KEYS[2], KEYS[3]
 local owner_id, successor_id, lease_ms, client = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local yield_to_others, publish, successor_is_last, grant_lease = ARGV[5] == '1', ARGV[6], ARGV[7] == '1', ARGV[8]
+local renew = ARGV[9] or '0'
 
 local state = redis.call('hmget', lock_key, 'owner', 'holds')
 if state[1] ~= owner_id then
@@ -49,7 +52,7 @@ if yield_to_others and grant_to_longest_waiting(lock_key, fence_key, channel, pu
   return {0, -1}
 end
 local token = next_token(fence_key)
-redis.call('hset', lock_key, 'owner', successor_id, 'holds', 1, 'token', token)
+redis.call('hset', lock_key, 'owner', successor_id, 'holds', 1, 'token', token, 'renew', renew)
 redis.call('pexpire', lock_key, lease_ms)
 if successor_is_last then
   unmark_waiting(lock_key, client)

@@ -2,6 +2,9 @@ import type { ExclusiveKeys, PublishCommand } from './exclusive-keys.js';
 import { GRANT_TO_LONGEST_WAITING_LUA } from './grant-to-longest-waiting.lua.js';
 import { defineLockScript } from './lock-script.js';
 
+/** The release script's reply when the caller's last hold went, and the lock to another waiting process. */
+export const RELEASED_TO_ANOTHER_PROCESS = -3;
+
 export interface ReentrantReleaseArgs extends ExclusiveKeys {
   readonly owner: string;
   readonly publish: PublishCommand;
@@ -30,11 +33,13 @@ export interface ReentrantReleaseArgs extends ExclusiveKeys {
 /**
  * Releases one hold (or all) of an exclusive lock, if the caller owns it. Replies -1 when the caller
  * is not the owner (nothing changed), -2 when the holds differ from the expected ones (an earlier
- * release whose reply was lost did go through: nothing changed), the holds left when still held, 0
- * when the caller's last hold is gone. Then the lock goes to the process that has waited longest
- * (`grant:<client>` on the channel), or, when no process is marked as waiting, it is deleted and the
- * channel says `released`, so that one waiter per process can take it (the plain lock skips the
- * message when no process was ever marked while it was held: see `alwaysPublish`).
+ * release whose reply was lost did go through: nothing changed), the holds left when still held, and
+ * when the caller's last hold is gone: RELEASED_TO_ANOTHER_PROCESS (-3) if the lock went to the
+ * process that has waited longest (`grant:<client>` on the channel), else 0: no process was marked
+ * as waiting, so it was deleted and the channel says `released`, so that one waiter per process can
+ * take it (the plain lock skips the message when no process was ever marked while it was held: see
+ * `alwaysPublish`). (-3 tells the hand-over metrics where the lock went; for the holder it means what
+ * 0 means.)
  */
 export const reentrantRelease = defineLockScript<ReentrantReleaseArgs, number>({
   name: 'dlockReentrantRelease',
@@ -61,7 +66,7 @@ if anyone_marked and grant_to_longest_waiting(lock_key, fence_key, channel, publ
   if still_waiting_client ~= '' and redis.call('hget', lock_key, 'owner') ~= still_waiting_client .. ':grant' then
     mark_waiting(lock_key, still_waiting_client)
   end
-  return 0
+  return -3
 end
 redis.call('del', lock_key)
 if anyone_marked or always_publish then

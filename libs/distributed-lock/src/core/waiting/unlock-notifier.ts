@@ -227,6 +227,13 @@ export class UnlockNotifier {
     return { waiter: head, yieldToOthers, last: state.waiters.length === 1 };
   }
 
+  /** How many callers of this process wait for a lock right now (read by the waiters gauge). */
+  get waiting(): number {
+    let count = 0;
+    for (const state of this.channels.values()) count += state.waiters.length;
+    return count;
+  }
+
   /** How many callers of this process wait for the lock behind `channel`. */
   waiterCount(channel: string): number {
     return this.channels.get(channel)?.waiters.length ?? 0;

@@ -5,6 +5,8 @@ import type { Handover } from './handover.js';
 export interface HandoverTerms {
   readonly owner: string;
   readonly leaseMs: number;
+  /** Its watchdog will renew the lease (recorded in Redis for inspection). */
+  readonly watchdog?: boolean;
 }
 
 /**

@@ -1,0 +1,87 @@
+/**
+ * What lock inspection reports (`inspect`, `list`, the command-line inspector): a snapshot of one
+ * lock as Redis keeps it, read by one script (so holder, waiters and readers belong to one instant),
+ * with readable names for the processes involved.
+ */
+
+/** The kinds as they live in Redis: a read-write lock is one lock with a writer and readers. */
+export type InspectedLockKind = 'reentrant' | 'fair' | 'read-write';
+
+/** A process (a lock client) that holds or waits for a lock. */
+export interface LockInstanceInfo {
+  /** The client's random id: the first part of every owner id it writes. */
+  readonly clientId: string;
+  readonly host: string | undefined;
+  readonly pid: number | undefined;
+  /** The client's `instanceName` option (or LOCK_INSTANCE_NAME). */
+  readonly instanceName: string | undefined;
+  /**
+   * `name@host:pid`, `host:pid`, or, for a client that has not registered (it never took a lock, its
+   * registration expired after a minute without a refresh, or it runs a version without inspection),
+   * the first characters of its id.
+   */
+  readonly label: string;
+  /** The client doing the inspection. */
+  readonly self: boolean;
+}
+
+/** One holder: of an exclusive lock, the writer, or one reader of a read-write lock. */
+export interface LockHolderInfo {
+  /** The owner id (`<client id>:<lock context>`): anyone who can read the lock's keys can see it. */
+  readonly owner: string;
+  readonly instance: LockInstanceInfo;
+  /** Reentrant holds (1 for a first acquisition). */
+  readonly holds: number;
+  /** The fencing token of this hold. */
+  readonly token: number;
+  /**
+   * Milliseconds since the hold began, by the Redis server's clock: tokens are never below the
+   * server's time in ms x 1000 when drawn, so `token / 1000` is when it was granted. Undefined when
+   * the token runs ahead of the clock (over a thousand tokens a millisecond).
+   */
+  readonly heldForMs: number | undefined;
+  readonly remainingLeaseMs: number;
+  /** Whether the holder's watchdog renews the lease; undefined when the holder did not say (an older version). */
+  readonly watchdog: boolean | undefined;
+  /** A grant to a waiting process that none of its callers has taken over yet (owner `<client>:grant`). */
+  readonly grant: boolean;
+}
+
+/** One waiter, in the order it will be served. */
+export interface LockWaiterInfo {
+  /** 1 for the next to be served. */
+  readonly position: number;
+  readonly instance: LockInstanceInfo;
+  /**
+   * Fair lock: the queued caller's owner id. Plain lock: undefined, since processes are queued (a
+   * waiting mark per process), and each process queues its own callers.
+   */
+  readonly owner: string | undefined;
+  /** Fair lock: ms until the waiter's place expires unless it refreshes it (it does while alive). */
+  readonly expiresInMs: number | undefined;
+}
+
+export interface LockInspection {
+  readonly name: string;
+  readonly kind: InspectedLockKind;
+  /** Someone holds it (the writer or any reader, for a read-write lock). */
+  readonly locked: boolean;
+  /** The holder of an exclusive lock, or the writer of a read-write lock. */
+  readonly holder: LockHolderInfo | undefined;
+  /** The readers of a read-write lock (empty for other kinds). */
+  readonly readers: readonly LockHolderInfo[];
+  /** Until the lock's keys expire, in ms; -2 when nothing is held. */
+  readonly remainingLeaseMs: number;
+  /** Waiting processes (plain lock) or callers (fair lock), first to be served first. */
+  readonly waiting: readonly LockWaiterInfo[];
+  /** Callers of the inspecting process waiting for this lock right now. */
+  readonly waitingHere: number;
+  /** The last fencing token drawn for the name; undefined if it was never locked (or Redis lost it). */
+  readonly lastToken: number | undefined;
+}
+
+/** Options of `list`. */
+export interface ListLocksOptions {
+  /** The most locks to return (default 100, at most 10,000): SCAN stops once that many are found. */
+  limit?: number;
+}

@@ -1,0 +1,90 @@
+import type { LockKeys } from '../engine/lock-keys.js';
+import type { LockNode } from '../engine/lock-node.js';
+import { InvalidLockArgumentError } from '../errors/invalid-lock-argument.error.js';
+import { inspectLock } from '../scripts/inspect-lock.script.js';
+import { describe } from '../util/duration.js';
+import { assertLockName, MAX_LOCK_NAME_LENGTH } from '../util/validate.js';
+import { clientsIn, inspectionsOf, inUse, type InspectedName } from './inspection-reply.js';
+import { readInstances } from './instance-registration.js';
+import type { InspectedLockKind, ListLocksOptions, LockInspection } from './lock-inspection.js';
+import { scanLockNames } from './lock-scan.js';
+
+const DEFAULT_LIST_LIMIT = 100;
+const MAX_LIST_LIMIT = 10_000;
+/** Key variants of the kinds (see the lock classes): the plain lock has none. */
+const VARIANT: Record<InspectedLockKind, string> = { reentrant: '', fair: ':fair', 'read-write': ':rw' };
+
+/** What inspection needs from the engine (kept narrow: the engine owns an inspector). */
+export interface LockInspectorContext {
+  /** Where lock state lives (RedLock: the first node, as it sees the lock). */
+  readonly node: LockNode;
+  readonly keys: LockKeys;
+  readonly clientId: string;
+  /** Callers of this process waiting on a channel. */
+  waiterCount(channel: string): number;
+  /** One bounded round trip (operationTimeout); failures become LockBackendError, a closed client LockClientClosedError. */
+  query<T>(operation: string, name: string, run: () => Promise<T>): Promise<T>;
+}
+
+/**
+ * Lock inspection: `inspect(name)` reads one name's lock state in one script (a consistent snapshot)
+ * and names the processes involved from their registrations; `list(pattern)` finds names with SCAN
+ * on every master and inspects each. Read-only: nothing here changes a lock.
+ */
+export class LockInspector {
+  constructor(private readonly context: LockInspectorContext) {}
+
+  /**
+   * The lock called `name`, as `kind`; without a kind, the kind in use under that name (plain, else
+   * fair, else read-write; a plain lock nobody holds when none is).
+   */
+  async inspect(name: string, kind?: InspectedLockKind): Promise<LockInspection> {
+    assertLockName(name);
+    if (kind !== undefined && !Object.hasOwn(VARIANT, kind)) {
+      throw new InvalidLockArgumentError('inspect kind', `expected 'reentrant', 'fair' or 'read-write', got ${describe(kind)}.`);
+    }
+    const all = await this.inspectAll([name]);
+    const kinds = all[0]!;
+    if (kind) return kinds[kind];
+    return (['reentrant', 'fair', 'read-write'] as const).map((k) => kinds[k]).find(inUse) ?? kinds.reentrant;
+  }
+
+  /** The locks held (or waited for) whose names match the glob `pattern` (default every lock), sorted by name. */
+  async list(pattern = '*', options: ListLocksOptions = {}): Promise<LockInspection[]> {
+    if (typeof pattern !== 'string' || pattern === '' || pattern.length > MAX_LOCK_NAME_LENGTH || /[{}]/.test(pattern)) {
+      throw new InvalidLockArgumentError('list pattern', `expected a glob over lock names without braces, e.g. 'product:*', got ${describe(pattern)}.`);
+    }
+    const limit = options.limit ?? DEFAULT_LIST_LIMIT;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
+      throw new InvalidLockArgumentError('list limit', `expected an integer from 1 to ${MAX_LIST_LIMIT}, got ${describe(limit)}.`);
+    }
+    const { node, keys } = this.context;
+    // Each SCAN call is one bounded round trip; the whole scan takes as many as the keyspace needs.
+    const { names } = await scanLockNames(node.redis, keys.prefix, pattern, limit, (call) => this.context.query('list', pattern, call));
+    const sorted = [...names.keys()].sort();
+    const inspections = await this.inspectAll(sorted);
+    return sorted.flatMap((name, i) => [...names.get(name)!].map((kind) => inspections[i]![kind]).filter(inUse));
+  }
+
+  /** Every kind under each name: one script per name, then one registration read per client seen. */
+  private async inspectAll(names: string[]): Promise<Record<InspectedLockKind, LockInspection>[]> {
+    const { node, keys, clientId, query } = this.context;
+    const replies: InspectedName[] = await Promise.all(
+      names.map(async (name) => ({
+        name,
+        reply: await query('inspect', name, () => node.run(inspectLock, {
+          plain: keys.lock(name),
+          fence: keys.fence(name),
+          fair: keys.lock(name, ':fair'),
+          fairQueue: `${keys.lock(name, ':fair')}:queue`,
+          fairQueueDeadlines: `${keys.lock(name, ':fair')}:queue-deadlines`,
+          readWrite: keys.lock(name, ':rw'),
+          readers: `${keys.lock(name, ':rw')}:readers`,
+        })),
+      })),
+    );
+    const clients = replies.flatMap((named) => clientsIn(named.reply));
+    const instances = await query('inspect', names.join(', '), () => readInstances(node.redis, keys.prefix, clients, clientId));
+    return replies.map((named) => inspectionsOf(named, instances, (kind) => this.context.waiterCount(keys.channel(named.name, VARIANT[kind]))));
+  }
+}

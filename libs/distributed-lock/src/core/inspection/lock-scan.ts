@@ -1,0 +1,61 @@
+import type { Cluster, Redis } from 'ioredis';
+import type { RedisClient } from '../connection/connection-strategy.js';
+import type { InspectedLockKind } from './lock-inspection.js';
+
+/** Keys read per SCAN call (a hint to Redis: each call stays short whatever the keyspace's size). */
+const SCAN_COUNT = 1000;
+
+/** Escapes Redis glob characters, so that the prefix matches only itself. */
+function escapeGlob(text: string): string {
+  return text.replace(/[*?[\]\\]/g, '\\$&');
+}
+
+/** The lock kind a key is the state of (`<prefix>{name}`, `...:fair`, `...:rw`), or undefined for other keys. */
+function kindOfSuffix(suffix: string): InspectedLockKind | undefined {
+  if (suffix === '') return 'reentrant';
+  if (suffix === ':fair') return 'fair';
+  if (suffix === ':rw') return 'read-write';
+  return undefined; // the fence counter, a fair queue, a reader set: parts of a lock listed by its main key
+}
+
+/** The connections a SCAN must visit: every master of a cluster, else the one connection. */
+function scanTargets(redis: RedisClient): Redis[] {
+  return redis.isCluster ? (redis as Cluster).nodes('master') : [redis as Redis];
+}
+
+/**
+ * Lock names (with the kinds found under each) whose name matches the glob `pattern`, found with SCAN
+ * (never KEYS: each call reads a bounded number of keys, so a large keyspace does not block Redis)
+ * on every master, until `limit` names are found. `truncated` says whether the scan stopped early.
+ */
+export async function scanLockNames(
+  redis: RedisClient,
+  prefix: string,
+  pattern: string,
+  limit: number,
+  roundTrip: <T>(call: () => Promise<T>) => Promise<T>,
+): Promise<{ names: Map<string, Set<InspectedLockKind>>; truncated: boolean }> {
+  const match = `${escapeGlob(prefix)}{${pattern}}*`;
+  const names = new Map<string, Set<InspectedLockKind>>();
+  const start = prefix.length + 1;
+  for (const node of scanTargets(redis)) {
+    let cursor = '0';
+    do {
+      const at = cursor;
+      const [next, keys] = await roundTrip(() => node.scan(at, 'MATCH', match, 'COUNT', SCAN_COUNT));
+      cursor = next;
+      for (const key of keys) {
+        const close = key.indexOf('}', start);
+        if (!key.startsWith(`${prefix}{`) || close < 0) continue;
+        const kind = kindOfSuffix(key.slice(close + 1));
+        if (kind === undefined) continue;
+        const name = key.slice(start, close);
+        if (!names.has(name) && names.size >= limit) return { names, truncated: true };
+        const kinds = names.get(name) ?? new Set<InspectedLockKind>();
+        kinds.add(kind);
+        names.set(name, kinds);
+      }
+    } while (cursor !== '0');
+  }
+  return { names, truncated: false };
+}
