@@ -40,7 +40,10 @@ describe('an iovalkey client given as `client`', () => {
   };
 
   it.each(Object.keys(connections) as (keyof typeof connections)[])('%s: lock, wait, renew, unlock; the client stays open and ours', async (kind) => {
-    const a = await lockClient(connections[kind]());
+    const connection = connections[kind]();
+    const ours = (): number[] => ['ready', 'error', 'message', 'smessage'].map((event) => connection.listenerCount(event));
+    const listenersBefore = ours();
+    const a = await lockClient(connection);
     const b = await lockClient(connections[kind]());
     // iovalkey's Cluster subscribes through one node, which cannot carry sharded channels of every slot.
     expect(a.unlockNotifications?.flavour).toBe('plain');
@@ -62,5 +65,8 @@ describe('an iovalkey client given as `client`', () => {
 
     await a.close();
     expect(a.redis.status).toBe('ready'); // the user's connection is left open
+    // ... with no listener of ours left on it (a service that opens and closes lock clients on one
+    // connection would otherwise pile them up).
+    expect(ours()).toEqual(listenersBefore);
   });
 });

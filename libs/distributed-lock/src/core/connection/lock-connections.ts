@@ -25,6 +25,8 @@ export class LockConnections {
   /** Sharded or plain pub/sub for unlock notifications, chosen once the server is known. */
   readonly pubsub: PubSubSelector;
   private readonly ownsCommand: boolean;
+  /** Listeners put on connections this client does not own, taken off at close. */
+  private readonly borrowedListeners: (() => void)[] = [];
 
   constructor(resolved: ResolvedLockClientOptions, events: LockEvents) {
     const { strategy } = resolved;
@@ -70,7 +72,10 @@ export class LockConnections {
 
   /** Calls `listener` whenever a command connection is ready again (after a drop). */
   onCommandReady(listener: () => void): void {
-    for (const node of this.nodes) node.command.on('ready', listener);
+    for (const node of this.nodes) {
+      node.command.on('ready', listener);
+      if (!this.ownsCommand) this.borrowedListeners.push(() => node.command.off('ready', listener));
+    }
   }
 
   /**
@@ -105,6 +110,7 @@ export class LockConnections {
 
   /** Closes the connections this client opened (never a client given in options). */
   async close(): Promise<void> {
+    for (const remove of this.borrowedListeners.splice(0)) remove();
     await Promise.all(this.owned().map(closeConnection));
   }
 
