@@ -75,10 +75,13 @@ export class Waiter {
 
   /**
    * This waiter became the one that must watch the lock's lease: if it sleeps, wake it after at most
-   * `ms` (capped by its own deadline). A waiter that is busy sets its own timer when it next sleeps.
+   * `ms` (capped by its own deadline; a timer already due sooner stays, such as a fair waiter's
+   * refresh of its place in the queue). A waiter that is busy sets its own timer when it next sleeps.
    */
   rearm(ms: number): void {
-    if (this.finish) this.schedule(Math.min(ms, this.deadline - monotonicNow()), 'notified');
+    if (!this.finish) return;
+    if (this.timerAt !== undefined && this.timerAt <= monotonicNow() + ms) return;
+    this.schedule(Math.min(ms, this.deadline - monotonicNow()), 'notified');
   }
 
   /**
