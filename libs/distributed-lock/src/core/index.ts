@@ -29,3 +29,5 @@ export { ReadWriteLock, ReadLock, WriteLock } from './locks/read-write-lock.js';
 export { MultiLock, MultiLockHandle } from './locks/multi-lock.js';
 export { LockClient, type LockClientStats, type FairLockOptions } from './lock-client.js';
 export { MAX_HANDOVER_STREAK, GRANT_LEASE_MS } from './waiting/unlock-notifier.js';
+export { Semaphore, DEFAULT_SEMAPHORE_QUEUE_TIMEOUT_MS, type SemaphoreOptions } from './locks/semaphore.js';
+export { PermitsHandle } from './locks/permits-handle.js';

@@ -19,6 +19,7 @@ import type { RedisMode } from './connection/connection-config.js';
 import { describe, toMilliseconds, type Duration } from './util/duration.js';
 import { assertKnownKeys, assertLockName, isPlainObject } from './util/validate.js';
 import { InvalidLockArgumentError } from './errors/invalid-lock-argument.error.js';
+import { createSemaphore, type Semaphore, type SemaphoreOptions } from './locks/semaphore.js';
 
 /** How many plain lock objects `getLock` keeps for reuse before it starts afresh. */
 const PLAIN_LOCK_CACHE_SIZE = 1000;
@@ -278,5 +279,18 @@ export class LockClient {
   /** The lock taken by the innermost `withLock` or decorated call around the running code. */
   currentLock(): LockHandle | undefined {
     return getLockContext()?.current;
+  }
+
+  // Primitives built on the locks' leases: semaphores and leader election.
+
+  /**
+   * A semaphore of `permits` permits (Redisson's RPermitExpirableSemaphore): `acquire(n)` /
+   * `tryAcquire(n, waitTime)` take permits, each acquisition a lease of its own (watchdog-renewed, or
+   * `leaseTime`) with its own fencing token and signal, released through its handle; waiters served
+   * in arrival order across processes (see Semaphore). Not available in redlock mode
+   * (UnsupportedLockOperationError).
+   */
+  getSemaphore(name: string, options: SemaphoreOptions): Semaphore {
+    return createSemaphore(this.engine, this.mode, name, options);
   }
 }

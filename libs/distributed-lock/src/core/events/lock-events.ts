@@ -3,10 +3,11 @@ import type { PubSubChoice } from '../connection/pubsub-selector.js';
 import type { LockLostReason } from '../errors/lock-lost.error.js';
 
 /**
- * Kinds of lock the library offers: the plain reentrant lock, the fair lock, and the two halves of a
- * read-write lock. (A multi-lock is made of locks of these kinds; their events carry their own kind.)
+ * Kinds of lock the library offers: the plain reentrant lock, the fair lock, the two halves of a
+ * read-write lock, and the semaphore (each acquisition of permits is one lease, with these events).
+ * (A multi-lock is made of locks of these kinds; their events carry their own kind.)
  */
-export type LockKind = 'reentrant' | 'fair' | 'read' | 'write';
+export type LockKind = 'reentrant' | 'fair' | 'read' | 'write' | 'semaphore';
 
 interface LockEventBase {
   name: string;

@@ -107,6 +107,7 @@ export class Acquisition {
     const { notifier } = engine;
     const withdraw = lock.handover ? () => this.withdraw() : undefined;
     const waiter = notifier.join(lock.channel, this.deadline, lock.shared, withdraw);
+    waiter.passesWakeUps = lock.counted === true;
     this.queued = true;
     // A plain lock released by another caller of this process may be handed to this one directly.
     if (this.handsOverToMe()) waiter.handoverTerms = { owner: this.owner, leaseMs: this.leaseMs };

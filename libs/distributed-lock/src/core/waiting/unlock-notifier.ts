@@ -258,7 +258,8 @@ export class UnlockNotifier {
     } else {
       const next = state.waiters[0];
       if (next) {
-        if (index === 0 && acquired) next.rearm(leaseMs);
+        // A semaphore's grant may leave room for the next waiter: a wake-up the head had not consumed goes on.
+        if (index === 0 && acquired && !(waiter.pending && waiter.passesWakeUps)) next.rearm(leaseMs);
         else if (index === 0 || waiter.pending) next.notify();
       }
     }
