@@ -2,6 +2,7 @@ import type { ServerSettings } from 'redis-topology';
 import { useMode, type FixtureMode } from './fixture.js';
 import { fencingSuite } from './suites/fencing.suite.js';
 import { handoverSuite } from './suites/handover.suite.js';
+import { leaderElectionSuite } from './suites/leader-election.suite.js';
 import { lockFamilySuite } from './suites/lock-family.suite.js';
 import { mutualExclusionSuite } from './suites/mutual-exclusion.suite.js';
 import { ownershipSuite } from './suites/ownership.suite.js';
@@ -37,5 +38,6 @@ export function describeLockConformance(
     watchdogSuite(fx);
     lockFamilySuite(fx);
     if (!leaveOut.semaphore) semaphoreSuite(fx);
+    leaderElectionSuite(fx);
   });
 }

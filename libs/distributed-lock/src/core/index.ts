@@ -31,3 +31,5 @@ export { LockClient, type LockClientStats, type FairLockOptions } from './lock-c
 export { MAX_HANDOVER_STREAK, GRANT_LEASE_MS } from './waiting/unlock-notifier.js';
 export { Semaphore, DEFAULT_SEMAPHORE_QUEUE_TIMEOUT_MS, type SemaphoreOptions } from './locks/semaphore.js';
 export { PermitsHandle } from './locks/permits-handle.js';
+export { LeaderElection, DEFAULT_RESIGN_TIMEOUT_MS, type LeaderElectionOptions, type LeaderElectionEvents } from './leader/leader-election.js';
+export { Leadership, type LeadershipRevoked } from './leader/leadership.js';

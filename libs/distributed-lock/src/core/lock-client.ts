@@ -20,6 +20,7 @@ import { describe, toMilliseconds, type Duration } from './util/duration.js';
 import { assertKnownKeys, assertLockName, isPlainObject } from './util/validate.js';
 import { InvalidLockArgumentError } from './errors/invalid-lock-argument.error.js';
 import { createSemaphore, type Semaphore, type SemaphoreOptions } from './locks/semaphore.js';
+import { createElection, type LeaderElection, type LeaderElectionOptions } from './leader/leader-election.js';
 
 /** How many plain lock objects `getLock` keeps for reuse before it starts afresh. */
 const PLAIN_LOCK_CACHE_SIZE = 1000;
@@ -292,5 +293,16 @@ export class LockClient {
    */
   getSemaphore(name: string, options: SemaphoreOptions): Semaphore {
     return createSemaphore(this.engine, this.mode, name, options);
+  }
+
+  /**
+   * Stands for the leadership of `name` among every candidate of every process: `onElected` gets
+   * the term (fencing token, signal) when this candidate leads, `onRevoked` is told when the term
+   * ends. The leadership is a watchdog-renewed lease (watchdogTimeout) on the lock `leader:<name>`:
+   * handed to a waiting candidate at once on `resign()` or close, taken over within the lease when the
+   * leader dies or pauses (see LeaderElection). Works in every mode.
+   */
+  elect(name: string, options: LeaderElectionOptions = {}): LeaderElection {
+    return createElection((lockName) => this.getLock(lockName), name, options, (error) => this.engine.background.report('elect', name, error));
   }
 }

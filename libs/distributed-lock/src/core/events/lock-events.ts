@@ -5,7 +5,8 @@ import type { LockLostReason } from '../errors/lock-lost.error.js';
 /**
  * Kinds of lock the library offers: the plain reentrant lock, the fair lock, the two halves of a
  * read-write lock, and the semaphore (each acquisition of permits is one lease, with these events).
- * (A multi-lock is made of locks of these kinds; their events carry their own kind.)
+ * (A multi-lock is made of locks of these kinds; their events carry their own kind. A leadership is a
+ * plain lock: 'reentrant'.)
  */
 export type LockKind = 'reentrant' | 'fair' | 'read' | 'write' | 'semaphore';
 
@@ -44,8 +45,11 @@ export interface LockFailedEvent extends LockEventBase {
   error?: Error;
 }
 export interface LockBackgroundErrorEvent {
-  /** What the library was doing in the background when Redis failed. */
-  operation: 'renew' | 'release' | 'unmark' | 'subscribe' | 'unsubscribe' | 'connection';
+  /**
+   * What the library was doing in the background when Redis failed (`elect`: a leader election's
+   * campaign, or its onElected / onRevoked callback, failed).
+   */
+  operation: 'renew' | 'release' | 'unmark' | 'subscribe' | 'unsubscribe' | 'connection' | 'elect';
   name?: string;
   error: Error;
 }
