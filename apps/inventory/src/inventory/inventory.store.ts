@@ -41,6 +41,39 @@ if redis.call('exists', KEYS[1]) == 0 then return -2 end
 return redis.call('incrby', KEYS[1], ARGV[2])
 `;
 
+/**
+ * Records one step of the restock worker with the Redis server's time (one clock for every
+ * instance). Fenced by the leader's term when one is given: a step of a term lower than the highest
+ * recorded goes to the refused list instead. Keys share the `{restock-worker}` hash tag (cluster).
+ */
+const WORKER_STEP_SCRIPT = `
+local clock = redis.call('time')
+local at = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local entry = '{"term":' .. (ARGV[1] == '' and 'null' or ARGV[1]) .. ',"instance":' .. cjson.encode(ARGV[2]) .. ',"at":' .. string.format('%.0f', at) .. '}'
+if ARGV[1] ~= '' then
+  local highest = tonumber(redis.call('get', KEYS[1]) or '0')
+  if tonumber(ARGV[1]) < highest then
+    redis.call('rpush', KEYS[3], entry)
+    return 0
+  end
+  redis.call('set', KEYS[1], ARGV[1])
+end
+redis.call('rpush', KEYS[2], entry)
+return 1
+`;
+
+/** Where the restock worker's steps are recorded (see WORKER_STEP_SCRIPT). */
+export const RESTOCK_WORKER_KEYS = {
+  /** The highest term seen. */
+  term: 'inventory:{restock-worker}:term',
+  /** Steps of the leader-only worker: `{ term, instance, at }` (at: Redis server ms). */
+  runs: 'inventory:{restock-worker}:runs',
+  /** Steps refused because a higher term had acted already (a deposed leader that acted). */
+  refused: 'inventory:{restock-worker}:refused',
+  /** Steps of the unlocked control worker, which runs in every instance. */
+  unlocked: 'inventory:{restock-worker}:unlocked-runs',
+} as const;
+
 type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
 
 export interface ProductState {
@@ -62,16 +95,19 @@ export class InventoryStore {
   private readonly readFenced: ScriptCall;
   private readonly writeFenced: ScriptCall;
   private readonly restockFenced: ScriptCall;
+  private readonly workerStep: ScriptCall;
 
   constructor(private readonly locks: LockService) {
     const redis = locks.redis;
     redis.defineCommand('inventoryRead', { numberOfKeys: 2, lua: READ_SCRIPT });
     redis.defineCommand('inventoryWrite', { numberOfKeys: 3, lua: WRITE_SCRIPT });
     redis.defineCommand('inventoryRestock', { numberOfKeys: 2, lua: RESTOCK_SCRIPT });
+    redis.defineCommand('inventoryWorkerStep', { numberOfKeys: 3, lua: WORKER_STEP_SCRIPT });
     const commands = redis as unknown as Record<string, ScriptCall>;
     this.readFenced = commands.inventoryRead!.bind(redis);
     this.writeFenced = commands.inventoryWrite!.bind(redis);
     this.restockFenced = commands.inventoryRestock!.bind(redis);
+    this.workerStep = commands.inventoryWorkerStep!.bind(redis);
   }
 
   /** The lock that protects a product: its keys here share this hash tag. */
@@ -121,6 +157,16 @@ export class InventoryStore {
     const keys = this.keys(productId);
     const result = Number(await this.restockFenced(keys.stock, keys.fence, token, amount));
     return result < 0 ? null : result;
+  }
+
+  /**
+   * Records one step of the restock worker: fenced by `term` (the leader's) into the runs list, or,
+   * with `term` null (the unlocked control), into the control's list. False: refused, a higher term
+   * has acted already.
+   */
+  async recordWorkerStep(term: number | null, instance: string): Promise<boolean> {
+    const k = RESTOCK_WORKER_KEYS;
+    return Number(await this.workerStep(k.term, term === null ? k.unlocked : k.runs, k.refused, term ?? '', instance)) === 1;
   }
 
   /** Appends one run of a scheduled job to `listKey`: which tick, which instance. */
