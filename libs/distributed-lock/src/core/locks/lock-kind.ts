@@ -35,11 +35,6 @@ export interface LockKindContract extends LeaseResource {
   /** A shared (read) lock: the waiters queued right behind one that takes it are woken together. */
   readonly shared: boolean;
   /**
-   * A counting kind (the semaphore): a grant may leave room for the next waiter, so a wake-up the
-   * granted waiter had not consumed yet goes to the next one instead of being dropped.
-   */
-  readonly counted?: boolean;
-  /**
    * Longest a waiter sleeps without asking Redis again, even when no release or lease end is due (a
    * fair lock's waiters must keep their place in the Redis queue alive). Infinity: no such need.
    */

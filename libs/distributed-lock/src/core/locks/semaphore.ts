@@ -249,7 +249,6 @@ export class Semaphore {
 class PermitsRequest implements LockKindContract {
   readonly kind = 'semaphore' as const;
   readonly shared = false;
-  readonly counted = true;
   readonly handover = undefined;
 
   constructor(

@@ -26,8 +26,8 @@ export interface SemaphoreAcquireArgs extends SemaphoreKeys {
  * - Granted only to the first in line (or to anyone when nobody waits), and only when all it asked
  *   for is free: strict arrival order, so a caller asking for several permits is never overtaken.
  * - A failed caller that will wait takes (or keeps) its place and refreshes its deadline.
- * - A grant that leaves enough for the next in line, or expired leases that gave permits back, wake
- *   the waiters (see wake_if_first_fits).
+ * - A grant that leaves enough for the next in line, expired leases that gave permits back, or dead
+ *   waiters dropped from the front, wake the first waiter (see wake_if_first_fits).
  * - An acquisition that already holds (its earlier attempt was granted but the reply was lost) gets
  *   the same grant back, its lease lengthened.
  * - The wait hint is the earliest lease end (a crashed holder's permits come back then), or, when the
@@ -44,7 +44,7 @@ local queue_timeout, queue_on_failure, publish = tonumber(ARGV[5]), ARGV[6] == '
 
 local now = server_ms()
 ensure_size(state_key, initial_permits)
-drop_dead_waiters(state_key, queue_key, deadlines_key, now)
+local moved = drop_dead_waiters(state_key, queue_key, deadlines_key, now) > 0
 local freed = drop_expired_holders(state_key, holders_key, now)
 
 local mine = redis.call('hget', state_key, 'h:' .. owner_id)
@@ -82,7 +82,7 @@ if queue_on_failure then
   redis.call('hset', state_key, 'w:' .. owner_id, wanted)
   redis.call('zadd', deadlines_key, now + queue_timeout, owner_id)
 end
-if freed > 0 then
+if freed > 0 or moved then
   wake_if_first_fits(state_key, queue_key, channel, publish)
 end
 

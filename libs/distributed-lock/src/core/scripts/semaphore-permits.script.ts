@@ -18,8 +18,8 @@ export interface SemaphorePermitsArgs extends SemaphoreKeys {
  * addPermits). Replies {outcome, size, free, queued}: outcome 1 when done, 0 when `try-set` found a
  * size already stored, -1 when `add` would take the size below zero (nothing changed). Free permits
  * may be negative for a while after the size was lowered below what holders have. A change that
- * makes room for the first waiter wakes the waiters; one that makes its request impossible (larger
- * than the new size) wakes it too, so that it is refused at once rather than holding up the line.
+ * makes room for the first waiter wakes it; one that makes its request impossible (larger than the
+ * new size) wakes it too, so that it is refused at once rather than holding up the line.
  */
 export const semaphorePermits = defineLockScript<SemaphorePermitsArgs, [number, number, number, number]>({
   name: 'dlockSemaphorePermits',
@@ -57,7 +57,7 @@ local size = tonumber(redis.call('hget', state_key, 'permits') or initial_permit
 if (outcome == 1 and operation ~= 'read') or freed > 0 then
   local first, wants = first_in_line(state_key, queue_key)
   if first ~= nil and (wants <= free_permits(state_key) or wants > size) then
-    redis.call(publish, channel, 'released')
+    wake_first(channel, publish, first)
   end
 end
 return {outcome, size, free_permits(state_key), redis.call('zcard', queue_key)}

@@ -11,7 +11,7 @@ export interface SemaphoreReleaseArgs extends SemaphoreKeys {
  * Gives back the permits of one acquisition. Replies 0 when released, -1 when this acquisition holds
  * nothing (released before, or its lease ended: its permits came back on their own). Idempotent, so a
  * release whose reply was lost can be retried. If what is free now fits the first waiter's request,
- * the waiters are told.
+ * that waiter is told.
  */
 export const semaphoreRelease = defineLockScript<SemaphoreReleaseArgs, number>({
   name: 'dlockSemaphoreRelease',

@@ -11,7 +11,7 @@ export interface SemaphoreRenewArgs extends SemaphoreKeys {
 /**
  * Lengthens one acquisition's lease: 1 if it still holds its permits, 0 if not (its lease ended
  * first: a lease that ended is over, even if nobody has taken the permits yet). Leases that ended
- * are dropped on the way, and waiters told if that made room: a crashed holder's permits come back
+ * are dropped on the way, and the first waiter told if that made room: a crashed holder's permits come back
  * at the next renewal of anyone's lease, if no other call notices first.
  */
 export const semaphoreRenew = defineLockScript<SemaphoreRenewArgs, number>({

@@ -30,9 +30,9 @@ export const semaphoreKeyList = (k: SemaphoreKeys): string[] => [k.state, k.hold
  *
  * Waiters are served strictly in arrival order: only the first in line may take permits, and only
  * all it asked for at once, so callers asking for one permit cannot starve one asking for several.
- * Whenever permits come back or the line moves, `wake_if_first_fits` publishes `released` if the
- * first waiter's request now fits; the first waiter of each process looks, and the one at the head of
- * the line takes them. No polling.
+ * Whenever permits come back or the line moves, `wake_if_first_fits` tells the first waiter, and
+ * only it, if its request now fits: `next:<its owner id>` on the channel (its process wakes that
+ * waiter; no other process is woken, and nobody races it). No polling.
  */
 export const SEMAPHORE_LUA = `
 local function server_ms()
@@ -53,9 +53,11 @@ local function drop_waiter(state_key, queue_key, deadlines_key, waiter)
 end
 
 local function drop_dead_waiters(state_key, queue_key, deadlines_key, now)
-  for _, waiter in ipairs(redis.call('zrangebyscore', deadlines_key, '-inf', now)) do
+  local dead = redis.call('zrangebyscore', deadlines_key, '-inf', now)
+  for _, waiter in ipairs(dead) do
     drop_waiter(state_key, queue_key, deadlines_key, waiter)
   end
+  return #dead
 end
 
 local function drop_holder(state_key, holders_key, holder)
@@ -91,10 +93,14 @@ local function first_in_line(state_key, queue_key)
   return first, tonumber(redis.call('hget', state_key, 'w:' .. first) or '1')
 end
 
+local function wake_first(channel, publish, first)
+  redis.call(publish, channel, 'next:' .. first)
+end
+
 local function wake_if_first_fits(state_key, queue_key, channel, publish)
   local first, wants = first_in_line(state_key, queue_key)
   if first ~= nil and wants <= free_permits(state_key) then
-    redis.call(publish, channel, 'released')
+    wake_first(channel, publish, first)
   end
 end
 `;

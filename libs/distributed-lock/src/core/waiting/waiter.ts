@@ -26,11 +26,8 @@ export class Waiter {
   handoverTerms: HandoverTerms | undefined;
   /** A release in this process is handing the lock to this waiter; settled with its reply. */
   handover: Handover | undefined;
-  /**
-   * It waits for permits of a semaphore: a grant to it may leave room for the next waiter, so when it
-   * leaves with the grant, a wake-up it had not consumed yet goes to the next waiter (see UnlockNotifier.leave).
-   */
-  passesWakeUps = false;
+  /** The owner id it waits as: a wake-up addressed to it (`next:<owner>`, a semaphore's) wakes it alone. */
+  owner: string | undefined;
   private finish: ((outcome: WaitOutcome) => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
   /** Monotonic time the current timer fires at. */
