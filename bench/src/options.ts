@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ADAPTERS } from './adapters/index.js';
 
-export const SCENARIO_NAMES = ['serial', 'parallel', 'contended', 'decorator'] as const;
+export const SCENARIO_NAMES = ['serial', 'parallel', 'contended', 'decorator', 'semaphore'] as const;
 export type BenchScenario = (typeof SCENARIO_NAMES)[number];
 
 export interface BenchOptions {
