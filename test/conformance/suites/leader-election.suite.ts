@@ -168,7 +168,7 @@ export function leaderElectionSuite(fx: ModeFixture): void {
     });
 
     itAcrossProcesses(fx)('a SIGKILLed leader is replaced within its lease, with a higher term', async () => {
-      const WATCHDOG = 1000;
+      const WATCHDOG = 600;
       const worker = WorkerProcess.start('leader-worker.mjs', { ...fx.env(), ELECTION: 'elect:killed', WATCHDOG });
       const elected = await worker.waitForType('elected');
       await worker.waitForType('renewed');

@@ -179,6 +179,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
     const end = (reason: LockLostReason): void => {
       if (!controller.signal.aborted) controller.abort(new LockLostError(this.lock.name, reason));
     };
+    const ended = new Promise<void>((resolve) => controller.signal.addEventListener('abort', () => resolve(), { once: true }));
     // The lease lost (renewal refused, deadline passed, read-time check): the term ends at once.
     const lockSignal = handle.signal;
     const onLost = (): void => {
@@ -186,7 +187,6 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
     };
     lockSignal.addEventListener('abort', onLost, { once: true });
     if (lockSignal.aborted) onLost();
-    const ended = new Promise<void>((resolve) => controller.signal.addEventListener('abort', () => resolve(), { once: true }));
     this.current = { leadership, end };
     let steppedDown = false;
     let work: Promise<unknown>;
