@@ -73,6 +73,8 @@ export function chart(report: BenchReport): string {
     { title: 'Contended: critical sections/s (4 processes x 8 callers, one key)', metric: 'sectionsPerSec', unit: '/s', log: false, rows: rowsOf('contended') },
     { title: 'Contended: p99 wait to acquire', metric: 'p99WaitMs', unit: 'ms', log: true, rows: rowsOf('contended') },
     { title: 'Decorator: p50 latency of a request', metric: 'p50Ms', unit: 'ms', log: false, rows: rowsOf('decorator') },
+    { title: 'Semaphore: sections/s (4 processes x 8 callers, one semaphore of 3 permits)', metric: 'sectionsPerSec', unit: '/s', log: false, rows: rowsOf('semaphore') },
+    { title: 'Semaphore: p99 wait to acquire', metric: 'p99WaitMs', unit: 'ms', log: true, rows: rowsOf('semaphore') },
   ].filter((p) => p.rows.length > 0);
   const parts: string[] = [];
   let y = 10;

@@ -12,13 +12,13 @@
  */
 import { Redis } from 'ioredis';
 import { RedisServer } from 'redis-topology';
-import { ADAPTERS, adapterById, CouldNotRun, LEASE_MS, type LockAdapter, type RedisTarget } from './adapters/index.js';
+import { ADAPTERS, adapterById, CouldNotRun, LEASE_MS, SEMAPHORE_PERMITS, type LockAdapter, type RedisTarget } from './adapters/index.js';
 import { cpuTimes, machineInfo, stealPercent } from './machine.js';
 import { parseOptions, USAGE, type BenchOptions, type BenchScenario } from './options.js';
 import { installedVersion } from './paths.js';
 import { consoleReport, formatRun, writeReport } from './report.js';
 import { runScaling } from './scaling/run-scaling.js';
-import { findProblems, judgeTargets, makeRow, type BenchReport, type RoundRun, type ScenarioResult } from './results.js';
+import { compareSemaphores, findProblems, judgeTargets, makeRow, type BenchReport, type RoundRun, type ScenarioResult } from './results.js';
 import { ContendedPool } from './scenarios/contended.js';
 import { DECORATOR_LOAD, DECORATOR_ROUTES, DecoratorApp, type DecoratorRoute } from './scenarios/decorator.js';
 import { runParallel } from './scenarios/parallel.js';
@@ -43,6 +43,14 @@ const DESCRIPTIONS: Record<BenchScenario, { title: string; description: (o: Benc
       `${o.contendedProcesses} processes x ${o.contendedCallers} callers loop on one lock for ${o.contendedMs} ms (started together once all are connected); ` +
       'critical section = GET + SET (increment) of a counter on a separate connection; wait = time to acquire; busiest process = its share of the sections (25 % each when even); lost updates = sections - final counter; ' +
       `a caller still waiting ${o.contendedGraceMs} ms after the end is cut off and counted as unfinished, its wait so far included in the percentiles`,
+  },
+  semaphore: {
+    title: `Semaphore: one semaphore of ${SEMAPHORE_PERMITS} permits, several processes`,
+    description: (o) =>
+      `${o.contendedProcesses} processes x ${o.contendedCallers} callers loop on one permit each of one semaphore for ${o.contendedMs} ms (started together once all are connected); ` +
+      `section = INCR + DECR of a count of permits in use on a separate connection (max in use: the highest count seen, never above ${SEMAPHORE_PERMITS} for a correct semaphore; over permits: sections that saw more); ` +
+      'wait = time to acquire; busiest process = its share of the sections (25 % each when even); a caller still waiting ' +
+      `${o.contendedGraceMs} ms after the end is cut off and counted as unfinished`,
   },
   decorator: {
     title: 'Decorator overhead: the same Nest endpoint with and without @DistributedLock',
@@ -85,7 +93,7 @@ class Bench {
     this.target = { host: this.server.host, port: this.server.port };
     this.admin = new Redis({ host: this.target.host, port: this.target.port });
     console.log(`redis-server ${await this.redisVersion()} started on ${this.server.host}:${this.server.port}`);
-    if (this.options.scenarios.includes('contended')) {
+    if (this.options.scenarios.includes('contended') || this.options.scenarios.includes('semaphore')) {
       this.pool = new ContendedPool(this.options.contendedProcesses);
       this.pool.start();
     }
@@ -135,7 +143,7 @@ class Bench {
         run = { round, status: 'could-not-run', reason: error.message };
       } else {
         run = { round, status: 'failed', reason: describeError(error) };
-        if (scenario === 'contended') {
+        if (scenario === 'contended' || scenario === 'semaphore') {
           // A stuck or crashed worker: start the pool afresh for the next runs.
           await this.pool!.stop();
           this.pool!.start();
@@ -177,6 +185,17 @@ class Bench {
       for (const adapter of this.adapters('contended')) {
         await this.runOne('contended', adapter, round, () =>
           this.pool!.run(adapter.id, this.target, this.admin!, { lock: `bench:contended:${adapter.id}`, counter: `bench:counter:${adapter.id}` }, o.contendedCallers, o.contendedMs, o.contendedGraceMs),
+        );
+      }
+    }
+    if (o.scenarios.includes('semaphore')) {
+      console.log(`\n[${label}] semaphore`);
+      for (const adapter of this.adapters('semaphore')) {
+        await this.runOne('semaphore', adapter, round, () =>
+          this.pool!.run(adapter.id, this.target, this.admin!, { lock: `bench:semaphore:${adapter.id}`, counter: `bench:in-use:${adapter.id}` }, o.contendedCallers, o.contendedMs, o.contendedGraceMs, {
+            kind: 'permits',
+            permits: SEMAPHORE_PERMITS,
+          }),
         );
       }
     }
@@ -299,10 +318,12 @@ async function runComparison(options: BenchOptions, argv: string[]): Promise<num
       })),
       scenarios,
       targets: [],
+      comparisons: [],
       failures: [],
       notes: [],
     };
     report.targets = judgeTargets(report);
+    report.comparisons = compareSemaphores(report);
     Object.assign(report, findProblems(report, MUST_BE_CORRECT));
     console.log(`\n${consoleReport(report)}`);
     const files = writeReport(options.out, report);

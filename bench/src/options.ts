@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { ADAPTERS } from './adapters/index.js';
 import { CURVE_NAMES, SCALING_LIBRARIES, type ScalingCurve } from './scaling/curves.js';
 
-export const SCENARIO_NAMES = ['serial', 'parallel', 'contended', 'decorator'] as const;
+export const SCENARIO_NAMES = ['serial', 'parallel', 'contended', 'decorator', 'semaphore'] as const;
 export type BenchScenario = (typeof SCENARIO_NAMES)[number];
 /** The scaling set: not run by default (about 20 minutes on a 2-vCPU VM); `--scenarios scaling` or `--curves`. */
 export const SCALING = 'scaling';

@@ -60,6 +60,18 @@ const COLUMNS: Record<BenchScenario, Column[]> = {
     { head: 'unfinished waits', cell: (r) => String(r.runs.reduce((sum, run) => sum + (run.metrics?.unfinishedWaits ?? 0), 0)) },
     { head: 'errors', cell: errorCount },
   ],
+  semaphore: [
+    { head: 'sections/s', cell: (r) => rate(median(r, 'sectionsPerSec')) },
+    { head: 'spread', cell: (r) => range(r.summary.sectionsPerSec, rate) },
+    { head: 'p50 wait ms', cell: (r) => fixed(median(r, 'p50WaitMs'), 2) },
+    { head: 'p99 wait ms', cell: (r) => fixed(median(r, 'p99WaitMs'), 1) },
+    { head: 'p99 spread', cell: (r) => range(r.summary.p99WaitMs, ms(1)) },
+    { head: 'busiest process %', cell: (r) => fixed(median(r, 'busiestProcessPercent'), 0) },
+    { head: 'max in use', cell: (r) => r.runs.filter((run) => run.metrics).map((run) => String(run.metrics!.maxInUse)).join(', ') || '-' },
+    { head: 'over permits', cell: (r) => String(r.runs.reduce((sum, run) => sum + (run.metrics?.overPermits ?? 0), 0)) },
+    { head: 'unfinished waits', cell: (r) => String(r.runs.reduce((sum, run) => sum + (run.metrics?.unfinishedWaits ?? 0), 0)) },
+    { head: 'errors', cell: errorCount },
+  ],
   decorator: [
     { head: 'req/s', cell: (r) => rate(median(r, 'requestsPerSec')) },
     { head: 'p50 ms', cell: (r) => fixed(median(r, 'p50Ms'), 3) },
@@ -105,6 +117,16 @@ function targetRows(report: BenchReport): string[][] {
   return report.targets.map((t) => [t.description, t.goal, t.measured, t.met === null ? 'n/a' : t.met ? 'met' : 'NOT met']);
 }
 
+const COMPARISON_HEAD = ['metric', 'ours (median)', 'peer (median)', 'ours / peer', 'better'];
+
+function comparisonRows(report: BenchReport): string[][] {
+  const value = (side: { id: string; median: number } | null, unit: string): string => (side ? `${side.id} ${unit === 'ms' ? fixed(side.median, 3) : rate(side.median)}${unit === 'ms' ? ' ms' : '/s'}` : '-');
+  return report.comparisons.map((c) => {
+    const unit = c.metric.endsWith('Ms') ? 'ms' : 'rate';
+    return [c.description, value(c.ours, unit), value(c.peer, unit), c.ratio === null ? '-' : `${c.ratio.toFixed(2)}x`, c.better === 'lower' ? 'lower' : 'higher'];
+  });
+}
+
 /** One line per finished run, for progress. */
 export function formatRun(scenario: BenchScenario, id: string, run: RoundRun): string {
   const name = id.padEnd(20);
@@ -118,6 +140,8 @@ export function formatRun(scenario: BenchScenario, id: string, run: RoundRun): s
       return `  ${name} ${rate(m.cyclesPerSec).padStart(9)} cycles/s${errors}`;
     case 'contended':
       return `  ${name} ${rate(m.sectionsPerSec).padStart(9)} sections/s  wait p50 ${fixed(m.p50WaitMs, 2)} ms  p99 ${fixed(m.p99WaitMs, 1)} ms  busiest process ${fixed(m.busiestProcessPercent, 0)} %  lost ${m.lostUpdates} of ${m.sections}${m.unfinishedWaits ? `  unfinished waits ${m.unfinishedWaits}` : ''}${errors}`;
+    case 'semaphore':
+      return `  ${name} ${rate(m.sectionsPerSec).padStart(9)} sections/s  wait p50 ${fixed(m.p50WaitMs, 2)} ms  p99 ${fixed(m.p99WaitMs, 1)} ms  busiest process ${fixed(m.busiestProcessPercent, 0)} %  max in use ${m.maxInUse} of ${m.permits}${m.overPermits ? `  OVER PERMITS ${m.overPermits}` : ''}${m.unfinishedWaits ? `  unfinished waits ${m.unfinishedWaits}` : ''}${errors}`;
     case 'decorator':
       return `  ${name} ${rate(m.requestsPerSec).padStart(9)} req/s  p50 ${fixed(m.p50Ms, 3)} ms  p99 ${fixed(m.p99Ms, 3)} ms${m.addedP50Ms === undefined ? '' : `  added p50 ${fixed(m.addedP50Ms, 3)} ms`}${errors}`;
   }
@@ -130,6 +154,7 @@ export function consoleReport(report: BenchReport): string {
     parts.push(`${scenario.title}\n${scenario.description}\n${textTable(head, rows)}`);
   }
   parts.push(`Targets (ratios of medians from this run)\n${textTable(['target', 'goal', 'measured', 'result'], targetRows(report))}`);
+  if (report.comparisons.length) parts.push(`Semaphores side by side (ratios of medians from this run)\n${textTable(COMPARISON_HEAD, comparisonRows(report))}`);
   if (report.failures.length) parts.push(`Failures:\n${report.failures.map((f) => `  - ${f}`).join('\n')}`);
   if (report.notes.length) parts.push(`Notes:\n${report.notes.map((n) => `  - ${n}`).join('\n')}`);
   return parts.join('\n\n');
@@ -158,6 +183,9 @@ export function markdownReport(report: BenchReport): string {
     lines.push(`## ${scenario.title}`, '', scenario.description + '.', '', markdownTable(head, rows), '');
   }
   lines.push('## Targets', '', 'Ratios of medians from this one run.', '', markdownTable(['target', 'goal', 'measured', 'result'], targetRows(report)), '');
+  if (report.comparisons.length) {
+    lines.push('## Semaphores side by side', '', 'Our semaphore against the peer semaphore, ratios of medians from this one run.', '', markdownTable(COMPARISON_HEAD, comparisonRows(report)), '');
+  }
   lines.push(
     '## Libraries and settings',
     '',

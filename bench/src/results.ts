@@ -1,4 +1,4 @@
-import { PEER_IDS } from './adapters/index.js';
+import { ADAPTERS, PEER_IDS } from './adapters/index.js';
 import type { MachineInfo } from './machine.js';
 import type { BenchScenario } from './options.js';
 import type { Metrics, RunErrors } from './scenarios/scenario.js';
@@ -43,6 +43,18 @@ export interface Target {
   met: boolean | null;
 }
 
+/** One metric of our semaphore row against a peer's semaphore row: medians and their ratio. */
+export interface Comparison {
+  scenario: BenchScenario;
+  metric: string;
+  description: string;
+  ours: { id: string; median: number } | null;
+  peer: { id: string; median: number } | null;
+  /** ours / peer; below 1 is better for `lower` metrics (latency, wait), above 1 for rates. */
+  ratio: number | null;
+  better: 'higher' | 'lower';
+}
+
 export interface LibrarySettings {
   id: string;
   label: string;
@@ -65,6 +77,8 @@ export interface BenchReport {
   libraries: LibrarySettings[];
   scenarios: ScenarioResult[];
   targets: Target[];
+  /** Our semaphore against each peer semaphore, side by side from this run (see compareSemaphores). */
+  comparisons: Comparison[];
   /** What fails the run: lost updates, errors or failed runs of the baseline or of our locks. */
   failures: string[];
   /** The same for peers, reported as data; rows that could not run. */
@@ -176,6 +190,40 @@ export function judgeTargets(report: Pick<BenchReport, 'scenarios'>): Target[] {
   return targets;
 }
 
+/** The semaphore rows: ours, and the peers' (e.g. redis-semaphore's Semaphore). */
+const OUR_SEMAPHORE = 'ours-semaphore';
+const PEER_SEMAPHORES = ADAPTERS.filter((a) => a.primitive === 'semaphore' && a.packageName !== 'nestjs-distributed-lock').map((a) => a.id);
+
+/** Our semaphore against each peer semaphore on the headline metrics, as ratios of medians from this one run. */
+export function compareSemaphores(report: Pick<BenchReport, 'scenarios'>): Comparison[] {
+  const metrics: { scenario: BenchScenario; metric: string; description: string; better: 'higher' | 'lower' }[] = [
+    { scenario: 'serial', metric: 'p50Ms', description: 'serial: p50 of acquire + release (one permit of a new semaphore)', better: 'lower' },
+    { scenario: 'serial', metric: 'cyclesPerSec', description: 'serial: cycles/s', better: 'higher' },
+    { scenario: 'parallel', metric: 'cyclesPerSec', description: 'parallel: cycles/s, 100 callers', better: 'higher' },
+    { scenario: 'semaphore', metric: 'sectionsPerSec', description: 'one semaphore, several processes: sections/s', better: 'higher' },
+    { scenario: 'semaphore', metric: 'p50WaitMs', description: 'one semaphore, several processes: p50 wait', better: 'lower' },
+    { scenario: 'semaphore', metric: 'p99WaitMs', description: 'one semaphore, several processes: p99 wait', better: 'lower' },
+  ];
+  const comparisons: Comparison[] = [];
+  for (const peerId of PEER_SEMAPHORES) {
+    for (const { scenario, metric, description, better } of metrics) {
+      if (!report.scenarios.some((s) => s.scenario === scenario)) continue;
+      const ours = med(row(report, scenario, OUR_SEMAPHORE), metric);
+      const peer = med(row(report, scenario, peerId), metric);
+      comparisons.push({
+        scenario,
+        metric,
+        description,
+        ours: ours === undefined ? null : { id: OUR_SEMAPHORE, median: ours },
+        peer: peer === undefined ? null : { id: peerId, median: peer },
+        ratio: ours !== undefined && peer ? ours / peer : null,
+        better,
+      });
+    }
+  }
+  return comparisons;
+}
+
 /**
  * Lost updates and errors are reported, never hidden. For the rows that must be correct (the
  * baseline and our locks) they fail the run; for peers they are data (notes).
@@ -191,6 +239,8 @@ export function findProblems(report: Pick<BenchReport, 'scenarios'>, mustBeCorre
       for (const run of r.runs) {
         const lost = run.metrics?.lostUpdates ?? 0;
         if (lost !== 0) list.push(`${scenario.scenario} / ${r.id}: round ${run.round} lost ${lost} of ${run.metrics!.sections} updates`);
+        const over = run.metrics?.overPermits ?? 0;
+        if (over !== 0) list.push(`${scenario.scenario} / ${r.id}: round ${run.round}: ${over} sections saw more than ${run.metrics!.permits} permits in use (max ${run.metrics!.maxInUse})`);
         if (run.errors?.errors) list.push(`${scenario.scenario} / ${r.id}: round ${run.round} had ${run.errors.errors} errors (${run.errors.firstError})`);
       }
     }

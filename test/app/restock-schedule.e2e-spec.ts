@@ -1,51 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { freePort } from 'redis-topology';
 import { useRedis } from '../harness/use-redis.js';
+import { startApp, stopApp, type InventoryApp } from '../harness/inventory-app.js';
 import { until } from '../harness/wait.js';
 
-const APP_MAIN = fileURLToPath(new URL('../../dist/apps/inventory/main.js', import.meta.url));
 const INSTANCES = 3;
 const PRODUCT = 'restock-e2e';
-
-interface App {
-  id: string;
-  url: string;
-  child: ChildProcess;
-  log: string[];
-}
-
-async function startApp(id: string, env: Record<string, string>): Promise<App> {
-  const port = await freePort();
-  // Only this test's Redis settings: never REDIS_* / LOCK_* inherited from the shell.
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(REDIS|LOCK|INVENTORY)_/.test(name)));
-  const child = spawn(process.execPath, [APP_MAIN], {
-    env: { ...inherited, ...env, PORT: String(port), HOST: '127.0.0.1', INSTANCE_ID: id },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const log: string[] = [];
-  child.stdout!.on('data', (chunk: Buffer) => log.push(chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => log.push(chunk.toString()));
-  const app = { id, url: `http://127.0.0.1:${port}`, child, log };
-  await until(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`${id} exited during start-up:\n${log.join('')}`);
-      return (await fetch(`${app.url}/health`).catch(() => undefined))?.status === 200;
-    },
-    `${id} to answer /health`,
-    30_000,
-  );
-  return app;
-}
-
-async function stopApp(app: App): Promise<void> {
-  if (app.child.exitCode !== null || app.child.signalCode !== null) return;
-  const exited = new Promise((resolve) => app.child.once('exit', resolve));
-  app.child.kill('SIGTERM');
-  const timer = setTimeout(() => app.child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
 
 type Run = { tick: number; instance: string };
 function perTick(runs: Run[]): Map<number, string[]> {
@@ -56,7 +14,7 @@ function perTick(runs: Run[]): Map<number, string[]> {
 
 describe('a @Cron job with @ScheduledLock in a horizontally scaled app (3 processes)', () => {
   const redis = useRedis();
-  const apps: App[] = [];
+  const apps: InventoryApp[] = [];
 
   afterAll(async () => {
     await Promise.all(apps.map(stopApp));

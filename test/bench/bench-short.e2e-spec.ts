@@ -23,6 +23,7 @@ interface Report {
   libraries: { id: string; scenarios: string[]; settings: Record<string, unknown> }[];
   scenarios: { scenario: string; rows: Row[] }[];
   targets: { id: string; met: boolean | null }[];
+  comparisons: { scenario: string; metric: string; ours: { median: number } | null; peer: { id: string; median: number } | null; ratio: number | null }[];
   failures: string[];
 }
 
@@ -59,7 +60,7 @@ describe('npm run bench -- --short (the CI form of the benchmark)', () => {
   });
 
   it('has a row for every library in every scenario it takes part in, run or marked could-not-run with a reason', () => {
-    const peers = ['raw', 'ours', 'redlock', 'sesame-redlock', 'redis-semaphore', 'redlock-universal', 'node-redisson'];
+    const peers = ['raw', 'ours', 'redlock', 'sesame-redlock', 'redis-semaphore', 'redlock-universal', 'node-redisson', 'ours-semaphore', 'redis-semaphore-semaphore'];
     expect(report.libraries.map((l) => l.id)).toEqual(expect.arrayContaining(peers));
     for (const library of report.libraries) {
       expect(Object.keys(library.settings).length).toBeGreaterThan(0);
@@ -93,6 +94,31 @@ describe('npm run bench -- --short (the CI form of the benchmark)', () => {
         expect(r.metrics!.sections).toBeGreaterThan(0);
       }
     }
+  });
+
+  it('runs our semaphore and redis-semaphore\'s side by side: never more permits in use than the size, and ratios of medians for each metric', () => {
+    for (const scenario of ['serial', 'parallel', 'semaphore']) {
+      expect(report.scenarios.find((s) => s.scenario === scenario)!.rows.find((r) => r.id === 'ours-semaphore')!.status).toBe('ok');
+    }
+    const semaphore = report.scenarios.find((s) => s.scenario === 'semaphore')!;
+    expect(semaphore.rows.map((r) => r.id)).toEqual(['ours-semaphore', 'redis-semaphore-semaphore']);
+    for (const r of semaphore.rows.find((row) => row.id === 'ours-semaphore')!.runs) {
+      expect({ overPermits: r.metrics!.overPermits, withinPermits: r.metrics!.maxInUse! <= r.metrics!.permits! }).toEqual({ overPermits: 0, withinPermits: true });
+      expect(r.metrics!.sections).toBeGreaterThan(0);
+    }
+    expect(report.comparisons.map((c) => `${c.scenario}/${c.metric}`)).toEqual([
+      'serial/p50Ms',
+      'serial/cyclesPerSec',
+      'parallel/cyclesPerSec',
+      'semaphore/sectionsPerSec',
+      'semaphore/p50WaitMs',
+      'semaphore/p99WaitMs',
+    ]);
+    for (const comparison of report.comparisons) {
+      expect(comparison.peer?.id).toBe('redis-semaphore-semaphore');
+      expect(comparison.ratio).toBeCloseTo(comparison.ours!.median / comparison.peer!.median, 6);
+    }
+    expect(readFileSync(join(out, 'latest.md'), 'utf8')).toContain('## Semaphores side by side');
   });
 
   it('judges every target (met or not; no timing is asserted here)', () => {

@@ -2,9 +2,11 @@ import type { ServerSettings } from 'redis-topology';
 import { useMode, type FixtureMode } from './fixture.js';
 import { fencingSuite } from './suites/fencing.suite.js';
 import { handoverSuite } from './suites/handover.suite.js';
+import { leaderElectionSuite } from './suites/leader-election.suite.js';
 import { lockFamilySuite } from './suites/lock-family.suite.js';
 import { mutualExclusionSuite } from './suites/mutual-exclusion.suite.js';
 import { ownershipSuite } from './suites/ownership.suite.js';
+import { semaphoreSuite } from './suites/semaphore.suite.js';
 import { reentrancySuite } from './suites/reentrancy.suite.js';
 import { tryLockSuite } from './suites/try-lock.suite.js';
 import { wakeUpSuite } from './suites/wake-up.suite.js';
@@ -30,5 +32,7 @@ export function describeLockConformance(mode: FixtureMode, server: ServerSetting
     fencingSuite(fx);
     watchdogSuite(fx);
     lockFamilySuite(fx);
+    semaphoreSuite(fx);
+    leaderElectionSuite(fx);
   });
 }

@@ -3,8 +3,15 @@
  * lock by name and get back a function that releases it, close. Every library, peer or ours, is
  * one `LockAdapter` in the list in `index.ts`; adding a lock kind is adding an entry there.
  */
-export type ScenarioName = 'serial' | 'parallel' | 'contended';
+export type ScenarioName = 'serial' | 'parallel' | 'contended' | 'semaphore';
 export const SCENARIOS: readonly ScenarioName[] = ['serial', 'parallel', 'contended'];
+/**
+ * The semaphore rows' scenarios: serial and parallel cycles (one permit of a new semaphore each time),
+ * and the contended semaphore (several processes on one semaphore; a permit per section).
+ */
+export const SEMAPHORE_SCENARIOS: readonly ScenarioName[] = ['serial', 'parallel', 'semaphore'];
+/** Size of every semaphore the semaphore rows take permits of. */
+export const SEMAPHORE_PERMITS = 3;
 
 /** Every library is given the same lease, so nobody gets a cheaper "no expiry" path. */
 export const LEASE_MS = 10_000;
@@ -37,6 +44,11 @@ export interface LockAdapter {
   readonly family?: boolean;
   /** An experiment (a non-default setting of ours): run only when named in --only. */
   readonly experiment?: boolean;
+  /**
+   * A semaphore row (ours or a peer's): `acquire(key)` takes one permit of a semaphore of
+   * SEMAPHORE_PERMITS called `key`. Compared with the other semaphore rows, never with the locks.
+   */
+  readonly primitive?: 'semaphore';
   open(target: RedisTarget): Promise<LockSession>;
 }
 

@@ -2,7 +2,7 @@ import type { LockAdapter } from './adapter.js';
 import { nodeRedissonAdapter } from './node-redisson.adapter.js';
 import { ourAdapters } from './ours.adapter.js';
 import { rawAdapter } from './raw.adapter.js';
-import { redisSemaphoreAdapter } from './redis-semaphore.adapter.js';
+import { redisSemaphoreAdapter, redisSemaphoreSemaphoreAdapter } from './redis-semaphore.adapter.js';
 import { redlockUniversalAdapter } from './redlock-universal.adapter.js';
 import { redlockV5Adapter, sesameRedlockAdapter } from './redlock.adapter.js';
 
@@ -17,9 +17,11 @@ export const ADAPTERS: readonly LockAdapter[] = [
   redisSemaphoreAdapter,
   redlockUniversalAdapter,
   nodeRedissonAdapter,
+  redisSemaphoreSemaphoreAdapter,
 ];
 
-export const PEER_IDS: readonly string[] = ADAPTERS.filter((a) => a.packageName && a.packageName !== 'nestjs-distributed-lock').map((a) => a.id);
+/** The lock peers (semaphore rows are compared among themselves, see compareSemaphores). */
+export const PEER_IDS: readonly string[] = ADAPTERS.filter((a) => a.packageName && a.packageName !== 'nestjs-distributed-lock' && !a.primitive).map((a) => a.id);
 
 export function adapterById(id: string): LockAdapter {
   const adapter = ADAPTERS.find((a) => a.id === id);

@@ -1,5 +1,5 @@
 import { LockClient } from 'nestjs-distributed-lock';
-import { CouldNotRun, LEASE_MS, SCENARIOS, type LockAdapter, type ScenarioName } from './adapter.js';
+import { CouldNotRun, LEASE_MS, SCENARIOS, SEMAPHORE_PERMITS, SEMAPHORE_SCENARIOS, type LockAdapter, type ScenarioName } from './adapter.js';
 
 interface HandleLike {
   unlock(): Promise<void>;
@@ -12,6 +12,7 @@ interface FamilyMethods {
   getFairLock?(name: string): Lockable;
   getReadWriteLock?(name: string): { readLock(): Lockable; writeLock(): Lockable };
   getMultiLock?(names: string[]): Lockable;
+  getSemaphore?(name: string, options: { permits: number }): { acquire(permits: number, leaseTime?: number): Promise<HandleLike> };
 }
 type Client = LockClient & FamilyMethods;
 
@@ -29,6 +30,8 @@ interface OurKind {
   experiment?: boolean;
   /** ioredis options given to the client's connections (redisOptions), for experiments. */
   redisOptions?: Record<string, unknown>;
+  /** A semaphore row (see LockAdapter.primitive). */
+  primitive?: 'semaphore';
   lockFor(client: Client, key: string): Lockable;
 }
 
@@ -103,6 +106,16 @@ const OUR_KINDS: OurKind[] = [
     note: 'client.getMultiLock([name:a, name:b, name:c]).lock(10000): three locks, all or nothing',
     lockFor: (client, key) => client.getMultiLock!([`${key}:a`, `${key}:b`, `${key}:c`]),
   },
+  {
+    id: 'ours-semaphore',
+    label: 'ours: semaphore',
+    method: 'getSemaphore',
+    leaseMs: LEASE_MS,
+    scenarios: SEMAPHORE_SCENARIOS,
+    primitive: 'semaphore',
+    note: `client.getSemaphore(name, { permits: ${SEMAPHORE_PERMITS} }).acquire(1, 10000): one permit, explicit 10 s lease`,
+    lockFor: (client, key) => ({ lock: (lease) => client.getSemaphore!(key, { permits: SEMAPHORE_PERMITS }).acquire(1, lease) }),
+  },
 ];
 
 function ourAdapter(kind: OurKind): LockAdapter {
@@ -112,6 +125,7 @@ function ourAdapter(kind: OurKind): LockAdapter {
     packageName: 'nestjs-distributed-lock',
     family: kind.method !== 'lock',
     experiment: kind.experiment ?? false,
+    ...(kind.primitive ? { primitive: kind.primitive } : {}),
     scenarios: kind.scenarios,
     settings: {
       call: kind.note,

@@ -142,7 +142,7 @@ export class ScalingBench {
       case 'processes': {
         const from = await redisSnapshot(this.admin!);
         const keys = { lock: `bench:processes:${adapter.id}`, counter: `bench:processes-counter:${adapter.id}` };
-        const outcome = await this.pool!.run(adapter.id, target, this.admin!, keys, s.processes.callersPerProcess, s.processes.durationMs, s.processes.graceMs, p.processes);
+        const outcome = await this.pool!.run(adapter.id, target, this.admin!, keys, s.processes.callersPerProcess, s.processes.durationMs, s.processes.graceMs, undefined, p.processes);
         const redis = redisDelta(from, await redisSnapshot(this.admin!));
         const sections = outcome.metrics.sections ?? 0;
         outcome.metrics.redisCpuUsPerSection = sections ? (redis.cpuMs * 1000) / sections : NaN;

@@ -1,17 +1,18 @@
 /**
- * A process of the contended scenario: `callers` concurrent callers that each loop on
- * acquire(one shared key) -> GET counter -> SET counter + 1 -> release, until the run's time is up.
+ * A process of the contended scenarios: `callers` concurrent callers that each loop on
+ * acquire(one shared key) -> GET counter -> SET counter + 1 -> release, until the run's time is up
+ * (the semaphore scenario: INCR of the permits in use, checked against the permits, then DECR).
  * Driven by the parent over IPC (see contended-protocol.ts): open, then go (sent to every worker
  * at once after all of them are ready), then it reports its sections and wait times.
  */
 import { Redis } from 'ioredis';
 import { adapterById, CouldNotRun, type LockSession, type RedisTarget } from '../adapters/index.js';
-import type { FromWorker, ToWorker } from './contended-protocol.js';
+import type { FromWorker, Section, ToWorker } from './contended-protocol.js';
 import { describeError, ErrorTally } from './scenario.js';
 
 let counterClient: Redis | undefined;
 let session: LockSession | undefined;
-let job: { lockKey: string; counterKey: string; callers: number } | undefined;
+let job: { lockKey: string; counterKey: string; callers: number; section: Section } | undefined;
 
 function send(message: FromWorker): void {
   process.send!(message);
@@ -41,7 +42,7 @@ async function open(message: Extract<ToWorker, { type: 'open' }>): Promise<void>
  * gets the lock later it releases it without touching the counter, so the count stays exact.
  */
 async function go(durationMs: number, graceMs: number): Promise<void> {
-  const { lockKey, counterKey, callers } = job!;
+  const { lockKey, counterKey, callers, section } = job!;
   const redis = counterClient!;
   const lock = session!;
   const errors = new ErrorTally();
@@ -49,6 +50,8 @@ async function go(durationMs: number, graceMs: number): Promise<void> {
   const waitingSince = new Set<number>();
   let sections = 0;
   let inSection = 0;
+  let maxInUse = 0;
+  let overPermits = 0;
   let stopped = false;
   const started = performance.now();
   const deadline = started + durationMs;
@@ -73,8 +76,15 @@ async function go(durationMs: number, graceMs: number): Promise<void> {
       waitsMs.push(performance.now() - asked);
       inSection += 1;
       try {
-        const value = Number((await redis.get(counterKey)) ?? 0);
-        await redis.set(counterKey, value + 1);
+        if (section.kind === 'counter') {
+          const value = Number((await redis.get(counterKey)) ?? 0);
+          await redis.set(counterKey, value + 1);
+        } else {
+          const inUse = await redis.incr(counterKey);
+          maxInUse = Math.max(maxInUse, inUse);
+          if (inUse > section.permits) overPermits += 1;
+          await redis.decr(counterKey);
+        }
         sections += 1;
       } catch (error) {
         errors.record(error);
@@ -107,6 +117,8 @@ async function go(durationMs: number, graceMs: number): Promise<void> {
     unfinishedWaits: unfinished.length,
     elapsedMs: (unfinished.length ? now : lastEnd) - started,
     errors: errors.toJSON(),
+    maxInUse,
+    overPermits,
   };
   send(report);
   session = undefined;

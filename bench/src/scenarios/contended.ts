@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import { CouldNotRun, type RedisTarget } from '../adapters/adapter.js';
 import { percentile } from '../stats.js';
-import type { FromWorker, ToWorker } from './contended-protocol.js';
+import type { FromWorker, Section, ToWorker } from './contended-protocol.js';
 import type { RunOutcome } from './scenario.js';
 
 const WORKER = fileURLToPath(new URL('./contended-worker.js', import.meta.url));
@@ -77,10 +77,22 @@ export class ContendedPool {
 
   /**
    * One run: every worker opens the library, and once all are ready all are told to go at once.
-   * Lost updates = sections counted by the workers minus the counter Redis ended with.
-   * `processes`: how many of the pool's workers take part (default all; the scaling curve uses fewer).
+   * Counter sections: lost updates = sections counted by the workers minus the counter Redis ended
+   * with. Permit sections: the most permits seen in use at once, and sections that saw more in use
+   * than the semaphore's permits. `processes`: how many of the pool's workers take part (default
+   * all; the scaling curve uses fewer).
    */
-  async run(adapter: string, target: RedisTarget, admin: Redis, keys: { lock: string; counter: string }, callers: number, durationMs: number, graceMs: number, processes = this.size): Promise<RunOutcome> {
+  async run(
+    adapter: string,
+    target: RedisTarget,
+    admin: Redis,
+    keys: { lock: string; counter: string },
+    callers: number,
+    durationMs: number,
+    graceMs: number,
+    section: Section = { kind: 'counter' },
+    processes = this.size,
+  ): Promise<RunOutcome> {
     const dead = this.workers.filter((worker) => !worker.child.connected);
     if (dead.length) {
       // A worker died since the last run (a library crashed it): say so, and start afresh.
@@ -89,7 +101,7 @@ export class ContendedPool {
       this.start();
     }
     const workers = this.workers.slice(0, processes);
-    for (const worker of workers) this.send(worker, { type: 'open', adapter, target, lockKey: keys.lock, counterKey: keys.counter, callers });
+    for (const worker of workers) this.send(worker, { type: 'open', adapter, target, lockKey: keys.lock, counterKey: keys.counter, callers, section });
     const opened = await Promise.all(workers.map((worker) => this.next(worker, 60_000)));
     const failed = opened.find((message): message is Extract<FromWorker, { type: 'open-failed' }> => message.type === 'open-failed');
     if (failed) {
@@ -109,14 +121,17 @@ export class ContendedPool {
     const counter = Number((await admin.get(keys.counter)) ?? 0);
     const errors = done.reduce((sum, report) => sum + report.errors.errors, 0);
     const firstError = done.find((report) => report.errors.firstError)?.errors.firstError;
+    const checked: Record<string, number> =
+      section.kind === 'counter'
+        ? { counter, lostUpdates: sections - counter }
+        : { permits: section.permits, maxInUse: Math.max(...done.map((report) => report.maxInUse)), overPermits: done.reduce((sum, report) => sum + report.overPermits, 0) };
     return {
       metrics: {
         sectionsPerSec: elapsedMs > 0 ? (sections / elapsedMs) * 1000 : 0,
         p50WaitMs: percentile(waits, 50),
         p99WaitMs: percentile(waits, 99),
         sections,
-        counter,
-        lostUpdates: sections - counter,
+        ...checked,
         // Fairness between processes: the busiest one's share of the sections (100 / processes when even).
         busiestProcessPercent: sections > 0 ? (100 * Math.max(...done.map((report) => report.sections))) / sections : 0,
         unfinishedWaits: done.reduce((sum, report) => sum + report.unfinishedWaits, 0),

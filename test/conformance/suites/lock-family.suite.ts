@@ -114,6 +114,36 @@ function fairLockSuite(fx: ModeFixture): void {
       expect(await lock.queueLength()).toBe(0);
     });
 
+    it('a waiter that becomes first in its process keeps its place in the queue while the one before it holds the lock', async () => {
+      // Renewals every 300 ms; places expire after 150 ms without a refresh.
+      const [a, b, holderClient] = [await fx.client({ watchdogTimeout: 900 }), await fx.client(), await fx.client()];
+      const lock = (client: LockClient) => client.getFairLock('fair:promoted', { queueTimeout: 150 });
+      const holder = await lock(holderClient).lock('60s');
+      const order: string[] = [];
+      const firstHolds = deferred();
+      const firstMayGo = deferred();
+      const take = (client: LockClient, tag: string, body: () => Promise<void> = async () => undefined) =>
+        as(client, () => lock(client).withLock(async () => void (order.push(tag), await body())));
+      const queued = (n: number) => until(async () => (await lock(holderClient).queueLength()) === n, `${n} waiters to queue`);
+      const a1 = take(a, 'a1', async () => {
+        firstHolds.resolve();
+        await firstMayGo.promise;
+      });
+      await queued(1);
+      const a2 = take(a, 'a2');
+      await queued(2);
+      const b1 = take(b, 'b1');
+      await queued(3);
+      await holder.unlock();
+      await firstHolds.promise;
+      // a1 holds for two renewals, far longer than a place lives without a refresh: a2 must keep refreshing its own.
+      await nextEvent(a.events, 'renewed');
+      await nextEvent(a.events, 'renewed');
+      firstMayGo.resolve();
+      await Promise.all([a1, a2, b1]);
+      expect(order).toEqual(['a1', 'a2', 'b1']);
+    });
+
     it('a waiter that gives up leaves the queue, and tryLock without wait never queues', async () => {
       const client = await fx.client();
       const lock = client.getFairLock('fair:give-up');

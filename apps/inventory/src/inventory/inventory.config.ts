@@ -18,6 +18,8 @@ export interface InventoryConfig {
   restockProduct: string;
   /** Units added per restock run (INVENTORY_RESTOCK_AMOUNT, default 1). */
   restockAmount: number;
+  /** Pause between two steps of the leader-only restock worker, in ms (INVENTORY_RESTOCK_WORKER_INTERVAL, default 1000). */
+  restockWorkerIntervalMs: number;
 }
 
 export const INVENTORY_CONFIG = Symbol('INVENTORY_CONFIG');
@@ -42,5 +44,6 @@ export function readInventoryConfig(env: NodeJS.ProcessEnv = process.env): Inven
     instanceId: env.INSTANCE_ID?.trim() || `pid-${process.pid}`,
     restockProduct: env.INVENTORY_RESTOCK_PRODUCT?.trim() || 'restock-demo',
     restockAmount: integer(env, 'INVENTORY_RESTOCK_AMOUNT', 1, 1, 1_000_000),
+    restockWorkerIntervalMs: integer(env, 'INVENTORY_RESTOCK_WORKER_INTERVAL', 1000, 1, 3_600_000),
   };
 }

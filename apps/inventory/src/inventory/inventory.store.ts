@@ -2,6 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { FencedResource, LockService, StaleTokenError } from 'nestjs-distributed-lock';
 
+/** Where the restock worker's steps are recorded (see recordWorkerStep). Keys share the `{restock-worker}` hash tag (cluster). */
+export const RESTOCK_WORKER_KEYS = {
+  /** The highest term seen (the fence of the worker's steps). */
+  term: 'inventory:{restock-worker}:term',
+  /** Steps of the leader-only worker: `{ term, instance, at }` (at: Redis server ms). */
+  runs: 'inventory:{restock-worker}:runs',
+  /** Steps refused because a higher term had acted already (a deposed leader that acted). */
+  refused: 'inventory:{restock-worker}:refused',
+  /** Steps of the unlocked control worker, which runs in every instance. */
+  unlocked: 'inventory:{restock-worker}:unlocked-runs',
+} as const;
+
 export interface ProductState {
   productId: string;
   stock: number;
@@ -29,7 +41,12 @@ export interface Order {
  */
 @Injectable()
 export class InventoryStore {
-  constructor(private readonly locks: LockService) {}
+  /** The restock worker's steps, fenced by the leader's term. */
+  private readonly workerSteps: FencedResource;
+
+  constructor(private readonly locks: LockService) {
+    this.workerSteps = new FencedResource(locks.redis, RESTOCK_WORKER_KEYS.term);
+  }
 
   /** The lock that protects a product: its keys here share this hash tag. */
   static lockName(productId: string): string {
@@ -84,6 +101,25 @@ export class InventoryStore {
     const current = await unlessStale(fenced.get(token, stock));
     if (current === undefined || current === null) return null;
     return (await unlessStale(fenced.incrby(token, stock, amount))) ?? null;
+  }
+
+  /**
+   * Records one step of the restock worker, stamped with the Redis server's time (one clock for every
+   * instance): fenced by `term` (the leader's) into the runs list, or, with `term` null (the unlocked
+   * control), into the control's list. False: refused, a higher term has acted already; the step
+   * goes to the refused list.
+   */
+  async recordWorkerStep(term: number | null, instance: string): Promise<boolean> {
+    const k = RESTOCK_WORKER_KEYS;
+    const [seconds, micros] = await this.locks.redis.time();
+    const entry = JSON.stringify({ term, instance, at: Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) });
+    if (term === null) {
+      await this.locks.redis.rpush(k.unlocked, entry);
+      return true;
+    }
+    if ((await unlessStale(this.workerSteps.rpush(term, k.runs, entry))) !== undefined) return true;
+    await this.locks.redis.rpush(k.refused, entry);
+    return false;
   }
 
   /** Appends one run of a scheduled job to `listKey`: which tick, which instance. */

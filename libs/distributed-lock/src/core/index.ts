@@ -29,6 +29,10 @@ export { ReadWriteLock, ReadLock, WriteLock } from './locks/read-write-lock.js';
 export { MultiLock, MultiLockHandle } from './locks/multi-lock.js';
 export { LockClient, type LockClientStats, type FairLockOptions } from './lock-client.js';
 export { MAX_HANDOVER_STREAK, GRANT_LEASE_MS } from './waiting/unlock-notifier.js';
+export { Semaphore, DEFAULT_SEMAPHORE_QUEUE_TIMEOUT_MS, type SemaphoreOptions } from './locks/semaphore.js';
+export { PermitsHandle } from './locks/permits-handle.js';
+export { LeaderElection, DEFAULT_RESIGN_TIMEOUT_MS, type LeaderElectionOptions, type LeaderElectionEvents } from './leader/leader-election.js';
+export { Leadership, type LeadershipRevoked } from './leader/leadership.js';
 // Observability (metrics, inspection) and fenced writes
 export type { LockMetricsOptions } from './metrics/lock-metrics.options.js';
 export type { MeterProviderLike } from './metrics/open-telemetry-metrics.js';

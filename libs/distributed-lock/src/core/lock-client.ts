@@ -21,6 +21,8 @@ import { ClientMetrics } from './metrics/client-metrics.js';
 import type { InspectedLockKind, ListLocksOptions, LockInspection } from './inspection/lock-inspection.js';
 import { assertKnownKeys, assertLockName, isPlainObject } from './util/validate.js';
 import { InvalidLockArgumentError } from './errors/invalid-lock-argument.error.js';
+import { createSemaphore, type Semaphore, type SemaphoreOptions } from './locks/semaphore.js';
+import { createElection, type LeaderElection, type LeaderElectionOptions } from './leader/leader-election.js';
 
 /** How many plain lock objects `getLock` keeps for reuse before it starts afresh. */
 const PLAIN_LOCK_CACHE_SIZE = 1000;
@@ -310,5 +312,29 @@ export class LockClient {
   /** The lock taken by the innermost `withLock` or decorated call around the running code. */
   currentLock(): LockHandle | undefined {
     return getLockContext()?.current;
+  }
+
+  // Primitives built on the locks' leases: semaphores and leader election.
+
+  /**
+   * A semaphore of `permits` permits (Redisson's RPermitExpirableSemaphore): `acquire(n)` /
+   * `tryAcquire(n, waitTime)` take permits, each acquisition a lease of its own (watchdog-renewed, or
+   * `leaseTime`) with its own fencing token and signal, released through its handle; waiters served
+   * in arrival order across processes (see Semaphore). Not available in redlock mode
+   * (UnsupportedLockOperationError).
+   */
+  getSemaphore(name: string, options: SemaphoreOptions): Semaphore {
+    return createSemaphore(this.engine, this.mode, name, options);
+  }
+
+  /**
+   * Stands for the leadership of `name` among every candidate of every process: `onElected` gets
+   * the term (fencing token, signal) when this candidate leads, `onRevoked` is told when the term
+   * ends. The leadership is a watchdog-renewed lease (watchdogTimeout) on the lock `leader:<name>`:
+   * handed to a waiting candidate at once on `resign()` or close, taken over within the lease when the
+   * leader dies or pauses (see LeaderElection). Works in every mode.
+   */
+  elect(name: string, options: LeaderElectionOptions = {}): LeaderElection {
+    return createElection((lockName) => this.getLock(lockName), name, options, (error) => this.engine.background.report('elect', name, error));
   }
 }

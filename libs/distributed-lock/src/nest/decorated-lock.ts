@@ -1,7 +1,7 @@
-import { InvalidLockArgumentError, type BaseLock, type LockHandle } from '../core/index.js';
+import { InvalidLockArgumentError, type BaseLock, type LockHandle, type LockOptions } from '../core/index.js';
 import { assertLockName } from '../core/util/validate.js';
 import { MULTI_KEY_SEPARATOR } from './distributed-lock.constants.js';
-import type { DistributedLockMetadata } from './distributed-lock.options.js';
+import type { DecoratedSemaphore, DistributedLockMetadata } from './distributed-lock.options.js';
 import type { LockService } from './lock.service.js';
 
 /** Per-call settings of a decorated acquisition. */
@@ -40,6 +40,7 @@ export function namesOf(metadata: DistributedLockMetadata, name: string): string
  */
 export function takeDecoratedLock(locks: LockService, metadata: DistributedLockMetadata, name: string, options: DecoratedLockOptions): Promise<LockHandle> {
   const lockOptions = { leaseTime: metadata.leaseMs, waitTime: options.waitMs, signal: options.signal };
+  if (metadata.semaphore) return takeDecoratedPermits(locks, metadata, metadata.semaphore, name, lockOptions);
   const names = namesOf(metadata, name);
   if (names.length > 1) return locks.getMultiLock(names.map((part) => lockOfKind(locks, metadata, part))).lock(lockOptions);
   if (names.length === 0) throw new InvalidLockArgumentError('@DistributedLock key', 'it resolved to no name.');
@@ -48,5 +49,15 @@ export function takeDecoratedLock(locks: LockService, metadata: DistributedLockM
 
 /** The kind reported in events and spans for a decorated acquisition. */
 export function decoratedKind(metadata: DistributedLockMetadata): string {
+  if (metadata.semaphore) return 'semaphore';
   return metadata.multi ? `multi:${metadata.kind}` : metadata.kind;
+}
+
+/** A @DistributedSemaphore call: `perCall` permits of the semaphore called `name` (one name only). */
+function takeDecoratedPermits(locks: LockService, metadata: DistributedLockMetadata, semaphore: DecoratedSemaphore, name: string, options: LockOptions): Promise<LockHandle> {
+  if (namesOf(metadata, name).length !== 1) {
+    throw new InvalidLockArgumentError(`@DistributedSemaphore key of ${metadata.where}`, 'it resolved to several names; a call takes permits of one semaphore.');
+  }
+  const queueTimeout = semaphore.queueTimeoutMs;
+  return locks.getSemaphore(name, { permits: semaphore.permits, ...(queueTimeout === undefined ? {} : { queueTimeout }) }).acquire(semaphore.perCall, options);
 }

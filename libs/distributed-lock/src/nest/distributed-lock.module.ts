@@ -11,6 +11,7 @@ import { DistributedLockExplorer } from './distributed-lock.explorer.js';
 import { DistributedLockHealthIndicator } from './distributed-lock.health-indicator.js';
 import { DistributedLockInterceptor } from './distributed-lock.interceptor.js';
 import { DistributedLockRunner } from './distributed-lock.runner.js';
+import { LeaderExplorer } from './leader.explorer.js';
 import { LockContextInterceptor } from './lock-context.interceptor.js';
 import { LockService } from './lock.service.js';
 
@@ -42,6 +43,7 @@ function createLockService(options: DistributedLockModuleOptions | undefined): L
     DistributedLockInterceptor,
     DistributedLockHealthIndicator,
     { provide: APP_INTERCEPTOR, useClass: LockContextInterceptor },
+    LeaderExplorer,
   ],
   exports: [LockService, DistributedLockRunner, DistributedLockInterceptor, DistributedLockHealthIndicator],
 })

@@ -142,6 +142,17 @@ export interface DistributedLockMetadata {
   lockAtLeastMs: number | undefined;
   /** `Class.method`, for messages; set when the decorator is applied. */
   where: string;
+  /** Set by @DistributedSemaphore: the call takes permits of the semaphore of that name instead of a lock. */
+  semaphore?: DecoratedSemaphore;
+}
+
+/** What a @DistributedSemaphore call takes: `perCall` permits of a semaphore of `permits`. */
+export interface DecoratedSemaphore {
+  /** The semaphore's size (stored at its first use, see LockClient.getSemaphore). */
+  readonly permits: number;
+  /** Permits each call takes. */
+  readonly perCall: number;
+  readonly queueTimeoutMs: number | undefined;
 }
 
 const OPTION_KEYS = ['key', 'keyFromArgs', 'kind', 'leaseTime', 'waitTime', 'onLocked', 'onLost', 'lockAtLeastFor'] as const;

@@ -233,10 +233,10 @@ export class LockEngine implements LockReleaser {
     return this.leases.verify(held);
   }
 
-  /** The error of a wait that ran out, with when to try again (see HoldTimes). */
-  timeoutError(name: string, waitedMs: number, remainingLeaseMs: number): LockAcquireTimeoutError {
+  /** The error of a wait that ran out, with when to try again (see HoldTimes); `busy`: what stayed busy (see LockAcquireTimeoutError). */
+  timeoutError(name: string, waitedMs: number, remainingLeaseMs: number, busy?: string): LockAcquireTimeoutError {
     this.holdTimes.follow(name);
-    return new LockAcquireTimeoutError(name, waitedMs, this.holdTimes.retryAfterMs(name, remainingLeaseMs, waitedMs, this.settings.watchdogTimeoutMs), remainingLeaseMs);
+    return new LockAcquireTimeoutError(name, waitedMs, this.holdTimes.retryAfterMs(name, remainingLeaseMs, waitedMs, this.settings.watchdogTimeoutMs), remainingLeaseMs, busy);
   }
 
   /** The lock is gone for its holder: abort its signal, stop renewing, tell listeners. */

@@ -3,7 +3,8 @@ import { DistributedLockError } from './distributed-lock.error.js';
 /**
  * The lock stayed taken for the whole wait time. `retryAfterMs`: when to try again, estimated from
  * how long this lock's recent holds lasted in this process (or the wait just spent), and never more
- * than `remainingLeaseMs`, the holder's remaining lease (-2 or 0 when unknown).
+ * than `remainingLeaseMs`, the holder's remaining lease (-2 or 0 when unknown). A semaphore's wait
+ * that ran out is the same error (`busy` says what stayed busy: its permits).
  */
 export class LockAcquireTimeoutError extends DistributedLockError {
   readonly code = 'LOCK_ACQUIRE_TIMEOUT' as const;
@@ -13,10 +14,8 @@ export class LockAcquireTimeoutError extends DistributedLockError {
     readonly waitTimeMs: number,
     readonly retryAfterMs: number,
     readonly remainingLeaseMs = retryAfterMs,
+    busy = `Lock "${lockName}" is held by another owner and was not released`,
   ) {
-    super(
-      `Lock "${lockName}" is held by another owner and was not released within ${waitTimeMs} ms. ` +
-        `Retry after about ${Math.max(1, Math.ceil(retryAfterMs))} ms, or raise waitTime.`,
-    );
+    super(`${busy} within ${waitTimeMs} ms. Retry after about ${Math.max(1, Math.ceil(retryAfterMs))} ms, or raise waitTime.`);
   }
 }

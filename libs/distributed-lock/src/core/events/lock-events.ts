@@ -3,10 +3,12 @@ import type { PubSubChoice } from '../connection/pubsub-selector.js';
 import type { LockLostReason } from '../errors/lock-lost.error.js';
 
 /**
- * Kinds of lock the library offers: the plain reentrant lock, the fair lock, and the two halves of a
- * read-write lock. (A multi-lock is made of locks of these kinds; their events carry their own kind.)
+ * Kinds of lock the library offers: the plain reentrant lock, the fair lock, the two halves of a
+ * read-write lock, and the semaphore (each acquisition of permits is one lease, with these events).
+ * (A multi-lock is made of locks of these kinds; their events carry their own kind. A leadership is a
+ * plain lock: 'reentrant'.)
  */
-export type LockKind = 'reentrant' | 'fair' | 'read' | 'write';
+export type LockKind = 'reentrant' | 'fair' | 'read' | 'write' | 'semaphore';
 
 interface LockEventBase {
   name: string;
@@ -55,8 +57,12 @@ export interface LockFailedEvent extends LockEventBase {
   error?: Error;
 }
 export interface LockBackgroundErrorEvent {
-  /** What the library was doing in the background when Redis failed. */
-  operation: 'renew' | 'release' | 'unmark' | 'subscribe' | 'unsubscribe' | 'connection' | 'register';
+  /**
+   * What the library was doing in the background when Redis failed (`register`: this process's
+   * label for inspection; `elect`: a leader election's campaign, or its onElected / onRevoked
+   * callback, failed).
+   */
+  operation: 'renew' | 'release' | 'unmark' | 'subscribe' | 'unsubscribe' | 'connection' | 'register' | 'elect';
   name?: string;
   error: Error;
 }

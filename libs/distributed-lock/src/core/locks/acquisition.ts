@@ -108,6 +108,7 @@ export class Acquisition {
     const { notifier } = engine;
     const withdraw = lock.handover ? () => this.withdraw() : undefined;
     const waiter = notifier.join(lock.channel, this.deadline, lock.shared, withdraw);
+    const addressedEarly = notifier.claim(waiter, this.owner);
     this.queued = true;
     // A plain lock released by another caller of this process may be handed to this one directly.
     if (this.handsOverToMe()) waiter.handoverTerms = { owner: this.owner, leaseMs: this.leaseMs, watchdog: this.watchdog };
@@ -118,7 +119,8 @@ export class Acquisition {
       if (ready === 'closed') throw new LockClientClosedError(`wait for lock "${lock.name}"`);
       // First in the local queue: retry now that the subscription is in place, in case the lock was
       // released in between. Queued behind others: such a release woke the head; wait for our turn.
-      let attemptNow = notifier.isHead(waiter);
+      // A wake-up addressed to this waiter (a semaphore's) that came before it joined: look now.
+      let attemptNow = notifier.isHead(waiter) || addressedEarly;
       let ttl = firstTtl;
       let failures = firstError ? 1 : 0;
       let lastError = firstError;

@@ -18,7 +18,8 @@ import { withLockOn } from './with-lock.js';
  * release) and its traits (LockKindContract); an Acquisition does the waiting, the engine the leases.
  */
 export abstract class BaseLock implements LockKindContract {
-  abstract readonly kind: LockKind;
+  /** A lock's kind (a semaphore is not a BaseLock: see Semaphore). */
+  abstract readonly kind: Exclude<LockKind, 'semaphore'>;
   /** The lock's key: `<prefix>{name}` plus the kind's variant suffix. */
   readonly id: string;
   /** The fencing-token counter, in the lock's slot. */

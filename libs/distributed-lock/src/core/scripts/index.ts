@@ -15,6 +15,11 @@ import { reentrantHandover } from './reentrant-handover.script.js';
 import { reentrantRelease } from './reentrant-release.script.js';
 import { reentrantRenew } from './reentrant-renew.script.js';
 import { reentrantWithdraw } from './reentrant-withdraw.script.js';
+import { semaphoreAcquire } from './semaphore-acquire.script.js';
+import { semaphoreLeave } from './semaphore-leave.script.js';
+import { semaphorePermits } from './semaphore-permits.script.js';
+import { semaphoreRelease } from './semaphore-release.script.js';
+import { semaphoreRenew } from './semaphore-renew.script.js';
 import { writeAcquire } from './write-acquire.script.js';
 
 /** Every Lua script of the library: for SCRIPT LOAD (health check, tests) and the in-memory store. */
@@ -40,6 +45,11 @@ export const LOCK_SCRIPTS: readonly AnyLockScript[] = [
   readWriteForceUnlock,
   inspectLock,
   fencedOps,
+  semaphoreAcquire,
+  semaphoreRenew,
+  semaphoreRelease,
+  semaphoreLeave,
+  semaphorePermits,
 ];
 
 export type { AnyLockScript, LockScript } from './lock-script.js';

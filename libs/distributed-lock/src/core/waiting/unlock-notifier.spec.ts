@@ -110,6 +110,30 @@ describe('UnlockNotifier', () => {
     expect(await waitB).toBe('timeout');
   });
 
+  it('a wake-up addressed to one waiter (a semaphore\'s next:<owner>) wakes it alone, wherever it is in the queue', async () => {
+    const a = notifier.join('c', Infinity);
+    const b = notifier.join('c', Infinity);
+    expect([notifier.claim(a, 'me:1'), notifier.claim(b, 'me:2')]).toEqual([false, false]);
+    await port.settle();
+    const waitA = a.wait(50, undefined);
+    const waitB = b.wait(10_000, undefined);
+    port.publish('c', 'next:me:2');
+    expect(await waitB).toBe('notified');
+    expect(await waitA).toBe('timeout');
+    port.publish('c', 'next:other:7'); // another process's waiter: nobody here is woken
+    expect(await a.wait(50, undefined)).toBe('timeout');
+  });
+
+  it('a wake-up addressed to a waiter before it joined is claimed when it joins', async () => {
+    const a = notifier.join('c', Infinity);
+    notifier.claim(a, 'me:1');
+    await port.settle();
+    port.publish('c', 'next:me:2'); // me:2's attempt failed, its reply is still on its way
+    const b = notifier.join('c', Infinity);
+    expect(notifier.claim(b, 'me:2')).toBe(true);
+    expect(notifier.claim(notifier.join('c', Infinity), 'me:3')).toBe(false);
+  });
+
   it('keeps a release that arrives while the waiter is busy, so its next wait returns at once', async () => {
     const a = notifier.join('c', Infinity);
     await port.settle();

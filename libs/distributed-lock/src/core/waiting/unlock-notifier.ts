@@ -25,6 +25,8 @@ export const GRANT_LEASE_MS = 250;
 export const WAITER_RECHECK_MS = 2000;
 /** Waiters of other processes look again this long after a grant they were told of, in case it is never taken. */
 const GRANT_RECHECK_MS = GRANT_LEASE_MS + 20;
+/** Wake-ups addressed to waiters not (yet) in the queue, kept per channel until claimed (see `claim`); the oldest go first. */
+const MAX_UNCLAIMED = 64;
 
 interface ChannelState {
   readonly channel: string;
@@ -40,6 +42,8 @@ interface ChannelState {
   turnStartedAt: number;
   /** What to do with a grant to this process that no waiter is left to take (see `join`). */
   withdraw: (() => void) | undefined;
+  /** Owners a `next:<owner>` wake-up was addressed to before they joined the queue (see `claim`). */
+  unclaimed: Set<string>;
 }
 
 export type ReadyOutcome = 'ready' | 'timeout' | 'aborted' | 'closed';
@@ -127,10 +131,21 @@ export class UnlockNotifier {
    * `released`: the lock is free; the first waiter here looks. `grant:<client>`: the lock was granted
    * to a waiting process: if this one, its first waiter takes it over (or, with nobody left waiting,
    * it is passed on); if another, nobody here is woken, but the first waiter looks again once the
-   * grant would have expired, in case that process never takes it.
+   * grant would have expired, in case that process never takes it. `next:<owner>`: it is that
+   * waiter's turn (a semaphore's first in line): it looks, wherever it is in this process's queue.
    */
   private onMessage(channel: string, message: string): void {
     const state = this.channels.get(channel);
+    if (message.startsWith('next:')) {
+      const owner = message.slice(5);
+      const waiter = state?.waiters.find((each) => each.owner === owner);
+      if (waiter) waiter.notify();
+      else if (state) {
+        state.unclaimed.add(owner);
+        if (state.unclaimed.size > MAX_UNCLAIMED) state.unclaimed.delete(state.unclaimed.values().next().value!);
+      }
+      return;
+    }
     const head = state?.waiters[0];
     if (message.startsWith('grant:')) {
       if (message.slice(6) !== this.clientId) head?.wakeWithin(GRANT_RECHECK_MS);
@@ -153,7 +168,7 @@ export class UnlockNotifier {
   join(channel: string, deadline: number, shared = false, withdraw?: () => void): Waiter {
     let state = this.channels.get(channel);
     if (!state) {
-      state = { channel, waiters: [], subscribed: false, operations: Promise.resolve(), pendingOperations: 0, handoverStreak: 0, turnStartedAt: 0, withdraw: undefined };
+      state = { channel, waiters: [], subscribed: false, operations: Promise.resolve(), pendingOperations: 0, handoverStreak: 0, turnStartedAt: 0, withdraw: undefined, unclaimed: new Set() };
       this.channels.set(channel, state);
     }
     if (withdraw) state.withdraw = withdraw;
@@ -166,6 +181,15 @@ export class UnlockNotifier {
     state.waiters.push(waiter);
     if (state.waiters.length === 1) this.reconcile(state);
     return waiter;
+  }
+
+  /**
+   * Names the owner `waiter` waits as, so that a wake-up addressed to it (`next:<owner>`) wakes it.
+   * True if one arrived before it joined (between its failed attempt and `join`): it must look now.
+   */
+  claim(waiter: Waiter, owner: string): boolean {
+    waiter.owner = owner;
+    return this.channels.get(waiter.channel)?.unclaimed.delete(owner) ?? false;
   }
 
   /**

@@ -28,6 +28,8 @@ export class Waiter {
   handoverTerms: HandoverTerms | undefined;
   /** A release in this process is handing the lock to this waiter; settled with its reply. */
   handover: Handover | undefined;
+  /** The owner id it waits as: a wake-up addressed to it (`next:<owner>`, a semaphore's) wakes it alone. */
+  owner: string | undefined;
   private finish: ((outcome: WaitOutcome) => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
   /** Monotonic time the current timer fires at. */
@@ -77,10 +79,13 @@ export class Waiter {
 
   /**
    * This waiter became the one that must watch the lock's lease: if it sleeps, wake it after at most
-   * `ms` (capped by its own deadline). A waiter that is busy sets its own timer when it next sleeps.
+   * `ms` (capped by its own deadline; a timer already due sooner stays, such as a fair waiter's
+   * refresh of its place in the queue). A waiter that is busy sets its own timer when it next sleeps.
    */
   rearm(ms: number): void {
-    if (this.finish) this.schedule(Math.min(ms, this.deadline - monotonicNow()), 'notified');
+    if (!this.finish) return;
+    if (this.timerAt !== undefined && this.timerAt <= monotonicNow() + ms) return;
+    this.schedule(Math.min(ms, this.deadline - monotonicNow()), 'notified');
   }
 
   /**
