@@ -2,8 +2,12 @@
 // process resumed after a pause longer than its lease see before its next write?
 // env: REDIS_* (any mode), LOCK_NAME, LEASE (ms, an explicit lease: a fixed deadline)
 // Prints {"type":"acquired","token"}; then, after the test pauses and resumes the process:
-//   {"type":"resumed-tick", ...}  the first 10 ms tick after a gap longer than the lease (a timer due
-//                                 before the lease deadline, so it may run before the deadline timer)
+//   {"type":"resumed-tick", ...}  the first 10 ms tick after a gap longer than half the lease: the pause
+//                                 (a timer due before the lease deadline, so it may run before the
+//                                 deadline timer). Not the whole lease: the pause lasts from the test's
+//                                 SIGSTOP, a moment after the acquisition, to another process's
+//                                 acquisition once the lease ran out in Redis, so about a lease, and
+//                                 a little less when the SIGSTOP came late.
 //   {"type":"late-timer", ...}    a timer due 100 ms after the lease deadline
 // Each carries what the code saw at that moment: isHeld, the signal captured at acquisition
 // (aborted?), and what throwIfLost() threw.
@@ -31,7 +35,7 @@ const ticker = setInterval(() => {
   const now = performance.now();
   const gap = now - last;
   last = now;
-  if (gap > lease) {
+  if (gap > lease / 2) {
     clearInterval(ticker);
     send({ type: 'resumed-tick', gapMs: Math.round(gap), ...observe() });
   }
