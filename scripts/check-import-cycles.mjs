@@ -71,6 +71,12 @@ if (cycles.length === 0) {
   console.log(`import cycles: none (${files.length} files)`);
 } else {
   console.error(`import cycles: ${cycles.length}`);
-  for (const cycle of cycles) console.error(`- ${cycle.map((file) => relative(process.cwd(), file)).sort().join('\n  ')}`);
+  for (const cycle of cycles)
+    console.error(
+      `- ${cycle
+        .map((file) => relative(process.cwd(), file))
+        .sort()
+        .join('\n  ')}`,
+    );
   process.exit(1);
 }

@@ -149,7 +149,9 @@ export function setupRedis6() {
     console.log(`[setup] Redis 6 for the compatibility tests is not available (${problem}); those tests will report themselves skipped.`);
     return false;
   }
-  console.log(`[setup] Redis ${redis6Version()} for the compatibility tests: Debian bullseye's binary in .cache/redis-6 (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+  console.log(
+    `[setup] Redis ${redis6Version()} for the compatibility tests: Debian bullseye's binary in .cache/redis-6 (${((performance.now() - started) / 1000).toFixed(1)} s)`,
+  );
   return true;
 }
 

@@ -50,7 +50,9 @@ if (ci.status !== 0) {
   // same locked versions and skips the optional packages it cannot fetch.
   const missing = output.match(/^npm error Missing: \S+/gm) ?? [];
   if (missing.length === 0) fail(`npm ci failed:\n${output.trim()}`);
-  console.log(`[setup] npm ci refused the lock file (${missing.length} packages missing from it, e.g. ${missing[0].slice('npm error Missing: '.length)}); installing the locked versions with npm install`);
+  console.log(
+    `[setup] npm ci refused the lock file (${missing.length} packages missing from it, e.g. ${missing[0].slice('npm error Missing: '.length)}); installing the locked versions with npm install`,
+  );
   const install = spawnSync('npm', ['install', ...npmQuiet], { encoding: 'utf8' });
   if (install.status !== 0) fail(`npm install failed:\n${install.stdout}${install.stderr}`.trim());
 }
@@ -63,8 +65,11 @@ if (major === undefined || major < MIN_REDIS_MAJOR) {
   const sudo = !isRoot && has('sudo') && spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status === 0;
   if (has('apt-get') && (isRoot || sudo)) {
     const prefix = isRoot ? [] : ['sudo'];
-    const apt = (args) => run(prefix.length ? 'sudo' : 'apt-get', prefix.length ? ['-E', 'apt-get', ...args] : args, { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-    console.log('[setup] redis-server is missing or too old; installing Debian\'s redis-server package');
+    const apt = (args) =>
+      run(prefix.length ? 'sudo' : 'apt-get', prefix.length ? ['-E', 'apt-get', ...args] : args, {
+        env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+      });
+    console.log("[setup] redis-server is missing or too old; installing Debian's redis-server package");
     apt(['update', '-qq']);
     apt(['install', '-y', '-qq', '--no-install-recommends', 'redis-server']);
     major = redisMajor();
@@ -79,7 +84,9 @@ if (major === undefined || major < MIN_REDIS_MAJOR) {
     );
   }
   if (major < MIN_REDIS_MAJOR) {
-    fail(`redis-server ${major}.x is too old: sharded pub/sub (cluster mode) needs Redis ${MIN_REDIS_MAJOR}. Install Redis ${MIN_REDIS_MAJOR}+ and run setup again.`);
+    fail(
+      `redis-server ${major}.x is too old: sharded pub/sub (cluster mode) needs Redis ${MIN_REDIS_MAJOR}. Install Redis ${MIN_REDIS_MAJOR}+ and run setup again.`,
+    );
   }
 }
 console.log(`[setup] ${execFileSync('redis-server', ['--version'], { encoding: 'utf8' }).trim()}`);

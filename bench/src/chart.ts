@@ -48,14 +48,18 @@ function panel(p: Panel, top: number, parts: string[]): number {
     const s = row.summary[p.metric];
     parts.push(`<text x="${LABEL_W - 8}" y="${y + BAR_H - 3}" font-size="11" text-anchor="end">${escape(row.label)}</text>`);
     if (!s || !Number.isFinite(s.median)) {
-      parts.push(`<text x="${LABEL_W + 4}" y="${y + BAR_H - 3}" font-size="11" fill="#a00">${escape(row.status === 'could-not-run' ? 'could not run' : 'no result')}</text>`);
+      parts.push(
+        `<text x="${LABEL_W + 4}" y="${y + BAR_H - 3}" font-size="11" fill="#a00">${escape(row.status === 'could-not-run' ? 'could not run' : 'no result')}</text>`,
+      );
     } else {
       const w = x(s.median);
       parts.push(`<rect x="${LABEL_W}" y="${y}" width="${w.toFixed(1)}" height="${BAR_H}" fill="${color(row)}"/>`);
       const x1 = LABEL_W + x(s.min);
       const x2 = LABEL_W + x(s.max);
       const mid = y + BAR_H / 2;
-      parts.push(`<path d="M${x1.toFixed(1)} ${mid}H${x2.toFixed(1)}M${x1.toFixed(1)} ${mid - 4}V${mid + 4}M${x2.toFixed(1)} ${mid - 4}V${mid + 4}" stroke="#222" stroke-width="1"/>`);
+      parts.push(
+        `<path d="M${x1.toFixed(1)} ${mid}H${x2.toFixed(1)}M${x1.toFixed(1)} ${mid - 4}V${mid + 4}M${x2.toFixed(1)} ${mid - 4}V${mid + 4}" stroke="#222" stroke-width="1"/>`,
+      );
       parts.push(`<text x="${(Math.max(LABEL_W + w, x2) + 6).toFixed(1)}" y="${y + BAR_H - 3}" font-size="11">${format(s.median, p.unit)} ${p.unit}</text>`);
     }
     y += BAR_H + GAP;
@@ -73,13 +77,23 @@ export function chart(report: BenchReport): string {
     { title: 'Contended: critical sections/s (4 processes x 8 callers, one key)', metric: 'sectionsPerSec', unit: '/s', log: false, rows: rowsOf('contended') },
     { title: 'Contended: p99 wait to acquire', metric: 'p99WaitMs', unit: 'ms', log: true, rows: rowsOf('contended') },
     { title: 'Decorator: p50 latency of a request', metric: 'p50Ms', unit: 'ms', log: false, rows: rowsOf('decorator') },
-    { title: 'Semaphore: sections/s (4 processes x 8 callers, one semaphore of 3 permits)', metric: 'sectionsPerSec', unit: '/s', log: false, rows: rowsOf('semaphore') },
+    {
+      title: 'Semaphore: sections/s (4 processes x 8 callers, one semaphore of 3 permits)',
+      metric: 'sectionsPerSec',
+      unit: '/s',
+      log: false,
+      rows: rowsOf('semaphore'),
+    },
     { title: 'Semaphore: p99 wait to acquire', metric: 'p99WaitMs', unit: 'ms', log: true, rows: rowsOf('semaphore') },
   ].filter((p) => p.rows.length > 0);
   const parts: string[] = [];
   let y = 10;
-  parts.push(`<text x="10" y="${y + 14}" font-size="15" font-weight="bold">${escape(`npm run bench: medians of ${report.rounds} round(s), whiskers = min-max`)}</text>`);
-  parts.push(`<text x="10" y="${y + 32}" font-size="11">${escape(`${report.machine.cores} x ${report.machine.cpu}, Node ${report.machine.node}, Redis ${report.machine.redis}`)}</text>`);
+  parts.push(
+    `<text x="10" y="${y + 14}" font-size="15" font-weight="bold">${escape(`npm run bench: medians of ${report.rounds} round(s), whiskers = min-max`)}</text>`,
+  );
+  parts.push(
+    `<text x="10" y="${y + 32}" font-size="11">${escape(`${report.machine.cores} x ${report.machine.cpu}, Node ${report.machine.node}, Redis ${report.machine.redis}`)}</text>`,
+  );
   y += 44;
   for (const p of panels) y = panel(p, y, parts);
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${y + 10}" font-family="sans-serif"><rect width="100%" height="100%" fill="#fff"/>${parts.join('')}</svg>\n`;

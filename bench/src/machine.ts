@@ -21,7 +21,9 @@ interface CpuTimes {
 /** Aggregate CPU counters from /proc/stat (Linux), for the steal share over the run. */
 export function cpuTimes(): CpuTimes | undefined {
   try {
-    const line = readFileSync('/proc/stat', 'utf8').split('\n').find((l) => l.startsWith('cpu '));
+    const line = readFileSync('/proc/stat', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('cpu '));
     const fields = line!.trim().split(/\s+/).slice(1).map(Number);
     return { total: fields.reduce((a, b) => a + b, 0), steal: fields[7] ?? 0 };
   } catch {

@@ -31,7 +31,8 @@ const MUST_BE_CORRECT: ReadonlySet<string> = new Set(ADAPTERS.filter((a) => !a.p
 const DESCRIPTIONS: Record<BenchScenario, { title: string; description: (o: BenchOptions) => string }> = {
   serial: {
     title: 'Serial: one caller, a new key per cycle',
-    description: (o) => `acquire + release in a loop for ${o.serialMs} ms after ${o.serialWarmup} warm-up cycles; latency of one cycle (two round trips at least)`,
+    description: (o) =>
+      `acquire + release in a loop for ${o.serialMs} ms after ${o.serialWarmup} warm-up cycles; latency of one cycle (two round trips at least)`,
   },
   parallel: {
     title: `Parallel: concurrent callers in one process, a new key per cycle`,
@@ -184,7 +185,15 @@ class Bench {
       console.log(`\n[${label}] contended`);
       for (const adapter of this.adapters('contended')) {
         await this.runOne('contended', adapter, round, () =>
-          this.pool!.run(adapter.id, this.target, this.admin!, { lock: `bench:contended:${adapter.id}`, counter: `bench:counter:${adapter.id}` }, o.contendedCallers, o.contendedMs, o.contendedGraceMs),
+          this.pool!.run(
+            adapter.id,
+            this.target,
+            this.admin!,
+            { lock: `bench:contended:${adapter.id}`, counter: `bench:counter:${adapter.id}` },
+            o.contendedCallers,
+            o.contendedMs,
+            o.contendedGraceMs,
+          ),
         );
       }
     }
@@ -192,10 +201,19 @@ class Bench {
       console.log(`\n[${label}] semaphore`);
       for (const adapter of this.adapters('semaphore')) {
         await this.runOne('semaphore', adapter, round, () =>
-          this.pool!.run(adapter.id, this.target, this.admin!, { lock: `bench:semaphore:${adapter.id}`, counter: `bench:in-use:${adapter.id}` }, o.contendedCallers, o.contendedMs, o.contendedGraceMs, {
-            kind: 'permits',
-            permits: SEMAPHORE_PERMITS,
-          }),
+          this.pool!.run(
+            adapter.id,
+            this.target,
+            this.admin!,
+            { lock: `bench:semaphore:${adapter.id}`, counter: `bench:in-use:${adapter.id}` },
+            o.contendedCallers,
+            o.contendedMs,
+            o.contendedGraceMs,
+            {
+              kind: 'permits',
+              permits: SEMAPHORE_PERMITS,
+            },
+          ),
         );
       }
     }
@@ -235,7 +253,11 @@ class Bench {
     return this.options.scenarios.map((scenario) => {
       const ids =
         scenario === 'decorator'
-          ? DECORATOR_ROUTES.map((route) => ({ id: route, label: { plain: 'without lock', locked: '@DistributedLock, 10 s lease', watchdog: '@DistributedLock, watchdog' }[route], family: false }))
+          ? DECORATOR_ROUTES.map((route) => ({
+              id: route,
+              label: { plain: 'without lock', locked: '@DistributedLock, 10 s lease', watchdog: '@DistributedLock, watchdog' }[route],
+              family: false,
+            }))
           : this.adapters(scenario).map((a) => ({ id: a.id, label: a.label, family: a.family ?? false }));
       return {
         scenario,
@@ -349,4 +371,3 @@ main().then(
     process.exitCode = 1;
   },
 );
-

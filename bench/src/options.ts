@@ -50,7 +50,10 @@ function positiveInteger(value: string, flag: string): number {
 }
 
 function list<T extends string>(value: string, known: readonly T[], flag: string): T[] {
-  const items = value.split(',').map((item) => item.trim()).filter(Boolean);
+  const items = value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
   const unknown = items.filter((item) => !known.includes(item as T));
   if (unknown.length || items.length === 0) throw new Error(`--${flag}: unknown ${unknown.join(', ') || '(empty)'}; known: ${known.join(', ')}`);
   return known.filter((item) => items.includes(item));

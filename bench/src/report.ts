@@ -12,8 +12,7 @@ interface Column {
 }
 
 const fixed = (value: number | undefined, digits: number): string => (value === undefined || Number.isNaN(value) ? '-' : value.toFixed(digits));
-const rate = (value: number | undefined): string =>
-  value === undefined || Number.isNaN(value) ? '-' : Math.round(value).toLocaleString('en-US');
+const rate = (value: number | undefined): string => (value === undefined || Number.isNaN(value) ? '-' : Math.round(value).toLocaleString('en-US'));
 const range = (s: Spread | undefined, format: (v: number) => string): string => (s ? `${format(s.min)}-${format(s.max)}` : '-');
 const median = (row: Row, metric: string): number | undefined => row.summary[metric]?.median;
 const ms = (digits: number) => (v: number) => fixed(v, digits);
@@ -67,7 +66,14 @@ const COLUMNS: Record<BenchScenario, Column[]> = {
     { head: 'p99 wait ms', cell: (r) => fixed(median(r, 'p99WaitMs'), 1) },
     { head: 'p99 spread', cell: (r) => range(r.summary.p99WaitMs, ms(1)) },
     { head: 'busiest process %', cell: (r) => fixed(median(r, 'busiestProcessPercent'), 0) },
-    { head: 'max in use', cell: (r) => r.runs.filter((run) => run.metrics).map((run) => String(run.metrics!.maxInUse)).join(', ') || '-' },
+    {
+      head: 'max in use',
+      cell: (r) =>
+        r.runs
+          .filter((run) => run.metrics)
+          .map((run) => String(run.metrics!.maxInUse))
+          .join(', ') || '-',
+    },
     { head: 'over permits', cell: (r) => String(r.runs.reduce((sum, run) => sum + (run.metrics?.overPermits ?? 0), 0)) },
     { head: 'unfinished waits', cell: (r) => String(r.runs.reduce((sum, run) => sum + (run.metrics?.unfinishedWaits ?? 0), 0)) },
     { head: 'errors', cell: errorCount },
@@ -105,12 +111,16 @@ function cells(scenario: ScenarioResult): { head: string[]; rows: string[][] } {
 function textTable(head: string[], rows: string[][]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.filter((r) => !r[1]?.startsWith('could not run')).map((row) => row[i]!.length)));
   const line = (row: string[]): string =>
-    row[1]?.startsWith('could not run') ? `${row[0]!.padEnd(widths[0]!)}  ${row[1]}` : row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+    row[1]?.startsWith('could not run')
+      ? `${row[0]!.padEnd(widths[0]!)}  ${row[1]}`
+      : row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
 function markdownTable(head: string[], rows: string[][]): string {
-  return [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? ' --- ' : ' ---: ')).join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
+  return [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? ' --- ' : ' ---: ')).join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join(
+    '\n',
+  );
 }
 
 function targetRows(report: BenchReport): string[][] {
@@ -120,10 +130,17 @@ function targetRows(report: BenchReport): string[][] {
 const COMPARISON_HEAD = ['metric', 'ours (median)', 'peer (median)', 'ours / peer', 'better'];
 
 function comparisonRows(report: BenchReport): string[][] {
-  const value = (side: { id: string; median: number } | null, unit: string): string => (side ? `${side.id} ${unit === 'ms' ? fixed(side.median, 3) : rate(side.median)}${unit === 'ms' ? ' ms' : '/s'}` : '-');
+  const value = (side: { id: string; median: number } | null, unit: string): string =>
+    side ? `${side.id} ${unit === 'ms' ? fixed(side.median, 3) : rate(side.median)}${unit === 'ms' ? ' ms' : '/s'}` : '-';
   return report.comparisons.map((c) => {
     const unit = c.metric.endsWith('Ms') ? 'ms' : 'rate';
-    return [c.description, value(c.ours, unit), value(c.peer, unit), c.ratio === null ? '-' : `${c.ratio.toFixed(2)}x`, c.better === 'lower' ? 'lower' : 'higher'];
+    return [
+      c.description,
+      value(c.ours, unit),
+      value(c.peer, unit),
+      c.ratio === null ? '-' : `${c.ratio.toFixed(2)}x`,
+      c.better === 'lower' ? 'lower' : 'higher',
+    ];
   });
 }
 
@@ -184,7 +201,14 @@ export function markdownReport(report: BenchReport): string {
   }
   lines.push('## Targets', '', 'Ratios of medians from this one run.', '', markdownTable(['target', 'goal', 'measured', 'result'], targetRows(report)), '');
   if (report.comparisons.length) {
-    lines.push('## Semaphores side by side', '', 'Our semaphore against the peer semaphore, ratios of medians from this one run.', '', markdownTable(COMPARISON_HEAD, comparisonRows(report)), '');
+    lines.push(
+      '## Semaphores side by side',
+      '',
+      'Our semaphore against the peer semaphore, ratios of medians from this one run.',
+      '',
+      markdownTable(COMPARISON_HEAD, comparisonRows(report)),
+      '',
+    );
   }
   lines.push(
     '## Libraries and settings',

@@ -138,7 +138,10 @@ export function judgeTargets(report: Pick<BenchReport, 'scenarios'>): Target[] {
     id: 'contended-throughput',
     description: 'Contended sections/s at least 2x the best peer',
     goal: '>= 2.00x',
-    measured: contended !== undefined && contendedPeer ? `${f(contended / contendedPeer.value)}x (${f(contended, 0)} vs ${contendedPeer.id} ${f(contendedPeer.value, 0)} sections/s)` : 'n/a',
+    measured:
+      contended !== undefined && contendedPeer
+        ? `${f(contended / contendedPeer.value)}x (${f(contended, 0)} vs ${contendedPeer.id} ${f(contendedPeer.value, 0)} sections/s)`
+        : 'n/a',
     met: contended !== undefined && contendedPeer ? contended >= 2 * contendedPeer.value : null,
   });
 
@@ -240,7 +243,10 @@ export function findProblems(report: Pick<BenchReport, 'scenarios'>, mustBeCorre
         const lost = run.metrics?.lostUpdates ?? 0;
         if (lost !== 0) list.push(`${scenario.scenario} / ${r.id}: round ${run.round} lost ${lost} of ${run.metrics!.sections} updates`);
         const over = run.metrics?.overPermits ?? 0;
-        if (over !== 0) list.push(`${scenario.scenario} / ${r.id}: round ${run.round}: ${over} sections saw more than ${run.metrics!.permits} permits in use (max ${run.metrics!.maxInUse})`);
+        if (over !== 0)
+          list.push(
+            `${scenario.scenario} / ${r.id}: round ${run.round}: ${over} sections saw more than ${run.metrics!.permits} permits in use (max ${run.metrics!.maxInUse})`,
+          );
         if (run.errors?.errors) list.push(`${scenario.scenario} / ${r.id}: round ${run.round} had ${run.errors.errors} errors (${run.errors.firstError})`);
       }
     }

@@ -38,7 +38,11 @@ describe('inventory /health (DistributedLockHealthIndicator through @nestjs/term
 
   it('healthy: Redis answers, the lock scripts are cached (reloaded after SCRIPT FLUSH), the subscriber is connected', async () => {
     const { body } = await request(app.getHttpServer()).get('/health').expect(200);
-    expect(body).toMatchObject({ status: 'ok', instance: 'health-app', info: { locks: { status: 'up', mode: 'single', redis: { ok: true }, scripts: { ok: true }, subscriber: { ok: true, detail: 'connected' } } } });
+    expect(body).toMatchObject({
+      status: 'ok',
+      instance: 'health-app',
+      info: { locks: { status: 'up', mode: 'single', redis: { ok: true }, scripts: { ok: true }, subscriber: { ok: true, detail: 'connected' } } },
+    });
 
     const admin = redis.server().client();
     await admin.script('FLUSH');
@@ -73,4 +77,3 @@ describe('inventory /health (DistributedLockHealthIndicator through @nestjs/term
     await until(async () => (await request(app.getHttpServer()).get('/health')).status === 200, 'health to recover', 20_000);
   });
 });
-

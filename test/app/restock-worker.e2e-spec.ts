@@ -70,7 +70,11 @@ describe('the restock worker with @Leader in a horizontally scaled app (3 proces
     const appOf = (step: Step): InventoryApp => apps.find((app) => app.id === step.instance)!;
 
     // Every instance's control has run, and the leader has made a few steps.
-    await until(async () => new Set((await steps(RESTOCK_WORKER_KEYS.unlocked)).map((step) => step.instance)).size === 3, 'the control in every instance', 20_000);
+    await until(
+      async () => new Set((await steps(RESTOCK_WORKER_KEYS.unlocked)).map((step) => step.instance)).size === 3,
+      'the control in every instance',
+      20_000,
+    );
     await until(async () => (await admin.llen(RESTOCK_WORKER_KEYS.runs)) >= 5, 'five steps of the leader');
 
     // 1. The leader pauses (SIGSTOP) past its lease: another instance takes over within it.
@@ -82,7 +86,10 @@ describe('the restock worker with @Leader in a horizontally scaled app (3 proces
     expect(afterPause.at - pausedAt).toBeLessThan(LEASE_MS + 1000);
     // Resumed, it is told before it acts again (no refused step below) and stands again.
     appOf(paused).child.kill('SIGCONT');
-    await until(() => appOf(paused).log.join('').includes(`No longer leader of "inventory:restock-worker" (term ${paused.term}`), 'the resumed leader to be told');
+    await until(
+      () => appOf(paused).log.join('').includes(`No longer leader of "inventory:restock-worker" (term ${paused.term}`),
+      'the resumed leader to be told',
+    );
 
     // 2. The leader is killed: another takes over within the lease.
     const killed = await latest();

@@ -87,7 +87,14 @@ describe('npm run bench -- --scenarios scaling --short (the cost curves, smalles
           expect(s.reason).toMatch(/\S/);
           continue;
         }
-        for (const row of s.points) expect({ curve: c.curve, id: s.id, point: row.point, status: row.status, ran: row.runs.every((r) => r.metrics !== undefined) }).toEqual({ curve: c.curve, id: s.id, point: row.point, status: 'ok', ran: true });
+        for (const row of s.points)
+          expect({ curve: c.curve, id: s.id, point: row.point, status: row.status, ran: row.runs.every((r) => r.metrics !== undefined) }).toEqual({
+            curve: c.curve,
+            id: s.id,
+            point: row.point,
+            status: 'ok',
+            ran: true,
+          });
       }
     }
     // The baseline has no renewal of its own: not measured on the watchdog curve, and said why.
@@ -113,6 +120,7 @@ describe('npm run bench -- --scenarios scaling --short (the cost curves, smalles
       expect({ keysPerHeldLock: m.keysPerHeldLock, tokenUp: m.tokenIncreasesAfterCounterLoss }).toEqual({ keysPerHeldLock: 2, tokenUp: 1 });
       expect(m.redisBytesPerCounter).toBeGreaterThan(0);
     }
-    for (const m of metrics('memory', 'raw')) expect({ keysPerHeldLock: m.keysPerHeldLock, counters: m.redisBytesPerCounter }).toEqual({ keysPerHeldLock: 1, counters: 0 });
+    for (const m of metrics('memory', 'raw'))
+      expect({ keysPerHeldLock: m.keysPerHeldLock, counters: m.redisBytesPerCounter }).toEqual({ keysPerHeldLock: 1, counters: 0 });
   });
 });

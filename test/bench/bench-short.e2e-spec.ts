@@ -36,8 +36,11 @@ describe('npm run bench -- --short (the CI form of the benchmark)', () => {
   beforeAll(async () => {
     out = mkdtempSync(join(tmpdir(), 'dlock-bench-'));
     run = await new Promise((resolve) => {
-      const child = execFile(process.execPath, [join(ROOT, 'dist/bench/main.js'), '--short', '--out', out], { cwd: ROOT, timeout: 110_000 }, (error, stdout, stderr) =>
-        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      const child = execFile(
+        process.execPath,
+        [join(ROOT, 'dist/bench/main.js'), '--short', '--out', out],
+        { cwd: ROOT, timeout: 110_000 },
+        (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       );
       child.stdin?.end();
     });
@@ -60,7 +63,17 @@ describe('npm run bench -- --short (the CI form of the benchmark)', () => {
   });
 
   it('has a row for every library in every scenario it takes part in, run or marked could-not-run with a reason', () => {
-    const peers = ['raw', 'ours', 'redlock', 'sesame-redlock', 'redis-semaphore', 'redlock-universal', 'node-redisson', 'ours-semaphore', 'redis-semaphore-semaphore'];
+    const peers = [
+      'raw',
+      'ours',
+      'redlock',
+      'sesame-redlock',
+      'redis-semaphore',
+      'redlock-universal',
+      'node-redisson',
+      'ours-semaphore',
+      'redis-semaphore-semaphore',
+    ];
     expect(report.libraries.map((l) => l.id)).toEqual(expect.arrayContaining(peers));
     for (const library of report.libraries) {
       expect(Object.keys(library.settings).length).toBeGreaterThan(0);
@@ -68,7 +81,13 @@ describe('npm run bench -- --short (the CI form of the benchmark)', () => {
         const row = report.scenarios.find((s) => s.scenario === scenario)?.rows.find((r) => r.id === library.id);
         expect({ scenario, id: library.id, present: row !== undefined }).toEqual({ scenario, id: library.id, present: true });
         if (row!.status === 'could-not-run') expect(row!.reason).toMatch(/\S/);
-        else expect({ scenario, id: library.id, status: row!.status, ran: row!.runs.every((r) => r.metrics !== undefined) }).toEqual({ scenario, id: library.id, status: 'ok', ran: true });
+        else
+          expect({ scenario, id: library.id, status: row!.status, ran: row!.runs.every((r) => r.metrics !== undefined) }).toEqual({
+            scenario,
+            id: library.id,
+            status: 'ok',
+            ran: true,
+          });
       }
     }
     // Our library and the baseline always run.
@@ -90,20 +109,27 @@ describe('npm run bench -- --short (the CI form of the benchmark)', () => {
     for (const row of contended.rows.filter((r) => r.id === 'raw' || r.id.startsWith('ours'))) {
       if (row.status === 'could-not-run') continue;
       for (const r of row.runs) {
-        expect({ id: row.id, lost: r.metrics!.lostUpdates, counted: r.metrics!.sections === r.metrics!.counter }).toEqual({ id: row.id, lost: 0, counted: true });
+        expect({ id: row.id, lost: r.metrics!.lostUpdates, counted: r.metrics!.sections === r.metrics!.counter }).toEqual({
+          id: row.id,
+          lost: 0,
+          counted: true,
+        });
         expect(r.metrics!.sections).toBeGreaterThan(0);
       }
     }
   });
 
-  it('runs our semaphore and redis-semaphore\'s side by side: never more permits in use than the size, and ratios of medians for each metric', () => {
+  it("runs our semaphore and redis-semaphore's side by side: never more permits in use than the size, and ratios of medians for each metric", () => {
     for (const scenario of ['serial', 'parallel', 'semaphore']) {
       expect(report.scenarios.find((s) => s.scenario === scenario)!.rows.find((r) => r.id === 'ours-semaphore')!.status).toBe('ok');
     }
     const semaphore = report.scenarios.find((s) => s.scenario === 'semaphore')!;
     expect(semaphore.rows.map((r) => r.id)).toEqual(['ours-semaphore', 'redis-semaphore-semaphore']);
     for (const r of semaphore.rows.find((row) => row.id === 'ours-semaphore')!.runs) {
-      expect({ overPermits: r.metrics!.overPermits, withinPermits: r.metrics!.maxInUse! <= r.metrics!.permits! }).toEqual({ overPermits: 0, withinPermits: true });
+      expect({ overPermits: r.metrics!.overPermits, withinPermits: r.metrics!.maxInUse! <= r.metrics!.permits! }).toEqual({
+        overPermits: 0,
+        withinPermits: true,
+      });
       expect(r.metrics!.sections).toBeGreaterThan(0);
     }
     expect(report.comparisons.map((c) => `${c.scenario}/${c.metric}`)).toEqual([

@@ -36,7 +36,11 @@ describe('an iovalkey client given as `client`', () => {
 
   const connections = {
     single: () => new Valkey({ host: server.host, port: server.port, lazyConnect: true }),
-    cluster: () => new ValkeyCluster(cluster.servers.map((node) => ({ host: node.host, port: node.port })), { lazyConnect: true }),
+    cluster: () =>
+      new ValkeyCluster(
+        cluster.servers.map((node) => ({ host: node.host, port: node.port })),
+        { lazyConnect: true },
+      ),
   };
 
   it.each(Object.keys(connections) as (keyof typeof connections)[])('%s: lock, wait, renew, unlock; the client stays open and ours', async (kind) => {

@@ -49,7 +49,13 @@ describe('docker-compose.yml', () => {
     const env = Object.fromEntries(Object.entries(service.environment ?? {}).map(([k, v]) => [k, String(v)]));
     const config = readConnectionConfigFromEnv(env);
     const addresses =
-      'nodes' in config ? config.nodes : 'sentinels' in config ? config.sentinels : 'master' in config ? [config.master, ...config.replicas] : [{ host: config.host!, port: config.port! }];
+      'nodes' in config
+        ? config.nodes
+        : 'sentinels' in config
+          ? config.sentinels
+          : 'master' in config
+            ? [config.master, ...config.replicas]
+            : [{ host: config.host!, port: config.port! }];
     const profile = service.profiles![0]!;
     for (const { host, port } of addresses) {
       const target = services[host];

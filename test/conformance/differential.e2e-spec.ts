@@ -86,18 +86,47 @@ const QUEUE = { '': 'not-queued', '1': 'others-wait', '0': 'last' } as const;
 const step = {
   acquire: (name: string, owner: string, lease: number, client = '', more: '' | '0' | '1' = ''): Step => {
     const k = keys(name);
-    return runs(reentrantAcquire, { lock: k.lock, fence: k.fence, owner, leaseMs: lease, watchdog: lease === LONG, waitingClient: client, queue: QUEUE[more] }, 'acquire', k.fence);
+    return runs(
+      reentrantAcquire,
+      { lock: k.lock, fence: k.fence, owner, leaseMs: lease, watchdog: lease === LONG, waitingClient: client, queue: QUEUE[more] },
+      'acquire',
+      k.fence,
+    );
   },
   release: (name: string, owner: string, count = '1', expected = '', mine = '', alwaysPublish = false, grantLease = LONG): Step => {
     const k = keys(name);
-    const args = { lock: k.lock, fence: k.fence, channel: k.channel, owner, publish: 'publish' as const, all: count === 'all', expectedHolds: optionalHolds(expected), grantLeaseMs: grantLease, stillWaitingClient: mine, alwaysPublish };
+    const args = {
+      lock: k.lock,
+      fence: k.fence,
+      channel: k.channel,
+      owner,
+      publish: 'publish' as const,
+      all: count === 'all',
+      expectedHolds: optionalHolds(expected),
+      grantLeaseMs: grantLease,
+      stillWaitingClient: mine,
+      alwaysPublish,
+    };
     return runs(reentrantRelease, args, 'int');
   },
   renew: (name: string, owner: string, lease = LONG): Step => runs(reentrantRenew, { lock: keys(name).lock, owner, leaseMs: lease }, 'int'),
   adjust: (name: string, owner: string, holds: string): Step => runs(reentrantAdjust, { lock: keys(name).lock, owner, holds: Number(holds) }, 'int'),
   handoff: (name: string, owner: string, successor: string, client: string, yieldToOthers: string, last: string): Step => {
     const k = keys(name);
-    const args = { lock: k.lock, fence: k.fence, channel: k.channel, owner, successor, leaseMs: LONG, client, yieldToOthers: yieldToOthers === '1', publish: 'publish' as const, successorIsLast: last === '1', grantLeaseMs: LONG, successorWatchdog: yieldToOthers !== '1' };
+    const args = {
+      lock: k.lock,
+      fence: k.fence,
+      channel: k.channel,
+      owner,
+      successor,
+      leaseMs: LONG,
+      client,
+      yieldToOthers: yieldToOthers === '1',
+      publish: 'publish' as const,
+      successorIsLast: last === '1',
+      grantLeaseMs: LONG,
+      successorWatchdog: yieldToOthers !== '1',
+    };
     return runs(reentrantHandover, args, 'handoff', k.fence);
   },
   unmark: (name: string, client: string): Step => {
@@ -105,10 +134,20 @@ const step = {
     return runs(reentrantWithdraw, { lock: k.lock, fence: k.fence, channel: k.channel, client, publish: 'publish', grantLeaseMs: LONG }, 'int');
   },
   forceUnlock: (name: string): Step => runs(forceUnlock, { lock: keys(name).lock, channel: keys(name).channel, publish: 'publish' }, 'int'),
-  fenceRaise: (name: string, owner: string, token: string): Step => runs(fenceRaise, { fence: keys(name).fence, lock: keys(name).lock, owner, token: Number(token) }, 'int'),
+  fenceRaise: (name: string, owner: string, token: string): Step =>
+    runs(fenceRaise, { fence: keys(name).fence, lock: keys(name).lock, owner, token: Number(token) }, 'int'),
   fairAcquire: (name: string, owner: string, lease: number, timeout: number, enqueue: string): Step => {
     const k = keys(name);
-    const args = { lock: k.lock, fence: k.fence, queue: k.queue, queueDeadlines: k.deadlines, owner, leaseMs: lease, queueTimeoutMs: timeout, queueOnFailure: enqueue === '1' };
+    const args = {
+      lock: k.lock,
+      fence: k.fence,
+      queue: k.queue,
+      queueDeadlines: k.deadlines,
+      owner,
+      leaseMs: lease,
+      queueTimeoutMs: timeout,
+      queueOnFailure: enqueue === '1',
+    };
     return runs(fairAcquire, args, 'acquire', k.fence);
   },
   fairLeave: (name: string, owner: string): Step => {
@@ -117,7 +156,12 @@ const step = {
   },
   rwAcquire: (side: 'read' | 'write', name: string, owner: string, lease: number): Step => {
     const k = keys(name);
-    return runs(side === 'read' ? readAcquire : writeAcquire, { hash: k.rw, readers: k.readers, fence: k.rwFence, owner, leaseMs: lease, watchdog: lease === LONG }, 'acquire', k.rwFence);
+    return runs(
+      side === 'read' ? readAcquire : writeAcquire,
+      { hash: k.rw, readers: k.readers, fence: k.rwFence, owner, leaseMs: lease, watchdog: lease === LONG },
+      'acquire',
+      k.rwFence,
+    );
   },
   rwRenew: (side: 'read' | 'write', name: string, owner: string): Step => {
     const k = keys(name);
@@ -125,7 +169,15 @@ const step = {
   },
   rwRelease: (side: 'read' | 'write', name: string, owner: string, count = '1', expected = ''): Step => {
     const k = keys(name);
-    const args = { hash: k.rw, readers: k.readers, channel: k.rwChannel, owner, publish: 'publish' as const, all: count === 'all', expectedHolds: optionalHolds(expected) };
+    const args = {
+      hash: k.rw,
+      readers: k.readers,
+      channel: k.rwChannel,
+      owner,
+      publish: 'publish' as const,
+      all: count === 'all',
+      expectedHolds: optionalHolds(expected),
+    };
     return runs(side === 'read' ? readRelease : writeRelease, args, 'int');
   },
   rwAdjust: (name: string, owner: string, side: 'read' | 'write', holds: string): Step => {
@@ -152,7 +204,10 @@ const bit = fc.constantFrom('0', '1');
 const side = fc.constantFrom<'read' | 'write'>('read', 'write');
 
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 6, arbitrary: fc.tuple(name, owner, maybeClient, fc.constantFrom<'' | '0' | '1'>('', '0', '1')).map(([n, o, c, m]) => step.acquire(n, o, LONG, c, m)) },
+  {
+    weight: 6,
+    arbitrary: fc.tuple(name, owner, maybeClient, fc.constantFrom<'' | '0' | '1'>('', '0', '1')).map(([n, o, c, m]) => step.acquire(n, o, LONG, c, m)),
+  },
   { weight: 5, arbitrary: fc.tuple(name, owner, count, expected, maybeClient, fc.boolean()).map(([n, o, c, e, m, p]) => step.release(n, o, c, e, m, p)) },
   { weight: 1, arbitrary: fc.tuple(name, owner).map(([n, o]) => step.renew(n, o)) },
   { weight: 1, arbitrary: fc.tuple(name, owner, holds).map(([n, o, h]) => step.adjust(n, o, h)) },
@@ -183,7 +238,13 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
 /** Sequences that reach the branches the conformance suite cannot; they run before the random ones. */
 const DIRECTED: Step[][] = [
   // Expected holds differ (-2: an earlier release went through), then adjust.
-  [step.acquire('a', 'o1', LONG), step.acquire('a', 'o1', LONG), step.release('a', 'o1', '1', '1'), step.adjust('a', 'o1', '1'), step.release('a', 'o1', '1', '1')],
+  [
+    step.acquire('a', 'o1', LONG),
+    step.acquire('a', 'o1', LONG),
+    step.release('a', 'o1', '1', '1'),
+    step.adjust('a', 'o1', '1'),
+    step.release('a', 'o1', '1', '1'),
+  ],
   // Waiting clients, a hand-over that yields (pass_on excluding the caller's client: a grant to c2),
   // unmark passing the grant on (excluding c2) to c1, and c1 taking its grant over.
   [
@@ -196,7 +257,12 @@ const DIRECTED: Step[][] = [
     step.release('a', 'o3', '1', '1', 'c1'),
   ],
   // A release that grants to another client and re-marks its own at the back.
-  [step.acquire('b', 'o1', LONG, 'c1', ''), step.acquire('b', 'o2', LONG, 'c2', ''), step.release('b', 'o1', 'all', '', 'c1'), step.acquire('b', 'o2', LONG, 'c2', '0')],
+  [
+    step.acquire('b', 'o1', LONG, 'c1', ''),
+    step.acquire('b', 'o2', LONG, 'c2', ''),
+    step.release('b', 'o1', 'all', '', 'c1'),
+    step.acquire('b', 'o2', LONG, 'c2', '0'),
+  ],
   // Read-write: an upgrade refused (-3), reentrant read, expected holds (-2), writer waits, state.
   [
     step.rwAcquire('read', 'a', 'o1', LONG),
@@ -360,7 +426,8 @@ describe('the in-memory store against a real redis-server (differential)', () =>
     for (const message of real.messages) seen.add(`message ${message.split(' ')[1]!.split(':')[0]}`);
     if (differs >= 0 || messagesDiffer) {
       const transcript = steps.map(
-        (s, i) => `${i === differs ? '>>' : '  '} ${s.script}(${JSON.stringify(s.args)}): redis ${JSON.stringify(onRedis[i])}, memory ${JSON.stringify(inMemory[i])}`,
+        (s, i) =>
+          `${i === differs ? '>>' : '  '} ${s.script}(${JSON.stringify(s.args)}): redis ${JSON.stringify(onRedis[i])}, memory ${JSON.stringify(inMemory[i])}`,
       );
       throw new Error(
         [

@@ -131,7 +131,10 @@ function useTopology(mode: TopologyMode, server: ServerSettings): ModeFixture {
   beforeAll(async () => {
     topology = await startTopology(mode, server);
     if (mode === 'cluster') {
-      cluster = new Cluster(topology.servers.slice(0, 3).map((s) => ({ host: s.host, port: s.port })), { redisOptions: { maxRetriesPerRequest: 1 } });
+      cluster = new Cluster(
+        topology.servers.slice(0, 3).map((s) => ({ host: s.host, port: s.port })),
+        { redisOptions: { maxRetriesPerRequest: 1 } },
+      );
     }
   }, 60_000);
   afterEach(async () => {

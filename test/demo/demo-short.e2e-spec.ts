@@ -27,8 +27,11 @@ describe('npm run demo -- --short (the CI form of the main job)', () => {
 
   it('runs both experiments over two app processes: no protected endpoint oversells, the control does', async () => {
     const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = execFile(process.execPath, [join(ROOT, 'dist/apps/inventory-demo/main.js'), '--short', '--out', out], { cwd: ROOT, timeout: 170_000 }, (error, stdout, stderr) =>
-        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      const child = execFile(
+        process.execPath,
+        [join(ROOT, 'dist/apps/inventory-demo/main.js'), '--short', '--out', out],
+        { cwd: ROOT, timeout: 170_000 },
+        (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       );
       child.stdin?.end();
     });

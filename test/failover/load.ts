@@ -24,7 +24,9 @@ export class LockLoad {
     };
     const targets = this.workers.map((worker) => sectionsOf(worker) + count);
     await Promise.all(
-      this.workers.map((worker, i) => worker.waitFor((m) => m.type === 'progress' && (m.sections as number) >= targets[i]!, `${count} more sections`, timeoutMs)),
+      this.workers.map((worker, i) =>
+        worker.waitFor((m) => m.type === 'progress' && (m.sections as number) >= targets[i]!, `${count} more sections`, timeoutMs),
+      ),
     );
   }
 

@@ -2,7 +2,18 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { clusterMasterOf, currentSentinelMaster, FaultProxy, RedisServer, startCluster, startSentinelTopology, stopAllFaultProxies, waitUntil, withClient, type Topology } from 'redis-topology';
+import {
+  clusterMasterOf,
+  currentSentinelMaster,
+  FaultProxy,
+  RedisServer,
+  startCluster,
+  startSentinelTopology,
+  stopAllFaultProxies,
+  waitUntil,
+  withClient,
+  type Topology,
+} from 'redis-topology';
 import { FencedCounter } from '../harness/fenced-counter.mjs';
 import { stopAllWorkers, WorkerProcess, type WorkerMessage } from '../harness/worker-process.js';
 
@@ -59,7 +70,10 @@ class FencedRun {
   }
 
   latest(worker: WorkerProcess): Progress {
-    return ([...worker.messages].reverse().find((m) => m.type === 'progress') as Progress | undefined) ?? ({ type: 'progress', accepted: 0, lastAccepted: 0, errors: {}, refused: 0, abandoned: 0 } as Progress);
+    return (
+      ([...worker.messages].reverse().find((m) => m.type === 'progress') as Progress | undefined) ??
+      ({ type: 'progress', accepted: 0, lastAccepted: 0, errors: {}, refused: 0, abandoned: 0 } as Progress)
+    );
   }
 
   /** Resolves when `worker` has `more` accepted writes beyond what it had when called. */
@@ -72,7 +86,9 @@ class FencedRun {
   async othersServed(except: WorkerProcess): Promise<void> {
     const since = now();
     await Promise.race(
-      this.live.filter((worker) => worker !== except).map((worker) => worker.waitFor((m) => m.type === 'progress' && (m.lastAccepted as number) > since, 'an accepted write by another process', 20_000)),
+      this.live
+        .filter((worker) => worker !== except)
+        .map((worker) => worker.waitFor((m) => m.type === 'progress' && (m.lastAccepted as number) > since, 'an accepted write by another process', 20_000)),
     );
   }
 
@@ -82,7 +98,9 @@ class FencedRun {
     await inject();
     const healed = now();
     await Promise.all(
-      this.live.map((worker) => worker.waitFor((m) => m.type === 'progress' && (m.lastAccepted as number) > healed, `${fault}: an accepted write after the fault`, 30_000)),
+      this.live.map((worker) =>
+        worker.waitFor((m) => m.type === 'progress' && (m.lastAccepted as number) > healed, `${fault}: an accepted write after the fault`, 30_000),
+      ),
     );
     this.healedAt.push(healed);
     this.phases.push({ fault, errors: {}, refused: 0, abandoned: 0, recoveryMs: 0 });
@@ -109,7 +127,9 @@ class FencedRun {
     for (const worker of this.live) worker.send('stop');
     const done = await Promise.all(this.live.map((worker) => worker.waitForType('done', 30_000)));
     // Final counts: from 'done' for those that stopped, the last progress of those killed before.
-    this.countPhases(this.workers.map((worker) => (worker.messages.find((m) => m.type === 'done') as (WorkerMessage & Counts) | undefined) ?? this.latest(worker)));
+    this.countPhases(
+      this.workers.map((worker) => (worker.messages.find((m) => m.type === 'done') as (WorkerMessage & Counts) | undefined) ?? this.latest(worker)),
+    );
     const untyped = done.flatMap((message) => message.untyped as string[]);
     expect(untyped).toEqual([]);
     // No lost update, no stale write: the counter is the number of accepted writes, in token order.
@@ -163,15 +183,22 @@ describe('fault injection: processes on a fenced counter through one fault after
     resourceServer.cleanup();
   });
 
-  const common = (): Record<string, string | number> => ({ RESOURCE_PORT: resourceServer.port, LOCK_NAME: 'faults:counter', CONTEXTS: 2, WATCHDOG: 1000, WAIT_MS: 2000, OPERATION_TIMEOUT: 500 });
+  const common = (): Record<string, string | number> => ({
+    RESOURCE_PORT: resourceServer.port,
+    LOCK_NAME: 'faults:counter',
+    CONTEXTS: 2,
+    WATCHDOG: 1000,
+    WAIT_MS: 2000,
+    OPERATION_TIMEOUT: 500,
+  });
 
   it('single: pause past the lease, black-hole, latency, reset, SIGKILL of a holder, Redis restart', async () => {
     const lockServer = await RedisServer.start();
     try {
       const proxies = await Promise.all(Array.from({ length: 4 }, () => FaultProxy.start({ targetPort: lockServer.port })));
-      const run = (await FencedRun.start(proxies.map((proxy) => ({ ...common(), REDIS_MODE: 'single', REDIS_HOST: proxy.host, REDIS_PORT: proxy.port })))).withCounter(
-        new FencedCounter(resourceRedis),
-      );
+      const run = (
+        await FencedRun.start(proxies.map((proxy) => ({ ...common(), REDIS_MODE: 'single', REDIS_HOST: proxy.host, REDIS_PORT: proxy.port })))
+      ).withCounter(new FencedCounter(resourceRedis));
       const [w0, w1, w2, w3] = run.workers as [WorkerProcess, WorkerProcess, WorkerProcess, WorkerProcess];
       await Promise.all(run.workers.map((worker) => run.accepted(worker, 5)));
 
@@ -213,7 +240,7 @@ describe('fault injection: processes on a fenced counter through one fault after
       recordFigures('single', run.phases);
 
       const admin = lockServer.client();
-      await waitUntil(async () => (await lockKeysLeft(admin)).length === 0, 'every lock key to be gone (the killed holder\'s expires with its lease)', 10_000);
+      await waitUntil(async () => (await lockKeysLeft(admin)).length === 0, "every lock key to be gone (the killed holder's expires with its lease)", 10_000);
       expect(await lockKeysLeft(admin)).toEqual([]);
     } finally {
       await stopAllWorkers();

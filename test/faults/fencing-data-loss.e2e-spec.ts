@@ -69,7 +69,13 @@ describe('fencing tokens survive data loss of the lock Redis', () => {
    * the resource, so a token from it alone (INCR) would be refused. Then the next holder's fenced
    * write must be accepted at once.
    */
-  async function failOverToLaggingReplica(env: Record<string, string>, name: string, master: RedisServer, replica: RedisServer, promote: () => Promise<void>): Promise<void> {
+  async function failOverToLaggingReplica(
+    env: Record<string, string>,
+    name: string,
+    master: RedisServer,
+    replica: RedisServer,
+    promote: () => Promise<void>,
+  ): Promise<void> {
     const client = await connect(env);
     const counter = new FencedCounter(resourceRedis);
     await holdAndWrite(client, name, counter, 5);

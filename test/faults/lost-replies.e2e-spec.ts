@@ -40,7 +40,7 @@ describe('an unlock whose reply is lost (Redis frozen mid-call)', () => {
     });
   });
 
-  it('a phantom hold (a grant whose reply was lost) is corrected at the owner\'s next acquisition', async () => {
+  it("a phantom hold (a grant whose reply was lost) is corrected at the owner's next acquisition", async () => {
     const client = await redis.client();
     const admin = redis.server().client();
     await client.runInContext(async () => {

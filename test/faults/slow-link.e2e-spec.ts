@@ -20,10 +20,20 @@ describe('one process on a slow link contends with processes on fast links', () 
   async function contend(extraEnv: Record<string, string>): Promise<{ slow: WorkerMessage; fast: WorkerMessage[] }> {
     const proxy = await FaultProxy.start({ targetPort: redis.server().port });
     proxy.setLatency(100);
-    const env = (port: number): Record<string, string | number> => ({ REDIS_MODE: 'single', REDIS_HOST: '127.0.0.1', REDIS_PORT: port, LOCK_WAIT_MS: 1500, SECTION_MS: 20, ...extraEnv });
+    const env = (port: number): Record<string, string | number> => ({
+      REDIS_MODE: 'single',
+      REDIS_HOST: '127.0.0.1',
+      REDIS_PORT: port,
+      LOCK_WAIT_MS: 1500,
+      SECTION_MS: 20,
+      ...extraEnv,
+    });
     const args = [4, 'slow:lock', 'slow:counter'];
     const slow = WorkerProcess.start('load-worker.mjs', env(proxy.port), args);
-    const fast = [WorkerProcess.start('load-worker.mjs', env(redis.server().port), args), WorkerProcess.start('load-worker.mjs', env(redis.server().port), args)];
+    const fast = [
+      WorkerProcess.start('load-worker.mjs', env(redis.server().port), args),
+      WorkerProcess.start('load-worker.mjs', env(redis.server().port), args),
+    ];
     await Promise.all([slow, ...fast].map((worker) => worker.waitForType('ready')));
     let reports = 0;
     await fast[0]!.waitFor((message) => message.type === 'progress' && ++reports >= 16, '16 progress reports', 30_000);

@@ -34,7 +34,16 @@ describe('FencedResource: fenced reads and writes in Redis', () => {
     const resource = FencedResource.forLock(data, 'order:7', { prefix: 'shop:' });
     const [order, items, draft] = [resource.key('order'), resource.key('items'), resource.key('draft')];
     await data.set(draft, 'x');
-    expect(await resource.batch(5).hset(order, { status: 'paid', total: 42 }).rpush(items, 'a', 'b').del(draft).set(resource.key('lease'), 'v', { pxMs: 60_000 }).get(draft).exec()).toEqual([2, 2, 1, 'OK', null]);
+    expect(
+      await resource
+        .batch(5)
+        .hset(order, { status: 'paid', total: 42 })
+        .rpush(items, 'a', 'b')
+        .del(draft)
+        .set(resource.key('lease'), 'v', { pxMs: 60_000 })
+        .get(draft)
+        .exec(),
+    ).toEqual([2, 2, 1, 'OK', null]);
     expect(await data.hgetall(order)).toEqual({ status: 'paid', total: '42' });
     expect(await data.pttl(resource.key('lease'))).toBeGreaterThan(50_000);
     await expect(resource.batch(4).rpush(items, 'c').hset(order, { status: 'refunded' }).exec()).rejects.toBeInstanceOf(StaleTokenError);
@@ -74,7 +83,7 @@ describe('FencedResource: fenced reads and writes in Redis', () => {
   });
 });
 
-describe('FencedResource in a cluster: keys in the lock\'s slot', () => {
+describe("FencedResource in a cluster: keys in the lock's slot", () => {
   let topology: Topology;
   beforeAll(async () => {
     topology = await startCluster({ masters: 3, replicasPerMaster: 0 });
@@ -83,7 +92,7 @@ describe('FencedResource in a cluster: keys in the lock\'s slot', () => {
     await topology?.stop();
   });
 
-  it('forLock keys share the lock\'s slot, so one fenced step may touch several of them', async () => {
+  it("forLock keys share the lock's slot, so one fenced step may touch several of them", async () => {
     const { Cluster } = await import('ioredis');
     const cluster = new Cluster(topology.servers.map((server) => ({ host: server.host, port: server.port })));
     try {

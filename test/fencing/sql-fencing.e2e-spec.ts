@@ -80,7 +80,7 @@ describe('fencing a SQL resource: the token column and the conditional UPDATE (s
     return { balance: accounts.readUnfenced('a'), staleRefused };
   }
 
-  it('the paused holder\'s write is refused: the balance is what the holder that really held the lock wrote', async () => {
+  it("the paused holder's write is refused: the balance is what the holder that really held the lock wrote", async () => {
     expect(await pausedHolder(true)).toEqual({ balance: 50, staleRefused: true });
     expect(db.exec(`SELECT fence_token FROM accounts WHERE id = 'a'`)[0]!.values[0]![0]).toBeGreaterThan(1e15); // the exact token
   });

@@ -120,5 +120,9 @@ export async function stopAllWorkers(): Promise<void> {
     child.kill('SIGCONT');
     child.kill('SIGKILL');
   }
-  await Promise.all([...alive].map((child) => new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(undefined) : child.once('exit', resolve)))));
+  await Promise.all(
+    [...alive].map(
+      (child) => new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(undefined) : child.once('exit', resolve))),
+    ),
+  );
 }

@@ -53,7 +53,13 @@ describe.each([
 
     const seen = await b.inspect('inspect:plain');
     expect(seen).toMatchObject({ name: 'inspect:plain', kind: 'reentrant', locked: true, readers: [], waitingHere: 1, lastToken: first!.token });
-    expect(seen.holder).toMatchObject({ holds: 2, token: first!.token, watchdog: true, grant: false, instance: { label: `holder@${HERE}`, instanceName: 'holder', self: false } });
+    expect(seen.holder).toMatchObject({
+      holds: 2,
+      token: first!.token,
+      watchdog: true,
+      grant: false,
+      instance: { label: `holder@${HERE}`, instanceName: 'holder', self: false },
+    });
     expect(seen.holder!.owner.startsWith(`${seen.holder!.instance.clientId}:`)).toBe(true);
     expect(seen.holder!.heldForMs).toBeGreaterThanOrEqual(0);
     expect(seen.holder!.heldForMs).toBeLessThan(10_000);

@@ -125,13 +125,18 @@ describe('@DistributedLock kinds and several keys', () => {
   });
 
   describe('transfers in clashing orders over shared accounts', () => {
-    const pairs = [['a', 'b'], ['b', 'a'], ['b', 'c'], ['c', 'a'], ['a', 'c'], ['c', 'b']];
+    const pairs = [
+      ['a', 'b'],
+      ['b', 'a'],
+      ['b', 'c'],
+      ['c', 'a'],
+      ['a', 'c'],
+      ['c', 'b'],
+    ];
     async function run(path: string): Promise<number> {
       overlaps = 0;
       const server = app.getHttpServer();
-      const responses = await Promise.all(
-        pairs.flatMap(([from, to]) => Array.from({ length: 3 }, () => request(server).post(path).send({ from, to }))),
-      );
+      const responses = await Promise.all(pairs.flatMap(([from, to]) => Array.from({ length: 3 }, () => request(server).post(path).send({ from, to }))));
       expect(responses.every((res) => res.status === 201)).toBe(true);
       return overlaps;
     }

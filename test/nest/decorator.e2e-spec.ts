@@ -188,7 +188,10 @@ describe('@DistributedLock over HTTP', () => {
   });
 
   it('resolves a key from the body', async () => {
-    const response = await request(app.getHttpServer()).post('/orders').send({ order: { id: 9 } }).expect(201);
+    const response = await request(app.getHttpServer())
+      .post('/orders')
+      .send({ order: { id: 9 } })
+      .expect(201);
     expect(response.body).toEqual({ lock: 'order:9' });
   });
 
@@ -214,20 +217,26 @@ describe('@DistributedLock over HTTP', () => {
   it('a watchdog-renewed lock: Retry-After from how long its holds last, not from its 30 s lease', async () => {
     const server = app.getHttpServer();
     // A first time-out here: from now on this process follows how long the lock's holds last.
-    const first = request(server).post('/slow').then((response) => response);
+    const first = request(server)
+      .post('/slow')
+      .then((response) => response);
     await until(() => slowGates.length === 1, 'the handler to hold the lock');
     expect((await request(server).post('/slow')).status).toBe(423);
     slowGates.shift()!();
     expect((await first).status).toBe(201);
     // A few holds of about 300 ms each, seen by this process.
     for (let i = 0; i < 3; i++) {
-      const holding = request(server).post('/slow').then((response) => response);
+      const holding = request(server)
+        .post('/slow')
+        .then((response) => response);
       await until(() => slowGates.length === 1, 'the handler to hold the lock');
       await sleep(300);
       slowGates.shift()!();
       expect((await holding).status).toBe(201);
     }
-    const holding = request(server).post('/slow').then((response) => response);
+    const holding = request(server)
+      .post('/slow')
+      .then((response) => response);
     await until(() => slowGates.length === 1, 'the handler to hold the lock');
     expect(await locks.remainTimeToLive('slow')).toBeGreaterThan(20_000); // the watchdog's lease
     const busy = await request(server).post('/slow').expect(423);

@@ -14,7 +14,11 @@ import { freePort, RedisServer } from 'redis-topology';
 import { useRedis } from '../harness/use-redis.js';
 import { stopAllWorkers, WorkerProcess } from '../harness/worker-process.js';
 
-async function withApp<T>(imports: unknown[], run: (locks: LockService) => Promise<T>, extra: { controllers?: unknown[]; providers?: unknown[] } = {}): Promise<T> {
+async function withApp<T>(
+  imports: unknown[],
+  run: (locks: LockService) => Promise<T>,
+  extra: { controllers?: unknown[]; providers?: unknown[] } = {},
+): Promise<T> {
   const moduleRef = await Test.createTestingModule({
     imports: imports as never[],
     controllers: (extra.controllers ?? []) as never[],
@@ -207,7 +211,9 @@ describe('DistributedLockModule', () => {
     const other = await redis.client();
     const busy = await other.lock('close:busy', '30s');
     const worker = WorkerProcess.start('nest-app-worker.mjs', {
-      REDIS_MODE: 'single', REDIS_HOST: '127.0.0.1', REDIS_PORT: redis.server().port,
+      REDIS_MODE: 'single',
+      REDIS_HOST: '127.0.0.1',
+      REDIS_PORT: redis.server().port,
       LOCK_WATCHDOG_TIMEOUT: 3000,
     });
     const ready = await worker.waitForType('ready');

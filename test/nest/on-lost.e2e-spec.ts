@@ -56,7 +56,13 @@ describe('@DistributedLock onLost: what happens when the lease is lost while the
     }).compile();
     app = moduleRef.createNestApplication({ logger: false });
     // Nest reports "Cannot set headers after they are sent" and the like as errors: there must be none.
-    Logger.overrideLogger({ log: () => undefined, warn: () => undefined, error: (message: unknown) => void errors.push(String(message)), debug: () => undefined, verbose: () => undefined });
+    Logger.overrideLogger({
+      log: () => undefined,
+      warn: () => undefined,
+      error: (message: unknown) => void errors.push(String(message)),
+      debug: () => undefined,
+      verbose: () => undefined,
+    });
     await app.init();
   });
   afterAll(async () => {
@@ -80,7 +86,9 @@ describe('@DistributedLock onLost: what happens when the lease is lost while the
   });
 
   it("the default ('abort'): the handler's signal aborts, and the handler decides what to answer", async () => {
-    const pending = request(app.getHttpServer()).post('/signal/2').then((r) => r);
+    const pending = request(app.getHttpServer())
+      .post('/signal/2')
+      .then((r) => r);
     await until(() => gates.length === 1, 'the handler to start');
     await new Promise((resolve) => setTimeout(resolve, 150)); // past the 80 ms lease
     gates.shift()!();
@@ -103,6 +111,8 @@ describe('@DistributedLock onLost: what happens when the lease is lost while the
   });
 
   it('rejects an onLost that is not abort, abort-request or a function, naming the option', () => {
-    expect(() => DistributedLock({ key: 'x', onLost: 'retry' as never })).toThrow(/Invalid @DistributedLock onLost: expected 'abort', 'abort-request' or a function/);
+    expect(() => DistributedLock({ key: 'x', onLost: 'retry' as never })).toThrow(
+      /Invalid @DistributedLock onLost: expected 'abort', 'abort-request' or a function/,
+    );
   });
 });

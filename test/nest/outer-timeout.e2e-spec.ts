@@ -88,7 +88,10 @@ describe('an outer timeout() ends the request while the decorated handler still 
   it('control: without a lock, a second request enters while the first handler still runs', async () => {
     const server = app.getHttpServer();
     expect((await request(server).post('/unlocked').set('x-timeout', '100')).status).toBe(408);
-    const second = request(server).post('/unlocked').set('x-timeout', '10000').then((response) => response);
+    const second = request(server)
+      .post('/unlocked')
+      .set('x-timeout', '10000')
+      .then((response) => response);
     await until(() => unlocked.entered === 2, 'the second handler to enter');
     expect(unlocked.overlaps).toBe(1);
     unlocked.openOne();
@@ -105,7 +108,10 @@ describe('an outer timeout() ends the request while the decorated handler still 
     expect(await locks.isLocked('slow')).toBe(true);
 
     const waiting = nextEvent(locks.events, 'subscription', (event: { subscribed: boolean }) => event.subscribed);
-    const second = request(server).post('/locked').set('x-timeout', '10000').then((response) => response);
+    const second = request(server)
+      .post('/locked')
+      .set('x-timeout', '10000')
+      .then((response) => response);
     await waiting; // the second request waits for the lock
     expect(locked.entered).toBe(1);
 

@@ -45,7 +45,10 @@ describe('key templates are checked against the route at start-up', () => {
   it('a template reading a parameter the route does not have fails start-up, naming the handler', async () => {
     const moduleRef = await Test.createTestingModule({ imports: [lockModule()], controllers: [MisnamedController] }).compile();
     const app = moduleRef.createNestApplication({ logger: false });
-    const error = await app.init().then(() => undefined, (e: unknown) => e);
+    const error = await app.init().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toMatchObject({ code: 'LOCK_INVALID_CONFIG' });
     expect((error as Error).message).toMatch(/MisnamedController\.buy/);
     expect((error as Error).message).toMatch(/\{params\.sku\}.*only :id/);

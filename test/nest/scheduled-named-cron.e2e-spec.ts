@@ -65,7 +65,11 @@ describe('@ScheduledLock on a named @Cron', () => {
       expect([...registry.getCronJobs().keys()].sort()).toEqual(['restock', 'restock-below']);
       expect(registry.getIntervals()).toEqual(['sweep']);
     }
-    await until(() => runs.filter(([job]) => job === 'restock').length >= 2 && runs.filter(([job]) => job === 'restock-below').length >= 2, 'two ticks of each job', 10_000);
+    await until(
+      () => runs.filter(([job]) => job === 'restock').length >= 2 && runs.filter(([job]) => job === 'restock-below').length >= 2,
+      'two ticks of each job',
+      10_000,
+    );
     for (const job of ['restock', 'restock-below']) {
       const ticks = runs.filter(([name]) => name === job).map(([, , second]) => second);
       expect(new Set(ticks).size).toBe(ticks.length); // one app per tick

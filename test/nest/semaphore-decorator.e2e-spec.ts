@@ -79,7 +79,9 @@ describe('@DistributedSemaphore on routes and providers', () => {
     expect(busy.body).toMatchObject({ code: 'LOCK_ACQUIRE_TIMEOUT' });
     expect(Number(busy.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     // Another tenant is another semaphore (the key template).
-    const other = request(server).post('/exports/globex').then((res) => res);
+    const other = request(server)
+      .post('/exports/globex')
+      .then((res) => res);
     await until(() => inside === 3, 'the other tenant inside');
     gate.open();
     const done = await Promise.all([...running, other]);

@@ -2,14 +2,7 @@ import 'reflect-metadata';
 import { Controller, Injectable, Module, Param, Post, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
-import {
-  CurrentLock,
-  DistributedLock,
-  DistributedLockHealthIndicator,
-  DistributedLockModule,
-  LockService,
-  type LockHandle,
-} from 'nestjs-distributed-lock';
+import { CurrentLock, DistributedLock, DistributedLockHealthIndicator, DistributedLockModule, LockService, type LockHandle } from 'nestjs-distributed-lock';
 import { createInMemoryLockService, DistributedLockTestingModule, InMemoryLockStore } from 'nestjs-distributed-lock/testing';
 import { freePort } from 'redis-topology';
 import { until } from '../harness/wait.js';
@@ -110,7 +103,9 @@ describe('nestjs-distributed-lock/testing: unit tests without Redis', () => {
     await app.init();
     const server = app.getHttpServer();
 
-    const first = request(server).post('/orders/7/pay').then((response) => response);
+    const first = request(server)
+      .post('/orders/7/pay')
+      .then((response) => response);
     const locks = app.get(LockService);
     await until(async () => locks.isLocked('order:7'), 'the first request to hold the lock');
     const busy = await request(server).post('/orders/7/pay');

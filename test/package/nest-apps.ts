@@ -64,7 +64,19 @@ export async function nestApp(template: AppTemplate, tarball: string, ioredis: s
     const schematics = join(cli, 'node_modules/@angular-devkit/schematics-cli/bin/schematics.js');
     await run(
       process.execPath,
-      [schematics, '@nestjs/schematics:application', `--name=${template.name}`, `--directory=${template.name}`, '--no-dry-run', '--skip-git', '--strict', '--package-manager=npm', '--language=ts', ...template.answers, '--no-interactive'],
+      [
+        schematics,
+        '@nestjs/schematics:application',
+        `--name=${template.name}`,
+        `--directory=${template.name}`,
+        '--no-dry-run',
+        '--skip-git',
+        '--strict',
+        '--package-manager=npm',
+        '--language=ts',
+        ...template.answers,
+        '--no-interactive',
+      ],
       { cwd: CACHE, env: userEnv() },
     );
     await npmInstall(dir);

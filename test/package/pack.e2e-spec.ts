@@ -202,7 +202,17 @@ describe('the packed library, installed like a user installs it', () => {
       app = join(workdir, 'nest12-esm');
       mkdirSync(app);
       const dependencies: Record<string, string> = { 'nestjs-distributed-lock': `file:${tarball}` };
-      for (const name of ['@nestjs/common', '@nestjs/core', '@nestjs/testing', '@nestjs/schedule', '@nestjs/terminus', '@types/node', 'ioredis', 'reflect-metadata', 'rxjs']) {
+      for (const name of [
+        '@nestjs/common',
+        '@nestjs/core',
+        '@nestjs/testing',
+        '@nestjs/schedule',
+        '@nestjs/terminus',
+        '@types/node',
+        'ioredis',
+        'reflect-metadata',
+        'rxjs',
+      ]) {
         dependencies[name] = installedVersion(name);
       }
       dependencies['@nestjs/config'] = '^4.0.0 || ^12.0.0'; // used by a README snippet; not a workspace dependency
@@ -218,8 +228,15 @@ describe('the packed library, installed like a user installs it', () => {
         join(app, 'tsconfig.json'),
         JSON.stringify({
           compilerOptions: {
-            target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true,
-            experimentalDecorators: true, emitDecoratorMetadata: true, skipLibCheck: true, types: [],
+            target: 'ES2022',
+            module: 'NodeNext',
+            moduleResolution: 'NodeNext',
+            strict: true,
+            noEmit: true,
+            experimentalDecorators: true,
+            emitDecoratorMetadata: true,
+            skipLibCheck: true,
+            types: [],
           },
           files: ['consumer.ts'],
         }),
@@ -264,7 +281,11 @@ describe('the packed library, installed like a user installs it', () => {
       writeFileSync(join(app, 'jest/lock.test.mjs'), JEST_ESM_SPEC);
       const config = JSON.stringify({ rootDir: app, testMatch: ['<rootDir>/jest/*.test.mjs'], transform: {}, testEnvironment: 'node' });
       const jest = join(ROOT, 'node_modules/jest/bin/jest.js');
-      const { stderr } = await run(process.execPath, ['--experimental-vm-modules', jest, '--config', config, '--ci'], { cwd: app, env: userEnv(), timeout: 60_000 });
+      const { stderr } = await run(process.execPath, ['--experimental-vm-modules', jest, '--config', config, '--ci'], {
+        cwd: app,
+        env: userEnv(),
+        timeout: 60_000,
+      });
       expect(stderr).toMatch(/Tests:\s+1 passed, 1 total/);
     }, 90_000);
 
@@ -293,8 +314,15 @@ describe('the packed library, installed like a user installs it', () => {
       join(app, 'tsconfig.json'),
       JSON.stringify({
         compilerOptions: {
-          target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, outDir: 'dist',
-          experimentalDecorators: true, emitDecoratorMetadata: true, skipLibCheck: true, types: [],
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          outDir: 'dist',
+          experimentalDecorators: true,
+          emitDecoratorMetadata: true,
+          skipLibCheck: true,
+          types: [],
         },
         files: ['main.ts'],
       }),
@@ -311,6 +339,10 @@ describe('the packed library, installed like a user installs it', () => {
       env: { ...process.env, REDIS_PORT: String(redis.server().port) },
       timeout: 30_000,
     });
-    expect(JSON.parse(output.stdout)).toEqual({ buy: { token: expect.any(Number), held: true }, stock: { token: expect.any(Number), held: true }, released: true });
+    expect(JSON.parse(output.stdout)).toEqual({
+      buy: { token: expect.any(Number), held: true },
+      stock: { token: expect.any(Number), held: true },
+      released: true,
+    });
   }, 300_000);
 });

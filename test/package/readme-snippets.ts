@@ -98,7 +98,12 @@ export function compileSnippets(appDir: string, snippets: Snippet[]): SnippetRes
   let program: ts.Program | undefined;
   for (let round = 0; round < 4; round++) {
     for (const entry of entries) writeFileSync(entry.file, complete(entry.snippet.code, entry.free, exported));
-    program = ts.createProgram(entries.map((entry) => entry.file), APP_COMPILER_OPTIONS, undefined, program);
+    program = ts.createProgram(
+      entries.map((entry) => entry.file),
+      APP_COMPILER_OPTIONS,
+      undefined,
+      program,
+    );
     let added = false;
     for (const entry of entries) {
       for (const diagnostic of ts.getPreEmitDiagnostics(program, program.getSourceFile(entry.file))) {
@@ -170,7 +175,10 @@ function complete(code: string, free: Set<string>, exported: Map<string, Exporte
   if (shape === 'statements-with-this') {
     const importDeclarations = source.statements.filter(ts.isImportDeclaration);
     imports.push(...importDeclarations.map((statement) => statement.getText(source)));
-    statements = source.statements.filter((statement) => !ts.isImportDeclaration(statement)).map((statement) => statement.getFullText(source)).join('');
+    statements = source.statements
+      .filter((statement) => !ts.isImportDeclaration(statement))
+      .map((statement) => statement.getFullText(source))
+      .join('');
   }
 
   const needed = new Set(free);
@@ -205,7 +213,10 @@ function complete(code: string, free: Set<string>, exported: Map<string, Exporte
 }
 
 function hasSyntaxErrors(code: string): boolean {
-  const output = ts.transpileModule(code, { reportDiagnostics: true, compilerOptions: { experimentalDecorators: true, module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
+  const output = ts.transpileModule(code, {
+    reportDiagnostics: true,
+    compilerOptions: { experimentalDecorators: true, module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  });
   return (output.diagnostics ?? []).length > 0;
 }
 
@@ -221,5 +232,8 @@ function usesTopLevelThis(source: ts.SourceFile): boolean {
 }
 
 function declaresName(source: ts.SourceFile, name: string): boolean {
-  return new RegExp(`\\b${name}\\b`).test(source.text) && source.statements.some((statement) => ts.isImportDeclaration(statement) && statement.getText(source).includes(name));
+  return (
+    new RegExp(`\\b${name}\\b`).test(source.text) &&
+    source.statements.some((statement) => ts.isImportDeclaration(statement) && statement.getText(source).includes(name))
+  );
 }

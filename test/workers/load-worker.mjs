@@ -18,7 +18,9 @@ const sections = [];
 const errors = [];
 let stopping = false;
 const code = (error) =>
-  typeof error?.code === 'string' && error.code.startsWith('LOCK_') ? `${error.code} ${String(error.message).slice(0, 120)}` : `UNTYPED ${error?.name}: ${error?.message}`;
+  typeof error?.code === 'string' && error.code.startsWith('LOCK_')
+    ? `${error.code} ${String(error.message).slice(0, 120)}`
+    : `UNTYPED ${error?.name}: ${error?.message}`;
 
 const lines = createInterface({ input: process.stdin });
 lines.on('line', (line) => {

@@ -77,7 +77,8 @@ export async function runExperiment(apps: AppInstance[], spec: RunSpec, runId: s
 
   const state = (await httpRequest('GET', `${apps[0]!.url}/products/${productId}`)).body as { stock: number; orders: number };
   const count = (predicate: (r: HttpResult) => boolean): number => results.filter(predicate).length;
-  const outcome = (r: HttpResult): string | undefined => (r.body as { result?: string; code?: string } | undefined)?.result ?? (r.body as { code?: string } | undefined)?.code;
+  const outcome = (r: HttpResult): string | undefined =>
+    (r.body as { result?: string; code?: string } | undefined)?.result ?? (r.body as { code?: string } | undefined)?.code;
   const latencies = results.map((r) => r.ms).sort((a, b) => a - b);
   const requestsPerSecond = (results.length / elapsedMs) * 1000;
   return {
@@ -96,6 +97,8 @@ export async function runExperiment(apps: AppInstance[], spec: RunSpec, runId: s
     p50Ms: percentile(latencies, 50),
     p99Ms: percentile(latencies, 99),
     ceilingShare: spec.workMs > 0 ? requestsPerSecond / (1000 / spec.workMs) : 0,
-    errorSamples: [...new Set(results.filter((r) => ![201, 409, 423].includes(r.status)).map((r) => `${r.status} ${JSON.stringify(r.body)}`.slice(0, 300)))].slice(0, 5),
+    errorSamples: [
+      ...new Set(results.filter((r) => ![201, 409, 423].includes(r.status)).map((r) => `${r.status} ${JSON.stringify(r.body)}`.slice(0, 300))),
+    ].slice(0, 5),
   };
 }

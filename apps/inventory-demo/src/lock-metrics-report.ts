@@ -2,7 +2,9 @@ import type { RunResult } from './experiments.js';
 import { boundLabel, compactHistogram, percentileBound, type Histogram } from './lock-metrics.js';
 
 const withMetrics = (runs: RunResult[], experiment: number): (RunResult & { lockMetrics: NonNullable<RunResult['lockMetrics']> })[] =>
-  runs.filter((run): run is RunResult & { lockMetrics: NonNullable<RunResult['lockMetrics']> } => run.experiment === experiment && run.lockMetrics !== undefined);
+  runs.filter(
+    (run): run is RunResult & { lockMetrics: NonNullable<RunResult['lockMetrics']> } => run.experiment === experiment && run.lockMetrics !== undefined,
+  );
 
 /** Console lines: per protected endpoint, wait and hold percentiles and their non-empty buckets. */
 export function lockMetricsConsole(runs: RunResult[], experiment: number): string[] {
@@ -26,8 +28,9 @@ function histogramTable(rows: { endpoint: string; histogram: Histogram }[]): str
   return [
     `| ${head.join(' | ')} |`,
     `|${head.map((_, i) => (i === 0 ? ' --- ' : ' ---: ')).join('|')}|`,
-    ...rows.map(({ endpoint, histogram }) =>
-      `| ${[endpoint, String(histogram.count), percentileBound(histogram, 50), percentileBound(histogram, 99), ...used.map((i) => String(histogram.counts[i] ?? 0))].join(' | ')} |`,
+    ...rows.map(
+      ({ endpoint, histogram }) =>
+        `| ${[endpoint, String(histogram.count), percentileBound(histogram, 50), percentileBound(histogram, 99), ...used.map((i) => String(histogram.counts[i] ?? 0))].join(' | ')} |`,
     ),
   ];
 }

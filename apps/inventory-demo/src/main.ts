@@ -48,9 +48,14 @@ if ([...experiments].some((n) => n !== 1 && n !== 2) || experiments.size === 0) 
 function plan(): RunSpec[] {
   const experiment1 = ENDPOINTS.map((endpoint): RunSpec => ({ experiment: 1, endpoint, stock: 10, requests: 100, spreadMs: 1000, workMs }));
   const requests = short ? 100 : 1000;
-  const experiment2 = (['lock', 'try-lock', 'decorator'] as Endpoint[]).map(
-    (endpoint): RunSpec => ({ experiment: 2, endpoint, stock: requests, requests, spreadMs: short ? 1000 : 5000, workMs }),
-  );
+  const experiment2 = (['lock', 'try-lock', 'decorator'] as Endpoint[]).map((endpoint): RunSpec => ({
+    experiment: 2,
+    endpoint,
+    stock: requests,
+    requests,
+    spreadMs: short ? 1000 : 5000,
+    workMs,
+  }));
   return [...(experiments.has(1) ? experiment1 : []), ...(experiments.has(2) ? experiment2 : [])];
 }
 
@@ -92,7 +97,11 @@ async function main(): Promise<number> {
     if (!external) {
       topology = await startTopology(mode);
       Object.assign(env, topology.env);
-      console.log(`${mode} topology started on loopback: ${Object.entries(topology.env).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+      console.log(
+        `${mode} topology started on loopback: ${Object.entries(topology.env)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(' ')}`,
+      );
     } else {
       console.log('using the Redis given by REDIS_* variables');
     }

@@ -20,13 +20,36 @@ const num = (value: number, digits = 1): string => value.toFixed(digits);
 function experiment1Rows(runs: RunResult[]): string[][] {
   return runs
     .filter((r) => r.experiment === 1)
-    .map((r) => [r.endpoint, String(r.requests), String(r.sold), String(r.stockLeft), String(r.oversold), String(r.soldOut + r.busy + r.staleToken), String(r.errors), num(r.requestsPerSecond), num(r.p50Ms, 0), num(r.p99Ms, 0)]);
+    .map((r) => [
+      r.endpoint,
+      String(r.requests),
+      String(r.sold),
+      String(r.stockLeft),
+      String(r.oversold),
+      String(r.soldOut + r.busy + r.staleToken),
+      String(r.errors),
+      num(r.requestsPerSecond),
+      num(r.p50Ms, 0),
+      num(r.p99Ms, 0),
+    ]);
 }
 
 function experiment2Rows(runs: RunResult[]): string[][] {
   return runs
     .filter((r) => r.experiment === 2)
-    .map((r) => [r.endpoint, String(r.requests), String(r.sold), String(r.stockLeft), String(r.oversold), String(r.soldOut + r.busy + r.staleToken), String(r.errors), num(r.requestsPerSecond, 2), num(r.p50Ms, 0), num(r.p99Ms, 0), pct(r.ceilingShare)]);
+    .map((r) => [
+      r.endpoint,
+      String(r.requests),
+      String(r.sold),
+      String(r.stockLeft),
+      String(r.oversold),
+      String(r.soldOut + r.busy + r.staleToken),
+      String(r.errors),
+      num(r.requestsPerSecond, 2),
+      num(r.p50Ms, 0),
+      num(r.p99Ms, 0),
+      pct(r.ceilingShare),
+    ]);
 }
 
 const HEAD1 = ['endpoint', 'requests', 'sold', 'stock left', 'oversold', 'rejected', 'errors', 'req/s', 'p50 ms', 'p99 ms'];
@@ -39,7 +62,9 @@ function textTable(head: string[], rows: string[][]): string {
 }
 
 function markdownTable(head: string[], rows: string[][]): string {
-  return [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? ' --- ' : ' ---: ')).join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
+  return [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? ' --- ' : ' ---: ')).join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join(
+    '\n',
+  );
 }
 
 export function consoleReport(report: DemoReport): string {
@@ -50,7 +75,7 @@ export function consoleReport(report: DemoReport): string {
     ...lockMetricsConsole(report.runs, 1),
     '',
     `Experiment 2: ${e2?.requests ?? 0} purchases within ${((e2?.spreadMs ?? 0) / 1000).toFixed(0)} s, ${report.workMs} ms critical section, ceiling ${num(1000 / report.workMs, 0)} req/s` +
-      ' (the seeds\' Redisson run: 14.7 req/s lock = 73 %, 16.1 req/s tryLock = 80 %)',
+      " (the seeds' Redisson run: 14.7 req/s lock = 73 %, 16.1 req/s tryLock = 80 %)",
     textTable(HEAD2, experiment2Rows(report.runs)),
     ...lockMetricsConsole(report.runs, 2),
   ].join('\n');
@@ -97,11 +122,21 @@ export function chart(report: DemoReport): string {
       parts.push(`<text x="${x + barW / 2}" y="238" font-size="11" text-anchor="middle">${item.label}</text>`);
     });
   };
-  panel(20, 'Exp. 1: oversold (stock 10)', e1.map((r) => ({ label: r.endpoint, value: r.oversold, text: String(r.oversold), color: r.endpoint === 'unsafe' ? '#d9534f' : '#5cb85c' })), Math.max(1, ...e1.map((r) => r.oversold)));
-  panel(380, 'Exp. 2: share of the serial ceiling', [
-    ...e2.map((r) => ({ label: r.endpoint, value: r.ceilingShare, text: pct(r.ceilingShare), color: '#337ab7' })),
-    { label: 'Redisson', value: 0.735, text: '73.5 %', color: '#999' },
-  ], 1);
+  panel(
+    20,
+    'Exp. 1: oversold (stock 10)',
+    e1.map((r) => ({ label: r.endpoint, value: r.oversold, text: String(r.oversold), color: r.endpoint === 'unsafe' ? '#d9534f' : '#5cb85c' })),
+    Math.max(1, ...e1.map((r) => r.oversold)),
+  );
+  panel(
+    380,
+    'Exp. 2: share of the serial ceiling',
+    [
+      ...e2.map((r) => ({ label: r.endpoint, value: r.ceilingShare, text: pct(r.ceilingShare), color: '#337ab7' })),
+      { label: 'Redisson', value: 0.735, text: '73.5 %', color: '#999' },
+    ],
+    1,
+  );
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="250" font-family="sans-serif">${parts.join('')}</svg>\n`;
 }
 

@@ -21,7 +21,9 @@ export const ADAPTERS: readonly LockAdapter[] = [
 ];
 
 /** The lock peers (semaphore rows are compared among themselves, see compareSemaphores). */
-export const PEER_IDS: readonly string[] = ADAPTERS.filter((a) => a.packageName && a.packageName !== 'nestjs-distributed-lock' && !a.primitive).map((a) => a.id);
+export const PEER_IDS: readonly string[] = ADAPTERS.filter((a) => a.packageName && a.packageName !== 'nestjs-distributed-lock' && !a.primitive).map(
+  (a) => a.id,
+);
 
 export function adapterById(id: string): LockAdapter {
   const adapter = ADAPTERS.find((a) => a.id === id);

@@ -10,7 +10,14 @@ import { cpuMsSince, redisDelta, redisSnapshot } from './redis-probe.js';
  * and the CPU it cost this process and Redis (share of one core, and per cycle), the two places where
  * throughput stops growing.
  */
-export async function runCallers(session: LockSession, admin: Redis, keyPrefix: string, callers: number, durationMs: number, warmupMs: number): Promise<RunOutcome> {
+export async function runCallers(
+  session: LockSession,
+  admin: Redis,
+  keyPrefix: string,
+  callers: number,
+  durationMs: number,
+  warmupMs: number,
+): Promise<RunOutcome> {
   const errors = new ErrorTally();
   const latencies = new Samples();
   let counting = false;

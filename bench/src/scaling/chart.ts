@@ -69,11 +69,15 @@ function panel(curve: CurveResult, metric: MetricSpec, x0: number, y0: number, p
     const s = row.summary[metric.id];
     return s && Number.isFinite(s.median) ? { median: s.median * scale, min: s.min * scale, max: s.max * scale } : undefined;
   };
-  const values = series.flatMap((s) => s.points.flatMap((row) => {
-    const s2 = spreadOf(row);
-    return s2 ? [s2.min, s2.max] : [];
-  }));
-  parts.push(`<text x="${x0 + 8}" y="${y0 + 18}" font-size="13" font-weight="bold">${escape(`${metric.label}${metric.unit && !metric.label.includes(metric.unit) ? ` (${metric.unit})` : ''}${log ? ', log scale' : ''}`)}</text>`);
+  const values = series.flatMap((s) =>
+    s.points.flatMap((row) => {
+      const s2 = spreadOf(row);
+      return s2 ? [s2.min, s2.max] : [];
+    }),
+  );
+  parts.push(
+    `<text x="${x0 + 8}" y="${y0 + 18}" font-size="13" font-weight="bold">${escape(`${metric.label}${metric.unit && !metric.label.includes(metric.unit) ? ` (${metric.unit})` : ''}${log ? ', log scale' : ''}`)}</text>`,
+  );
   if (values.length === 0) {
     parts.push(`<text x="${left + 10}" y="${top + 20}" font-size="11">no data</text>`);
     return;
@@ -121,7 +125,8 @@ function drawSeries(
     const y = sc.y(v.median);
     path += `${pen ? 'L' : 'M'}${x.toFixed(1)} ${y.toFixed(1)}`;
     pen = true;
-    if (sc.usable(v.min) && sc.usable(v.max) && v.max > v.min) parts.push(`<path d="M${x.toFixed(1)} ${sc.y(v.min).toFixed(1)}V${sc.y(v.max).toFixed(1)}" stroke="${c}" stroke-width="1"/>`);
+    if (sc.usable(v.min) && sc.usable(v.max) && v.max > v.min)
+      parts.push(`<path d="M${x.toFixed(1)} ${sc.y(v.min).toFixed(1)}V${sc.y(v.max).toFixed(1)}" stroke="${c}" stroke-width="1"/>`);
     parts.push(`<circle cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="3" fill="${c}"/>`);
   });
   if (path) parts.push(`<path d="${path}" stroke="${c}" stroke-width="2" fill="none"/>`);

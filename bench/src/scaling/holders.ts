@@ -164,7 +164,9 @@ const raw: Holder = {
       async hold(name) {
         const token = `${prefix}:${++sequence}`;
         if ((await redis.set(name, token, 'PX', 3 * periodMs, 'NX')) !== 'OK') throw new Error(`raw hold: ${name} is taken`);
-        return { release: async () => redis.eval("if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0", 1, name, token) };
+        return {
+          release: async () => redis.eval("if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0", 1, name, token),
+        };
       },
       keysOf: (name) => ({ lock: name }),
       close: () => closeRedis(redis),

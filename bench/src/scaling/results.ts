@@ -77,7 +77,8 @@ export function scalingProblems(curves: CurveResult[], mustBeCorrect: ReadonlySe
           const unfinished = (run.metrics?.unfinishedEntries ?? 0) + (run.metrics?.unfinishedWaits ?? 0);
           if (unfinished) list.push(`${where}: round ${run.round}: ${unfinished} waits never ended`);
           if (run.metrics?.earlyEntries) list.push(`${where}: round ${run.round}: ${run.metrics.earlyEntries} waiters got in before the holder released`);
-          if (run.metrics?.tokenIncreasesAfterCounterLoss === 0) list.push(`${where}: round ${run.round}: a token drawn after its counter was deleted was not above the last one`);
+          if (run.metrics?.tokenIncreasesAfterCounterLoss === 0)
+            list.push(`${where}: round ${run.round}: a token drawn after its counter was deleted was not above the last one`);
         }
       }
     }

@@ -46,10 +46,13 @@ export async function runScaling(options: BenchOptions, command: string): Promis
       rounds: options.rounds,
       machine,
       method: {
-        rounds: 'interleaved: every round runs every curve, and at each point every library in turn (A B C, next point, ...); tables show the median over rounds and the min-max spread',
+        rounds:
+          'interleaved: every round runs every curve, and at each point every library in turn (A B C, next point, ...); tables show the median over rounds and the min-max spread',
         redis: 'one redis-server started for the run on a free 127.0.0.1 port (no persistence), FLUSHDB before every run',
-        processes: 'callers: in the benchmark process; processes: the contended scenario\'s worker processes; watchdog, waiting and memory: a fresh worker process per run (--expose-gc), killed after it answers',
-        redisCpu: 'INFO cpu used_cpu_user + used_cpu_sys deltas (CPU time of redis-server, so not inflated by a busy host; commandstats usec is wall time and is not used)',
+        processes:
+          "callers: in the benchmark process; processes: the contended scenario's worker processes; watchdog, waiting and memory: a fresh worker process per run (--expose-gc), killed after it answers",
+        redisCpu:
+          'INFO cpu used_cpu_user + used_cpu_sys deltas (CPU time of redis-server, so not inflated by a busy host; commandstats usec is wall time and is not used)',
         clientCpu: 'process.cpuUsage() deltas of the process that runs the library (user + system)',
         heap: 'process.memoryUsage().heapUsed after two global.gc() calls, before and after',
         callersMs: s.callers.durationMs,

@@ -32,7 +32,8 @@ function unsupported(curve: ScalingCurve, adapter: LockAdapter): string | undefi
   if (curve === 'callers' && !adapter.scenarios.includes('parallel')) return 'not in the parallel scenario';
   if (curve === 'processes' && !adapter.scenarios.includes('contended')) return 'not in the contended scenario';
   const holder = holderFor(adapter.id);
-  if (curve === 'watchdog' && !holder?.renewal) return holder ? 'it has no renewal of its own (the baseline)' : 'no renewing hold written for it in bench/src/scaling/holders.ts';
+  if (curve === 'watchdog' && !holder?.renewal)
+    return holder ? 'it has no renewal of its own (the baseline)' : 'no renewing hold written for it in bench/src/scaling/holders.ts';
   if ((curve === 'waiting' || curve === 'memory') && !holder) return 'no hold written for it in bench/src/scaling/holders.ts';
   return undefined;
 }
@@ -142,7 +143,17 @@ export class ScalingBench {
       case 'processes': {
         const from = await redisSnapshot(this.admin!);
         const keys = { lock: `bench:processes:${adapter.id}`, counter: `bench:processes-counter:${adapter.id}` };
-        const outcome = await this.pool!.run(adapter.id, target, this.admin!, keys, s.processes.callersPerProcess, s.processes.durationMs, s.processes.graceMs, undefined, p.processes);
+        const outcome = await this.pool!.run(
+          adapter.id,
+          target,
+          this.admin!,
+          keys,
+          s.processes.callersPerProcess,
+          s.processes.durationMs,
+          s.processes.graceMs,
+          undefined,
+          p.processes,
+        );
         const redis = redisDelta(from, await redisSnapshot(this.admin!));
         const sections = outcome.metrics.sections ?? 0;
         outcome.metrics.redisCpuUsPerSection = sections ? (redis.cpuMs * 1000) / sections : NaN;
@@ -150,7 +161,15 @@ export class ScalingBench {
       }
       case 'watchdog':
         return runInWorker(
-          { kind: 'watchdog', library: adapter.id, target, locks: p.locks!, periodMs: s.watchdog.periodMs(p.locks!), windowMs: s.watchdog.windowMs(p.locks!), idleMs: s.watchdog.idleMs },
+          {
+            kind: 'watchdog',
+            library: adapter.id,
+            target,
+            locks: p.locks!,
+            periodMs: s.watchdog.periodMs(p.locks!),
+            windowMs: s.watchdog.windowMs(p.locks!),
+            idleMs: s.watchdog.idleMs,
+          },
           WORKER_TIMEOUT_MS,
         );
       case 'waiting': {
@@ -184,7 +203,10 @@ export class ScalingBench {
         curve,
         ...spec,
         series: this.libraries(curve).map((adapter) => {
-          const points = spec.points.map((point) => ({ point: point.label, ...makeRow(adapter.id, adapter.label, false, this.runs.get(`${curve}/${point.label}/${adapter.id}`) ?? []) }));
+          const points = spec.points.map((point) => ({
+            point: point.label,
+            ...makeRow(adapter.id, adapter.label, false, this.runs.get(`${curve}/${point.label}/${adapter.id}`) ?? []),
+          }));
           return { id: adapter.id, label: adapter.label, ...seriesStatus(points), points };
         }),
       };

@@ -25,7 +25,14 @@ export interface CurveSpec {
   metrics: MetricSpec[];
 }
 
-const M = (id: string, label: string, unit: string, digits: number, chart?: 'log' | 'linear', scale?: number): MetricSpec => ({ id, label, unit, digits, chart, scale });
+const M = (id: string, label: string, unit: string, digits: number, chart?: 'log' | 'linear', scale?: number): MetricSpec => ({
+  id,
+  label,
+  unit,
+  digits,
+  chart,
+  scale,
+});
 
 const seconds = (ms: number): string => `${ms / 1000} s`;
 
@@ -104,7 +111,7 @@ export function curveSpec(curve: ScalingCurve, s: ScalingSettings): CurveSpec {
         title: 'Waiting cost vs waiters',
         description:
           'W callers of one process (its own worker) wait on K names held by another client; while they wait, over a window: subscriptions (CLIENT LIST sub+psub+ssub), ' +
-          'connections (all but the benchmark\'s own), Redis CPU (INFO cpu) and commands/s (INFO stats, script calls included), client CPU; heap per waiter after a full GC and Redis used_memory per waiter (from 100 waiters up); ' +
+          "connections (all but the benchmark's own), Redis CPU (INFO cpu) and commands/s (INFO stats, script calls included), client CPU; heap per waiter after a full GC and Redis used_memory per waiter (from 100 waiters up); " +
           'then release -> next holder\'s entry (from the release call to the resolved acquire): "from another client" = the holder releases names one by one; "in the queue" = on one name, each caller that got in releases at once',
         xLabel: 'waiters on names',
         points: s.waiting.points.map((p) => ({ label: waitingLabel(p), params: { waiters: p.waiters, names: p.names } })),

@@ -67,7 +67,9 @@ export async function runWaitingJob(job: WaitingJob): Promise<RunOutcome> {
   const connectionsBefore = (await subscriptionCounts(admin, ADMIN_NAME)).connections;
   const waiting = await adapterById(job.library).open(job.target);
   await (await holding.hold('bench:waiting:warm-up')).release();
-  await (await waiting.acquire('bench:waiting:warm-up'))();
+  await (
+    await waiting.acquire('bench:waiting:warm-up')
+  )();
 
   const names = Array.from({ length: job.names }, (_, i) => `bench:waiting:${i}`);
   const holds = await forEachConcurrently(names.length, 256, (i) => holding.hold(names[i]!));

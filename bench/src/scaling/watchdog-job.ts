@@ -90,7 +90,7 @@ export async function runWatchdogJob(job: WatchdogJob): Promise<RunOutcome> {
   const redisUsPerRenewal = perRenewal(redisRenewingMs);
   const clientUsPerRenewal = perRenewal(clientCpuMs);
   // Share of one core at the default 10 s period: N renewals per period.
-  const atDefaultPeriod = (us: number): number => (us * job.locks) / (DEFAULT_RENEWAL_PERIOD_MS * 1000) * 100;
+  const atDefaultPeriod = (us: number): number => ((us * job.locks) / (DEFAULT_RENEWAL_PERIOD_MS * 1000)) * 100;
   const complete = rounds(renewals, acquiredAt, job.periodMs).filter((round) => round.renewals >= job.locks);
   const lastRound = complete[complete.length - 1];
   // Renewing is only worth measuring if it works: every lock must still be in Redis (a sample of up to 1000).
@@ -120,7 +120,10 @@ export async function runWatchdogJob(job: WatchdogJob): Promise<RunOutcome> {
     },
     errors:
       missing || session.lost
-        ? { errors: session.lost || missing, firstError: `${session.lost} locks reported lost (${lostWhileAcquiring} while the others were being taken); ${missing} of ${sample.length} sampled locks no longer in Redis at the end` }
+        ? {
+            errors: session.lost || missing,
+            firstError: `${session.lost} locks reported lost (${lostWhileAcquiring} while the others were being taken); ${missing} of ${sample.length} sampled locks no longer in Redis at the end`,
+          }
         : { errors: 0 },
   };
   if (held.length !== job.locks) throw new Error(`held ${held.length} of ${job.locks} locks`);

@@ -31,7 +31,10 @@ export function runInWorker(job: ScalingJob, timeoutMs: number): Promise<RunOutc
       running.delete(child);
       settle();
     };
-    const timer = setTimeout(() => finish(() => reject(new Error(`the ${job.kind} worker gave no answer within ${Math.round(timeoutMs / 1000)} s: ${log.join('').slice(-500)}`))), timeoutMs);
+    const timer = setTimeout(
+      () => finish(() => reject(new Error(`the ${job.kind} worker gave no answer within ${Math.round(timeoutMs / 1000)} s: ${log.join('').slice(-500)}`))),
+      timeoutMs,
+    );
     child.once('exit', (code, signal) => finish(() => reject(new Error(`the ${job.kind} worker exited (${code ?? signal}): ${log.join('').slice(-1000)}`))));
     child.once('message', (message: FromScalingWorker) => {
       if (message.type === 'done') finish(() => resolve({ metrics: message.metrics, errors: message.errors }));

@@ -96,7 +96,9 @@ export class ContendedPool {
     const dead = this.workers.filter((worker) => !worker.child.connected);
     if (dead.length) {
       // A worker died since the last run (a library crashed it): say so, and start afresh.
-      console.error(`  (${dead.length} contended worker(s) had exited; restarting the pool: ${dead.map((w) => w.log.join('').trim().slice(-300)).join(' | ')})`);
+      console.error(
+        `  (${dead.length} contended worker(s) had exited; restarting the pool: ${dead.map((w) => w.log.join('').trim().slice(-300)).join(' | ')})`,
+      );
       await this.stop();
       this.start();
     }
@@ -124,7 +126,11 @@ export class ContendedPool {
     const checked: Record<string, number> =
       section.kind === 'counter'
         ? { counter, lostUpdates: sections - counter }
-        : { permits: section.permits, maxInUse: Math.max(...done.map((report) => report.maxInUse)), overPermits: done.reduce((sum, report) => sum + report.overPermits, 0) };
+        : {
+            permits: section.permits,
+            maxInUse: Math.max(...done.map((report) => report.maxInUse)),
+            overPermits: done.reduce((sum, report) => sum + report.overPermits, 0),
+          };
     return {
       metrics: {
         sectionsPerSec: elapsedMs > 0 ? (sections / elapsedMs) * 1000 : 0,

@@ -90,10 +90,7 @@ describe('FaultProxy', () => {
     // These are due at once, yet must wait behind the early ones: a reordered stream would pair
     // replies with the wrong commands.
     const late = Array.from({ length: 50 }, (_, i) => client.echo(`late-${i}`));
-    expect(await Promise.all([...early, ...late])).toEqual([
-      ...early.map((_, i) => `early-${i}`),
-      ...late.map((_, i) => `late-${i}`),
-    ]);
+    expect(await Promise.all([...early, ...late])).toEqual([...early.map((_, i) => `early-${i}`), ...late.map((_, i) => `late-${i}`)]);
   });
 
   it('black-hole holds what is sent, and heal() delivers it in order', async () => {

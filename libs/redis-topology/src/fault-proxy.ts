@@ -156,7 +156,12 @@ export class FaultProxy {
       return;
     }
     this.accepted++;
-    const connection = new ProxiedConnection(socket, this.target, () => this.conditions, (gone) => this.forget(gone));
+    const connection = new ProxiedConnection(
+      socket,
+      this.target,
+      () => this.conditions,
+      (gone) => this.forget(gone),
+    );
     this.connections.add(connection);
   }
 

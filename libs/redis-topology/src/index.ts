@@ -1,10 +1,4 @@
-export {
-  FaultProxy,
-  stopAllFaultProxies,
-  type BlackholeOptions,
-  type FaultProxyOptions,
-  type FaultProxyStats,
-} from './fault-proxy.js';
+export { FaultProxy, stopAllFaultProxies, type BlackholeOptions, type FaultProxyOptions, type FaultProxyStats } from './fault-proxy.js';
 export { freePort } from './free-port.js';
 export { RedisServer, stopAllRedisServers, type RedisServerOptions } from './redis-server.js';
 export {

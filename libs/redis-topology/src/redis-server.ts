@@ -79,14 +79,7 @@ export class RedisServer {
   }
 
   private launch(): Promise<void> {
-    const configArgs = [
-      '--port', String(this.port),
-      '--bind', '127.0.0.1',
-      '--dir', this.dir,
-      '--logfile', '',
-      '--daemonize', 'no',
-      '--protected-mode', 'no',
-    ];
+    const configArgs = ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--logfile', '', '--daemonize', 'no', '--protected-mode', 'no'];
     const args = this.options.sentinel
       ? [join(this.dir, 'sentinel.conf'), '--sentinel', ...configArgs, ...(this.options.args ?? [])]
       : ['--save', '', '--appendonly', 'no', ...configArgs, ...(this.options.args ?? [])];
@@ -184,10 +177,12 @@ export class RedisServer {
 
 /** Stops every server still running (afterAll safety net; also on process exit). */
 export async function stopAllRedisServers(): Promise<void> {
-  await Promise.all([...running].map(async (server) => {
-    await server.stop();
-    server.cleanup();
-  }));
+  await Promise.all(
+    [...running].map(async (server) => {
+      await server.stop();
+      server.cleanup();
+    }),
+  );
 }
 
 process.once('exit', () => {

@@ -200,7 +200,9 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Topolo
         }),
       ),
     );
-    await Promise.all(servers.slice(1).map((server) => withClient(server, (client) => client.call('CLUSTER', 'MEET', servers[0]!.host, String(servers[0]!.port)))));
+    await Promise.all(
+      servers.slice(1).map((server) => withClient(server, (client) => client.call('CLUSTER', 'MEET', servers[0]!.host, String(servers[0]!.port)))),
+    );
     await Promise.all(
       servers.map((server) =>
         waitUntil(
@@ -209,9 +211,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Topolo
         ),
       ),
     );
-    await Promise.all(
-      replicas.map((server, i) => withClient(server, (client) => client.call('CLUSTER', 'REPLICATE', ids[i % masterCount]!))),
-    );
+    await Promise.all(replicas.map((server, i) => withClient(server, (client) => client.call('CLUSTER', 'REPLICATE', ids[i % masterCount]!))));
     await Promise.all([
       ...servers.map((server) =>
         waitUntil(
@@ -253,7 +253,10 @@ export async function clusterMasterOf(topology: Topology, slot: number): Promise
       if (!master) continue;
       return {
         master: byPort(master.port)!,
-        replicas: nodes.filter((node) => node.role === 'replica').map((node) => byPort(node.port)!).filter(Boolean),
+        replicas: nodes
+          .filter((node) => node.role === 'replica')
+          .map((node) => byPort(node.port)!)
+          .filter(Boolean),
       };
     }
   }

@@ -49,7 +49,10 @@ export function handoverSuite(fx: ModeFixture): void {
       );
       await until(() => busy.stats().waitingChannels === 1, 'the local callers to queue');
       const others: Promise<void>[] = [];
-      for (const [client, tag] of [[second, 'second'], [third, 'third']] as const) {
+      for (const [client, tag] of [
+        [second, 'second'],
+        [third, 'third'],
+      ] as const) {
         const waiting = queued(client);
         others.push(client.withLock('hand:turns', async () => void order.push(tag), { waitTime: '20s' }));
         await waiting; // marked as waiting in Redis, in this order

@@ -96,7 +96,16 @@ export function leaderElectionSuite(fx: ModeFixture): void {
       it('control: candidates that act without the election overlap', async () => {
         const actions: Action[] = [];
         const stop = new AbortController();
-        const fake = (who: string): Leadership => ({ term: 0, name: who, signal: stop.signal, get isLeader() { return !stop.signal.aborted; }, throwIfLost() {} }) as unknown as Leadership;
+        const fake = (who: string): Leadership =>
+          ({
+            term: 0,
+            name: who,
+            signal: stop.signal,
+            get isLeader() {
+              return !stop.signal.aborted;
+            },
+            throwIfLost() {},
+          }) as unknown as Leadership;
         const running = ['a', 'b', 'c'].map((who) => actEvery(who, actions)(fake(who)));
         await until(() => new Set(actions.map((action) => action.who)).size === 3 && actions.length >= 9, 'every candidate to act');
         stop.abort();

@@ -51,7 +51,7 @@ function fairLockSuite(fx: ModeFixture): void {
       });
     });
 
-    it('is woken by the release, not by the holder\'s lease running out', async () => {
+    it("is woken by the release, not by the holder's lease running out", async () => {
       const client = await fx.client();
       const lock = client.getFairLock('fair:wake');
       const holder = await lock.lock('60s');
@@ -76,7 +76,13 @@ function fairLockSuite(fx: ModeFixture): void {
       const workers = [WorkerProcess.start('fair-worker.mjs', env), WorkerProcess.start('fair-worker.mjs', env)];
       await Promise.all(workers.map((worker) => worker.waitForType('ready')));
       // Interleave arrivals between the two processes: a1 b1 a2 b2, then one in this process.
-      const arrivals: [WorkerProcess | undefined, string][] = [[workers[0], 'a1'], [workers[1], 'b1'], [workers[0], 'a2'], [workers[1], 'b2'], [undefined, 't5']];
+      const arrivals: [WorkerProcess | undefined, string][] = [
+        [workers[0], 'a1'],
+        [workers[1], 'b1'],
+        [workers[0], 'a2'],
+        [workers[1], 'b2'],
+        [undefined, 't5'],
+      ];
       let local: Promise<void> | undefined;
       for (const [index, [worker, tag]] of arrivals.entries()) {
         if (worker) worker.send(`acquire ${tag}`);
@@ -219,7 +225,10 @@ function readWriteLockSuite(fx: ModeFixture): void {
       expect(w.isHeld).toBe(false);
       const r1 = await rw.readLock().lock();
       const r2 = await rw.readLock().lock();
-      const error = await rw.readLock().unlock().catch((e: unknown) => e);
+      const error = await rw
+        .readLock()
+        .unlock()
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(LockNotHeldError);
       expect((error as LockNotHeldError).message).toMatch(/2 acquisitions made outside a lock context hold it/);
       expect([r1.isHeld, r2.isHeld]).toEqual([true, true]);
@@ -261,10 +270,13 @@ function readWriteLockSuite(fx: ModeFixture): void {
       let holding = 0;
       const readers = Array.from({ length: 3 }, () =>
         as(client, () =>
-          rw.readLock().withLock(async () => {
-            if (++holding === 3) all.resolve();
-            await all.promise; // only resolves if all three hold the read lock at once
-          }, { waitTime: '20s' }),
+          rw.readLock().withLock(
+            async () => {
+              if (++holding === 3) all.resolve();
+              await all.promise; // only resolves if all three hold the read lock at once
+            },
+            { waitTime: '20s' },
+          ),
         ),
       );
       await until(() => client.stats().waitingChannels === 1, 'the readers to wait');
@@ -376,7 +388,13 @@ function multiLockSuite(fx: ModeFixture): void {
     });
 
     describe('overlapping name sets under contention', () => {
-      const SETS = [['ov:x', 'ov:y'], ['ov:y', 'ov:z'], ['ov:z', 'ov:x'], ['ov:y', 'ov:x'], ['ov:x', 'ov:y', 'ov:z']];
+      const SETS = [
+        ['ov:x', 'ov:y'],
+        ['ov:y', 'ov:z'],
+        ['ov:z', 'ov:x'],
+        ['ov:y', 'ov:x'],
+        ['ov:x', 'ov:y', 'ov:z'],
+      ];
 
       async function run(useLock: boolean): Promise<number> {
         const clients = [await fx.client(), await fx.client()];

@@ -77,7 +77,7 @@ export function semaphoreSuite(fx: ModeFixture): void {
       await expect(first.acquire(0)).rejects.toBeInstanceOf(InvalidLockArgumentError);
     });
 
-    it('a waiter is woken by the release, not by the holder\'s lease running out', async () => {
+    it("a waiter is woken by the release, not by the holder's lease running out", async () => {
       const client = await fx.client();
       const semaphore = client.getSemaphore('sem:wake', { permits: 1 });
       const holder = await semaphore.acquire(1, '60s');
@@ -98,10 +98,12 @@ export function semaphoreSuite(fx: ModeFixture): void {
       const h2 = await semaphore(holderClient).acquire(1, '60s');
       const served: string[] = [];
       const take = (client: LockClient, tag: string, permits: number): Promise<PermitsHandle> =>
-        semaphore(client).acquire(permits, { waitTime: '20s' }).then((handle) => {
-          served.push(tag);
-          return handle;
-        });
+        semaphore(client)
+          .acquire(permits, { waitTime: '20s' })
+          .then((handle) => {
+            served.push(tag);
+            return handle;
+          });
       const wantsTwo = take(a, 'two', 2);
       await until(async () => (await semaphore(holderClient).queueLength()) === 1, 'the two-permit waiter to queue');
       const ones = [take(b, 'one-b', 1)];
@@ -145,7 +147,7 @@ export function semaphoreSuite(fx: ModeFixture): void {
       expect(client.stats()).toEqual({ held: 0, renewing: 0, waitingChannels: 0 });
     });
 
-    it('a lease that runs out aborts the holder\'s signal and gives its permits back', async () => {
+    it("a lease that runs out aborts the holder's signal and gives its permits back", async () => {
       const client = await fx.client();
       const semaphore = client.getSemaphore('sem:lease', { permits: 1 });
       const holder = await semaphore.acquire(1, '300ms');

@@ -54,9 +54,13 @@ export function waiterCleanupSuite(fx: ModeFixture): void {
       const holders = await Promise.all(KEYS.map((key) => client.lock(key)));
       const served: string[] = [];
       const waiters = Array.from({ length: 30 }, (_, i) =>
-        client.withLock(KEYS[i % KEYS.length]!, async () => {
-          served.push(KEYS[i % KEYS.length]!);
-        }, { waitTime: '20s' }),
+        client.withLock(
+          KEYS[i % KEYS.length]!,
+          async () => {
+            served.push(KEYS[i % KEYS.length]!);
+          },
+          { waitTime: '20s' },
+        ),
       );
       await Promise.all(holders.map((holder) => holder.unlock()));
       await Promise.all(waiters);

@@ -73,9 +73,13 @@ export function watchdogSuite(fx: ModeFixture): void {
       const client = await fx.client();
       const order: number[] = [];
       const waiters = [0, 1, 2].map((i) =>
-        client.withLock('dog:d', async () => {
-          order.push(i);
-        }, { waitTime: '10s', leaseTime: '5s' }),
+        client.withLock(
+          'dog:d',
+          async () => {
+            order.push(i);
+          },
+          { waitTime: '10s', leaseTime: '5s' },
+        ),
       );
       worker.signal('SIGKILL');
       await worker.exited;

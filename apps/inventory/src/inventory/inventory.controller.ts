@@ -51,7 +51,11 @@ export class InventoryController {
 
   @Post(':id/purchase/decorator')
   @DistributedLock({ key: 'product:{params.id}' })
-  async purchaseWithDecorator(@Param('id') id: string, @CurrentLock() lock: LockHandle, @Res({ passthrough: true }) res: StatusResponse): Promise<PurchaseResult> {
+  async purchaseWithDecorator(
+    @Param('id') id: string,
+    @CurrentLock() lock: LockHandle,
+    @Res({ passthrough: true }) res: StatusResponse,
+  ): Promise<PurchaseResult> {
     return this.reply(res, await this.inventory.purchase(id, lock.token));
   }
 

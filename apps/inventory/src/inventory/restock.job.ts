@@ -40,7 +40,9 @@ export class RestockJob {
   async restock(): Promise<void> {
     const tick = currentTick();
     const { restockProduct: productId, restockAmount: amount } = this.config;
-    const stock = await this.locks.withLock(InventoryStore.lockName(productId), (lock) => this.store.restock(productId, amount, lock.token), { waitTime: '5s' });
+    const stock = await this.locks.withLock(InventoryStore.lockName(productId), (lock) => this.store.restock(productId, amount, lock.token), {
+      waitTime: '5s',
+    });
     await this.store.recordRestockRun(RESTOCK_RUNS_KEY.locked, tick, this.config.instanceId);
     if (stock !== null) this.logger.debug?.(`tick ${tick}: ${productId} restocked to ${stock}`);
   }

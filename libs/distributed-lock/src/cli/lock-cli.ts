@@ -156,7 +156,10 @@ async function forceUnlock(client: LockClient, options: Parsed, io: CliIo): Prom
     return 0;
   }
   if (!options.yes) {
-    const answer = await ask(io, `Force-unlocking lets another owner in while ${before.holder?.instance.label ?? 'its holders'} may still be working. Type the lock name to confirm: `);
+    const answer = await ask(
+      io,
+      `Force-unlocking lets another owner in while ${before.holder?.instance.label ?? 'its holders'} may still be working. Type the lock name to confirm: `,
+    );
     if (answer !== name) {
       io.stdout.write('Not confirmed: nothing was changed.\n');
       return 1;

@@ -71,7 +71,8 @@ export function lockDetails(inspection: LockInspection): string {
   if (!inspection.locked) lines.push('holder      nobody');
   if (inspection.holder) lines.push(holderLine(inspection.kind === 'read-write' ? 'writer' : 'holder', inspection.holder));
   inspection.readers.forEach((reader, i) => lines.push(holderLine(i === 0 ? 'readers' : '', reader)));
-  if (inspection.waiting.length === 0) lines.push(`waiting     ${inspection.waitingHere > 0 ? `${inspection.waitingHere} caller(s) of this process` : 'nobody'}`);
+  if (inspection.waiting.length === 0)
+    lines.push(`waiting     ${inspection.waitingHere > 0 ? `${inspection.waitingHere} caller(s) of this process` : 'nobody'}`);
   inspection.waiting.forEach((waiter, i) => {
     const detail = waiter.owner === undefined ? '' : `  owner ${waiter.owner}  place expires in ${formatDuration(waiter.expiresInMs)}`;
     lines.push(`${(i === 0 ? 'waiting' : '').padEnd(12)}${waiter.position}. ${waiter.instance.label}${detail}`);

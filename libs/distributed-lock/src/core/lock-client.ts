@@ -92,7 +92,11 @@ export class LockClient {
     // Redis may have lost this process's inspection label (a restart): write it again.
     this.connections.onCommandReady(() => this.engine.instance.refresh());
     const { engine } = this;
-    this.metrics = new ClientMetrics(resolved.metrics, { events: this.events, waiting: () => engine.notifier.waiting, heldByKind: () => engine.held.countByKind() });
+    this.metrics = new ClientMetrics(resolved.metrics, {
+      events: this.events,
+      waiting: () => engine.notifier.waiting,
+      heldByKind: () => engine.held.countByKind(),
+    });
   }
 
   /** Creates a client and connects it: fails with LockConnectionError if Redis is unreachable or refuses us. */
@@ -335,6 +339,11 @@ export class LockClient {
    * leader dies or pauses (see LeaderElection). Works in every mode.
    */
   elect(name: string, options: LeaderElectionOptions = {}): LeaderElection {
-    return createElection((lockName) => this.getLock(lockName), name, options, (error) => this.engine.background.report('elect', name, error));
+    return createElection(
+      (lockName) => this.getLock(lockName),
+      name,
+      options,
+      (error) => this.engine.background.report('elect', name, error),
+    );
   }
 }

@@ -54,9 +54,18 @@ export function decoratedKind(metadata: DistributedLockMetadata): string {
 }
 
 /** A @DistributedSemaphore call: `perCall` permits of the semaphore called `name` (one name only). */
-function takeDecoratedPermits(locks: LockService, metadata: DistributedLockMetadata, semaphore: DecoratedSemaphore, name: string, options: LockOptions): Promise<LockHandle> {
+function takeDecoratedPermits(
+  locks: LockService,
+  metadata: DistributedLockMetadata,
+  semaphore: DecoratedSemaphore,
+  name: string,
+  options: LockOptions,
+): Promise<LockHandle> {
   if (namesOf(metadata, name).length !== 1) {
-    throw new InvalidLockArgumentError(`@DistributedSemaphore key of ${metadata.where}`, 'it resolved to several names; a call takes permits of one semaphore.');
+    throw new InvalidLockArgumentError(
+      `@DistributedSemaphore key of ${metadata.where}`,
+      'it resolved to several names; a call takes permits of one semaphore.',
+    );
   }
   const queueTimeout = semaphore.queueTimeoutMs;
   return locks.getSemaphore(name, { permits: semaphore.permits, ...(queueTimeout === undefined ? {} : { queueTimeout }) }).acquire(semaphore.perCall, options);

@@ -55,4 +55,3 @@ export function lockDecorator(metadata: DistributedLockMetadata, decorator: stri
     return descriptor;
   };
 }
-

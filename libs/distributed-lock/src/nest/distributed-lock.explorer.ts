@@ -40,9 +40,7 @@ export class DistributedLockExplorer implements OnModuleInit {
       if (!instance || typeof instance !== 'object') continue;
       const prototype: unknown = Object.getPrototypeOf(instance);
       if (!prototype || prototype === Object.prototype) continue;
-      const locked = this.scanner
-        .getAllMethodNames(prototype)
-        .filter((name) => isLockedMethod((prototype as Record<string, unknown>)[name]));
+      const locked = this.scanner.getAllMethodNames(prototype).filter((name) => isLockedMethod((prototype as Record<string, unknown>)[name]));
       if (locked.length === 0) continue;
       if (controllers.has(wrapper)) {
         for (const name of locked) {

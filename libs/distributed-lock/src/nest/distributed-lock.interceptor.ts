@@ -1,7 +1,22 @@
-import { BadRequestException, Injectable, Logger, ServiceUnavailableException, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import {
+  BadRequestException,
+  Injectable,
+  Logger,
+  ServiceUnavailableException,
+  type CallHandler,
+  type ExecutionContext,
+  type NestInterceptor,
+} from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { Observable, Subscription, throwError } from 'rxjs';
-import { InvalidLockArgumentError, LockAcquireTimeoutError, LockBackendError, LockClientClosedError, LockKeyTemplateError, type LockLostError } from '../core/index.js';
+import {
+  InvalidLockArgumentError,
+  LockAcquireTimeoutError,
+  LockBackendError,
+  LockClientClosedError,
+  LockKeyTemplateError,
+  type LockLostError,
+} from '../core/index.js';
 import { DistributedLockRunner } from './distributed-lock.runner.js';
 import { runAsRouteCall, type RouteCallContext } from './locked-method.js';
 import { assertLockName } from '../core/util/validate.js';

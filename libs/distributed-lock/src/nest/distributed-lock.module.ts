@@ -47,10 +47,7 @@ function createLockService(options: DistributedLockModuleOptions | undefined): L
   ],
   exports: [LockService, DistributedLockRunner, DistributedLockInterceptor, DistributedLockHealthIndicator],
 })
-export class DistributedLockModule
-  extends ConfigurableDistributedLockModule
-  implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown
-{
+export class DistributedLockModule extends ConfigurableDistributedLockModule implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
   constructor(
     private readonly locks: LockService,
     private readonly runner: DistributedLockRunner,

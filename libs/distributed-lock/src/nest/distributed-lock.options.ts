@@ -18,7 +18,6 @@ export type LockKeyFromArgs<A extends unknown[] = unknown[]> = (...args: A) => s
 /** Which lock a decorated call takes: the plain reentrant lock (default), a fair lock, or one side of a read-write lock. */
 export type DecoratedLockKind = 'reentrant' | 'fair' | 'read' | 'write';
 
-
 /** What a decorated call is told when its lock stayed busy for the whole waitTime. */
 export interface LockedCallInfo {
   /** The lock name. */
@@ -161,7 +160,17 @@ const KINDS: readonly DecoratedLockKind[] = ['reentrant', 'fair', 'read', 'write
 export function toLockMetadata(keyOrOptions: unknown, leaseTime?: Duration, decorator = '@DistributedLock'): DistributedLockMetadata {
   if (!isPlainObject(keyOrOptions)) {
     const key = compileKey(keyOrOptions, `${decorator} key`);
-    return finish({ key, keyFromArgs: undefined, kind: 'reentrant', multi: false, leaseMs: leaseTime === undefined ? undefined : leaseMs(leaseTime), waitMs: undefined, onLocked: 'throw', onLost: 'abort', lockAtLeastMs: undefined });
+    return finish({
+      key,
+      keyFromArgs: undefined,
+      kind: 'reentrant',
+      multi: false,
+      leaseMs: leaseTime === undefined ? undefined : leaseMs(leaseTime),
+      waitMs: undefined,
+      onLocked: 'throw',
+      onLost: 'abort',
+      lockAtLeastMs: undefined,
+    });
   }
   if (leaseTime !== undefined) {
     throw new InvalidLockArgumentError('leaseTime', `give it inside the ${decorator} options object.`);
@@ -169,7 +178,10 @@ export function toLockMetadata(keyOrOptions: unknown, leaseTime?: Duration, deco
   const options = keyOrOptions;
   assertKnownKeys(options, OPTION_KEYS, `${decorator} options`);
   if ((options.key === undefined) === (options.keyFromArgs === undefined)) {
-    throw new InvalidLockArgumentError(`${decorator} key`, 'give exactly one of key (a name, a template or a function of the ExecutionContext) and keyFromArgs (a function of the arguments).');
+    throw new InvalidLockArgumentError(
+      `${decorator} key`,
+      'give exactly one of key (a name, a template or a function of the ExecutionContext) and keyFromArgs (a function of the arguments).',
+    );
   }
   if (options.keyFromArgs !== undefined && typeof options.keyFromArgs !== 'function') {
     throw new InvalidLockArgumentError(`${decorator} keyFromArgs`, `expected a function of the method's arguments, got ${describe(options.keyFromArgs)}.`);
@@ -180,7 +192,10 @@ export function toLockMetadata(keyOrOptions: unknown, leaseTime?: Duration, deco
   const lease = options.leaseTime === undefined ? undefined : leaseMs(options.leaseTime);
   const atLeast = options.lockAtLeastFor === undefined ? undefined : toMilliseconds(options.lockAtLeastFor, 'lockAtLeastFor', { min: 0 });
   if (atLeast !== undefined && lease !== undefined && atLeast >= lease) {
-    throw new InvalidLockArgumentError('lockAtLeastFor', `${atLeast} ms is not shorter than the lease (${lease} ms); the lock would expire before its deferred release. Raise the lease or lower lockAtLeastFor.`);
+    throw new InvalidLockArgumentError(
+      'lockAtLeastFor',
+      `${atLeast} ms is not shorter than the lease (${lease} ms); the lock would expire before its deferred release. Raise the lease or lower lockAtLeastFor.`,
+    );
   }
   return finish({
     key: options.key === undefined ? undefined : compileKey(options.key, `${decorator} key`),

@@ -105,7 +105,12 @@ export class DistributedLockRunner implements LockedMethodRunner {
    * second call in while this one still runs. A route handler that returns an Observable holds the
    * lock until the stream completes, errors, or is unsubscribed (Nest subscribes to it).
    */
-  async runLocked(metadata: DistributedLockMetadata, args: unknown[], invoke: (lock: LockHandle) => unknown, route: RouteCallContext | undefined): Promise<unknown> {
+  async runLocked(
+    metadata: DistributedLockMetadata,
+    args: unknown[],
+    invoke: (lock: LockHandle) => unknown,
+    route: RouteCallContext | undefined,
+  ): Promise<unknown> {
     const done = this.begin();
     let streaming = false;
     try {
@@ -229,10 +234,10 @@ export class DistributedLockRunner implements LockedMethodRunner {
         (name as unknown[]).forEach((part, i) => assertLockName(part, `@DistributedLock key ${i} of ${metadata.where}`));
         name = name.join(MULTI_KEY_SEPARATOR);
       }
-    }
-    else if (metadata.key instanceof LockKeyTemplate && metadata.key.source !== 'request') name = metadata.key.resolveArgs(args);
+    } else if (metadata.key instanceof LockKeyTemplate && metadata.key.source !== 'request') name = metadata.key.resolveArgs(args);
     else {
-      const what = metadata.key instanceof LockKeyTemplate ? `template "${metadata.key.template}" reads the request` : 'key function takes the ExecutionContext';
+      const what =
+        metadata.key instanceof LockKeyTemplate ? `template "${metadata.key.template}" reads the request` : 'key function takes the ExecutionContext';
       throw new InvalidLockArgumentError(
         '@DistributedLock key',
         `the ${what}, but ${metadata.where} was called outside a request handled by Nest. Use keyFromArgs or an {args.N} template for methods that are not route handlers.`,

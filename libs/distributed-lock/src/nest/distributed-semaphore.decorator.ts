@@ -55,11 +55,15 @@ export function DistributedSemaphore(options: DistributedSemaphoreOptions | Dist
   if (!isPlainObject(options)) throw new InvalidLockArgumentError('@DistributedSemaphore options', `expected { key, permits, ... }, got ${describe(options)}.`);
   const { permits, permitsPerCall, queueTimeout, ...lockOptions } = options as unknown as Record<string, unknown>;
   if ('kind' in lockOptions) throw new InvalidLockArgumentError('@DistributedSemaphore options', 'unknown option "kind": a semaphore has no lock kind.');
-  if (Array.isArray(lockOptions.key)) throw new InvalidLockArgumentError('@DistributedSemaphore key', 'expected one name: a call takes permits of one semaphore.');
+  if (Array.isArray(lockOptions.key))
+    throw new InvalidLockArgumentError('@DistributedSemaphore key', 'expected one name: a call takes permits of one semaphore.');
   const size = permitCount(permits, '@DistributedSemaphore permits', 1);
   const perCall = permitsPerCall === undefined ? 1 : permitCount(permitsPerCall, '@DistributedSemaphore permitsPerCall', 1);
   if (perCall > size) {
-    throw new InvalidLockArgumentError('@DistributedSemaphore permitsPerCall', `${perCall} is more than the semaphore's ${size} permits; no call could ever run.`);
+    throw new InvalidLockArgumentError(
+      '@DistributedSemaphore permitsPerCall',
+      `${perCall} is more than the semaphore's ${size} permits; no call could ever run.`,
+    );
   }
   const queueTimeoutMs = queueTimeout === undefined ? undefined : toMilliseconds(queueTimeout, 'queueTimeout', { min: 30 });
   const metadata = toLockMetadata(lockOptions as { key: string | LockKeyFactory; keyFromArgs?: LockKeyFromArgs }, undefined, '@DistributedSemaphore');

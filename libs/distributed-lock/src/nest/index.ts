@@ -26,11 +26,7 @@ export { DistributedLockInterceptor } from './distributed-lock.interceptor.js';
 export { LockContextInterceptor } from './lock-context.interceptor.js';
 export { LockUnavailableException } from './lock-unavailable.exception.js';
 export { CurrentLock } from './current-lock.decorator.js';
-export {
-  DistributedSemaphore,
-  type DistributedSemaphoreOptions,
-  type DistributedSemaphoreArgsOptions,
-} from './distributed-semaphore.decorator.js';
+export { DistributedSemaphore, type DistributedSemaphoreOptions, type DistributedSemaphoreArgsOptions } from './distributed-semaphore.decorator.js';
 export { Leader, type LeaderOptions } from './leader.decorator.js';
 export { LeaderExplorer } from './leader.explorer.js';
 // Lock-lost handling of decorated calls

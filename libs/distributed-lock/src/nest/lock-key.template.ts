@@ -105,7 +105,10 @@ function parsePlaceholder(template: string, body: string): Part {
     );
   }
   if (root === 'args' && !/^\d+$/.test(path[0]!)) {
-    throw new InvalidLockArgumentError('lock key', `template "${template}" has placeholder {${body}}; {args.N} needs an argument index, e.g. {args.0} or {args.1.id}.`);
+    throw new InvalidLockArgumentError(
+      'lock key',
+      `template "${template}" has placeholder {${body}}; {args.N} needs an argument index, e.g. {args.0} or {args.1.id}.`,
+    );
   }
   return { root, path, source: body };
 }

@@ -65,7 +65,12 @@ export function createLockedMethod(original: (...args: unknown[]) => unknown, me
     // Code the method calls must not look like this route call (a nested decorated call locks itself).
     // `@CurrentLock()` parameters were resolved before the lock was taken: they get the handle now.
     const invoke = (lock: LockHandle): unknown =>
-      routeCalls.exit(() => original.apply(this, args.map((arg) => (arg === CURRENT_LOCK_PENDING ? lock : arg))));
+      routeCalls.exit(() =>
+        original.apply(
+          this,
+          args.map((arg) => (arg === CURRENT_LOCK_PENDING ? lock : arg)),
+        ),
+      );
     const runner = own?.runner ?? bindings.get(this);
     if (!runner) {
       return Promise.reject(

@@ -51,7 +51,10 @@ export function ScheduledLock(options: ScheduledLockOptions = {}): MethodDecorat
       throw new InvalidLockArgumentError('@ScheduledLock key', 'expected a non-empty string: a fixed name or an {args.N} template.');
     }
     if (new LockKeyTemplate(options.key).source === 'request') {
-      throw new InvalidLockArgumentError('@ScheduledLock key', `"${options.key}" reads a request, which a scheduled run does not have; use a fixed name or {args.N}.`);
+      throw new InvalidLockArgumentError(
+        '@ScheduledLock key',
+        `"${options.key}" reads a request, which a scheduled run does not have; use a fixed name or {args.N}.`,
+      );
     }
   }
   return (target, propertyKey, descriptor) => {

@@ -4,8 +4,4 @@
  * swaps it in. For anything across processes, test against a real Redis.
  */
 export { InMemoryLockStore, MemoryKeyspace } from '../core/memory/index.js';
-export {
-  DistributedLockTestingModule,
-  createInMemoryLockService,
-  type DistributedLockTestingOptions,
-} from '../nest/distributed-lock-testing.module.js';
+export { DistributedLockTestingModule, createInMemoryLockService, type DistributedLockTestingOptions } from '../nest/distributed-lock-testing.module.js';

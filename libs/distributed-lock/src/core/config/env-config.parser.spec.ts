@@ -20,21 +20,49 @@ describe('connection settings from the environment', () => {
   it('reads every mode', () => {
     expect(readConnectionConfigFromEnv({ REDIS_URL: 'rediss://u:p@h:6380/2' })).toEqual({ mode: 'single', url: 'rediss://u:p@h:6380/2' });
     expect(readConnectionConfigFromEnv({ REDIS_HOST: 'redis', REDIS_PORT: '6380', REDIS_DB: '3', REDIS_PASSWORD: 'pw' })).toEqual({
-      mode: 'single', host: 'redis', port: 6380, db: 3, password: 'pw',
+      mode: 'single',
+      host: 'redis',
+      port: 6380,
+      db: 3,
+      password: 'pw',
     });
     expect(readConnectionConfigFromEnv({ REDIS_MODE: 'cluster', REDIS_NODES: 'a:7000, b:7001,[::1]:7002' })).toEqual({
       mode: 'cluster',
-      nodes: [{ host: 'a', port: 7000 }, { host: 'b', port: 7001 }, { host: '::1', port: 7002 }],
+      nodes: [
+        { host: 'a', port: 7000 },
+        { host: 'b', port: 7001 },
+        { host: '::1', port: 7002 },
+      ],
     });
     expect(readConnectionConfigFromEnv({ REDIS_MODE: 'cluster', REDIS_NODES: 'a:7000', REDIS_NAT_MAP: '10.0.0.1:7000=localhost:17000' })).toEqual({
-      mode: 'cluster', nodes: [{ host: 'a', port: 7000 }], natMap: { '10.0.0.1:7000': { host: 'localhost', port: 17000 } },
+      mode: 'cluster',
+      nodes: [{ host: 'a', port: 7000 }],
+      natMap: { '10.0.0.1:7000': { host: 'localhost', port: 17000 } },
     });
     expect(readConnectionConfigFromEnv({ REDIS_MODE: 'master-slave', REDIS_MASTER: 'm:6379', REDIS_REPLICAS: 'r1:6379,r2:6379' })).toEqual({
-      mode: 'master-slave', master: { host: 'm', port: 6379 }, replicas: [{ host: 'r1', port: 6379 }, { host: 'r2', port: 6379 }],
+      mode: 'master-slave',
+      master: { host: 'm', port: 6379 },
+      replicas: [
+        { host: 'r1', port: 6379 },
+        { host: 'r2', port: 6379 },
+      ],
     });
     expect(
-      readConnectionConfigFromEnv({ REDIS_MODE: 'SENTINEL', REDIS_SENTINELS: 's1:26379,s2:26379', REDIS_SENTINEL_MASTER: 'mymaster', REDIS_SENTINEL_PASSWORD: 'sp' }),
-    ).toEqual({ mode: 'sentinel', sentinels: [{ host: 's1', port: 26379 }, { host: 's2', port: 26379 }], masterName: 'mymaster', sentinelPassword: 'sp' });
+      readConnectionConfigFromEnv({
+        REDIS_MODE: 'SENTINEL',
+        REDIS_SENTINELS: 's1:26379,s2:26379',
+        REDIS_SENTINEL_MASTER: 'mymaster',
+        REDIS_SENTINEL_PASSWORD: 'sp',
+      }),
+    ).toEqual({
+      mode: 'sentinel',
+      sentinels: [
+        { host: 's1', port: 26379 },
+        { host: 's2', port: 26379 },
+      ],
+      masterName: 'mymaster',
+      sentinelPassword: 'sp',
+    });
     expect(readConnectionConfigFromEnv({ REDIS_TLS: 'true', REDIS_USERNAME: 'locker' })).toMatchObject({ tls: true, username: 'locker' });
   });
 

@@ -80,7 +80,10 @@ export function readConnectionConfigFromEnv(env: Environment): ConnectionConfig 
         }
         return withDb<SingleConnectionConfig>({ mode, url, ...common }, db);
       }
-      return withDb<SingleConnectionConfig>({ mode, host: host ?? '127.0.0.1', port: port === undefined ? 6379 : parsePort(port, 'REDIS_PORT'), ...common }, db);
+      return withDb<SingleConnectionConfig>(
+        { mode, host: host ?? '127.0.0.1', port: port === undefined ? 6379 : parsePort(port, 'REDIS_PORT'), ...common },
+        db,
+      );
     }
     case 'cluster': {
       if (db !== undefined && db !== 0) {
@@ -88,9 +91,7 @@ export function readConnectionConfigFromEnv(env: Environment): ConnectionConfig 
       }
       const nodes = parseHostPortList(required(env, 'REDIS_NODES', mode, 'comma-separated host:port of cluster nodes'), 'REDIS_NODES');
       const natText = read(env, 'REDIS_NAT_MAP');
-      return natText === undefined
-        ? { mode, nodes, ...common }
-        : { mode, nodes, natMap: parseNatMap(natText, 'REDIS_NAT_MAP'), ...common };
+      return natText === undefined ? { mode, nodes, ...common } : { mode, nodes, natMap: parseNatMap(natText, 'REDIS_NAT_MAP'), ...common };
     }
     case 'master-slave': {
       const master = parseHostPort(required(env, 'REDIS_MASTER', mode, 'host:port of the master'), 'REDIS_MASTER');

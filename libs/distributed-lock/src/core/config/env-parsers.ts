@@ -53,7 +53,10 @@ export function parseBoolean(value: string, setting: string): boolean {
 /** `from-host:port=to-host:port,...` (cluster NAT mapping). */
 export function parseNatMap(value: string, setting: string): Record<string, HostPort> {
   const map: Record<string, HostPort> = {};
-  for (const entry of value.split(',').map((item) => item.trim()).filter(Boolean)) {
+  for (const entry of value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean)) {
     const [from, to, ...rest] = entry.split('=');
     if (!from || !to || rest.length) {
       throw new InvalidLockConfigError(setting, `"${entry}" is not an address mapping; use internal-host:port=external-host:port, comma-separated.`);

@@ -66,12 +66,13 @@ export function resolveLockClientOptions(input: LockClientOptions, extraKeys: re
   const keyPrefix = options.keyPrefix ?? env.LOCK_KEY_PREFIX ?? DEFAULT_KEY_PREFIX;
   const prefixSetting = options.keyPrefix !== undefined ? 'keyPrefix' : 'LOCK_KEY_PREFIX';
   if (typeof keyPrefix !== 'string' || keyPrefix.length > MAX_PREFIX_LENGTH || /[{}\s]/.test(keyPrefix)) {
-    throw new InvalidLockConfigError(prefixSetting, `expected up to ${MAX_PREFIX_LENGTH} characters without braces or spaces, e.g. "lock:", got ${describe(keyPrefix)}.`);
+    throw new InvalidLockConfigError(
+      prefixSetting,
+      `expected up to ${MAX_PREFIX_LENGTH} characters without braces or spaces, e.g. "lock:", got ${describe(keyPrefix)}.`,
+    );
   }
 
-  const replicaAck = asConfigError(() =>
-    options.replicaAck !== undefined ? parseReplicaAck(options.replicaAck, 'replicaAck') : replicaAckFromEnv(env),
-  );
+  const replicaAck = asConfigError(() => (options.replicaAck !== undefined ? parseReplicaAck(options.replicaAck, 'replicaAck') : replicaAckFromEnv(env)));
   if (replicaAck && strategy?.mode === 'redlock') {
     throw new InvalidLockConfigError(
       options.replicaAck !== undefined ? 'replicaAck' : 'LOCK_REPLICA_ACK',
@@ -85,7 +86,14 @@ export function resolveLockClientOptions(input: LockClientOptions, extraKeys: re
     client: options.client as RedisClient | undefined,
     replicaAck,
     keyPrefix,
-    watchdogTimeoutMs: configDuration(options.watchdogTimeout, 'watchdogTimeout', env, 'LOCK_WATCHDOG_TIMEOUT', DEFAULT_WATCHDOG_TIMEOUT_MS, MIN_WATCHDOG_TIMEOUT_MS),
+    watchdogTimeoutMs: configDuration(
+      options.watchdogTimeout,
+      'watchdogTimeout',
+      env,
+      'LOCK_WATCHDOG_TIMEOUT',
+      DEFAULT_WATCHDOG_TIMEOUT_MS,
+      MIN_WATCHDOG_TIMEOUT_MS,
+    ),
     operationTimeoutMs: configDuration(options.operationTimeout, 'operationTimeout', undefined, undefined, DEFAULT_OPERATION_TIMEOUT_MS, 1),
     lazyConnect: options.lazyConnect ?? false,
     handoverTurnMs: configDuration(options.handoverTurn, 'handoverTurn', undefined, undefined, DEFAULT_HANDOVER_TURN_MS, 0),

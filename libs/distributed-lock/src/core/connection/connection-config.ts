@@ -64,11 +64,7 @@ export interface RedlockConnectionConfig extends CommonConnectionConfig {
 }
 
 export type ConnectionConfig =
-  | SingleConnectionConfig
-  | ClusterConnectionConfig
-  | MasterSlaveConnectionConfig
-  | SentinelConnectionConfig
-  | RedlockConnectionConfig;
+  SingleConnectionConfig | ClusterConnectionConfig | MasterSlaveConnectionConfig | SentinelConnectionConfig | RedlockConnectionConfig;
 
 export function formatHostPort({ host, port }: HostPort): string {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;

@@ -30,7 +30,11 @@ export async function establishConnection(client: RedisClient, target: string, t
   } catch (error) {
     client.disconnect();
     const cause = firstError ?? (error as Error);
-    throw new LockConnectionError(target, `${cause.message.replace(/\.+$/, "")}. Check that Redis runs there and that the address, credentials and TLS settings are right.`, cause);
+    throw new LockConnectionError(
+      target,
+      `${cause.message.replace(/\.+$/, '')}. Check that Redis runs there and that the address, credentials and TLS settings are right.`,
+      cause,
+    );
   } finally {
     client.off('error', onError);
   }

@@ -16,8 +16,7 @@ export class MasterSlaveConnectionStrategy implements ConnectionStrategy {
 
   constructor(private readonly config: MasterSlaveConnectionConfig) {
     this.target =
-      `master-slave master ${formatHostPort(config.master)}` +
-      (config.replicas.length ? `, replicas ${config.replicas.map(formatHostPort).join(',')}` : '');
+      `master-slave master ${formatHostPort(config.master)}` + (config.replicas.length ? `, replicas ${config.replicas.map(formatHostPort).join(',')}` : '');
   }
 
   createNodes(): NodeConnections[] {

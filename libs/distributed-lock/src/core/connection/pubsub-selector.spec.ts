@@ -21,7 +21,10 @@ function replyError(message: string): Error {
   return error;
 }
 
-async function choose(answers: { command?: unknown; info?: unknown }, mayShard = true): Promise<{ choice: PubSubChoice; asked: string[]; heard: PubSubChoice[] }> {
+async function choose(
+  answers: { command?: unknown; info?: unknown },
+  mayShard = true,
+): Promise<{ choice: PubSubChoice; asked: string[]; heard: PubSubChoice[] }> {
   const { client, asked } = server(answers);
   const heard: PubSubChoice[] = [];
   const selector = new PubSubSelector(client, SHARDED_SUBSCRIBER, mayShard, (choice) => heard.push(choice));

@@ -10,9 +10,7 @@ export class SingleConnectionStrategy implements ConnectionStrategy {
   readonly target: string;
 
   constructor(private readonly config: SingleConnectionConfig) {
-    this.target = config.url
-      ? `single ${redactUrl(config.url)}`
-      : `single ${config.host ?? '127.0.0.1'}:${config.port ?? 6379}`;
+    this.target = config.url ? `single ${redactUrl(config.url)}` : `single ${config.host ?? '127.0.0.1'}:${config.port ?? 6379}`;
   }
 
   createNodes(): NodeConnections[] {

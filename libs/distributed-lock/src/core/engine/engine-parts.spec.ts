@@ -47,7 +47,19 @@ class ScriptedResource implements LeaseResource {
 
 function heldOn(resource: LeaseResource, overrides: Partial<ConstructorParameters<typeof HeldLock>[0]> = {}): HeldLock {
   const now = monotonicNow();
-  return new HeldLock({ resource, owner: 'me:1', token: 7, holds: 1, leaseMs: 1000, validUntil: now + 1000, watchdog: false, acquiredAt: now, replicaAck: undefined, outsideContext: false, ...overrides });
+  return new HeldLock({
+    resource,
+    owner: 'me:1',
+    token: 7,
+    holds: 1,
+    leaseMs: 1000,
+    validUntil: now + 1000,
+    watchdog: false,
+    acquiredAt: now,
+    replicaAck: undefined,
+    outsideContext: false,
+    ...overrides,
+  });
 }
 
 const silentPort: SubscriberPort = { subscribe: async () => 1, unsubscribe: async () => 0, onMessage: () => undefined, onReconnect: () => undefined };
@@ -228,4 +240,3 @@ async function until(probe: () => boolean): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
-

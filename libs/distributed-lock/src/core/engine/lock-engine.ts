@@ -107,7 +107,9 @@ export class LockEngine implements LockReleaser {
       },
       isClosed: () => this.closed,
     });
-    this.instance = new InstanceRegistration(this.node.redis, settings.keyPrefix, this.clientId, settings.instanceName, (error) => this.background.report('register', undefined, error));
+    this.instance = new InstanceRegistration(this.node.redis, settings.keyPrefix, this.clientId, settings.instanceName, (error) =>
+      this.background.report('register', undefined, error),
+    );
     this.inspector = new LockInspector({
       node: this.node,
       keys: this.keys,
@@ -180,7 +182,10 @@ export class LockEngine implements LockReleaser {
     const holders = this.held.heldOutsideContext(resource);
     if (holders.length === 1) return { owner: holders[0]!.owner };
     if (holders.length > 1) {
-      return { owner: undefined, why: `${holders.length} acquisitions made outside a lock context hold it (a shared read lock), so the name does not say which; release each through its handle` };
+      return {
+        owner: undefined,
+        why: `${holders.length} acquisitions made outside a lock context hold it (a shared read lock), so the name does not say which; release each through its handle`,
+      };
     }
     return { owner: undefined, why: 'no lock context is active here, and no acquisition made outside a context holds it in this process' };
   }
@@ -236,7 +241,13 @@ export class LockEngine implements LockReleaser {
   /** The error of a wait that ran out, with when to try again (see HoldTimes); `busy`: what stayed busy (see LockAcquireTimeoutError). */
   timeoutError(name: string, waitedMs: number, remainingLeaseMs: number, busy?: string): LockAcquireTimeoutError {
     this.holdTimes.follow(name);
-    return new LockAcquireTimeoutError(name, waitedMs, this.holdTimes.retryAfterMs(name, remainingLeaseMs, waitedMs, this.settings.watchdogTimeoutMs), remainingLeaseMs, busy);
+    return new LockAcquireTimeoutError(
+      name,
+      waitedMs,
+      this.holdTimes.retryAfterMs(name, remainingLeaseMs, waitedMs, this.settings.watchdogTimeoutMs),
+      remainingLeaseMs,
+      busy,
+    );
   }
 
   /** The lock is gone for its holder: abort its signal, stop renewing, tell listeners. */
@@ -283,7 +294,8 @@ export class LockEngine implements LockReleaser {
     this.forget(held);
     const heldMs = monotonicNow() - held.acquiredAt;
     this.holdTimes.record(held.resource.name, heldMs);
-    if (this.events.listenerCount('released') > 0) this.events.emit('released', { name: held.resource.name, kind: held.resource.kind, heldMs, token: held.token });
+    if (this.events.listenerCount('released') > 0)
+      this.events.emit('released', { name: held.resource.name, kind: held.resource.kind, heldMs, token: held.token });
   }
 
   private forget(held: HeldLock): void {

@@ -16,7 +16,8 @@ export class FencedOperations {
   }
 
   add(command: FencedCommand, key: string, args: readonly FencedValue[] = []): void {
-    if (typeof key !== 'string' || key === '') throw new InvalidLockArgumentError(`fenced ${command} key`, `expected a non-empty string, got ${describe(key)}.`);
+    if (typeof key !== 'string' || key === '')
+      throw new InvalidLockArgumentError(`fenced ${command} key`, `expected a non-empty string, got ${describe(key)}.`);
     for (const arg of args) {
       if (typeof arg !== 'string' && !(typeof arg === 'number' && Number.isFinite(arg))) {
         throw new InvalidLockArgumentError(`fenced ${command} value`, `expected a string or a finite number, got ${describe(arg)}.`);

@@ -51,7 +51,8 @@ export class FencedResource {
     private readonly redis: RedisClient,
     readonly fenceKey: string,
   ) {
-    if (typeof fenceKey !== 'string' || fenceKey === '') throw new InvalidLockArgumentError('fence key', `expected a non-empty string, got ${describe(fenceKey)}.`);
+    if (typeof fenceKey !== 'string' || fenceKey === '')
+      throw new InvalidLockArgumentError('fence key', `expected a non-empty string, got ${describe(fenceKey)}.`);
     this.commands = redis as unknown as ScriptCommands;
   }
 
@@ -70,7 +71,8 @@ export class FencedResource {
 
   /** A data key in the lock's slot: `<prefix>{<lockName>}:<suffix>` (resources made by `forLock`). */
   key(suffix: string): string {
-    if (this.keyBase === undefined) throw new InvalidLockArgumentError('fenced key', 'key() names keys of a resource made by FencedResource.forLock; name your keys yourself otherwise.');
+    if (this.keyBase === undefined)
+      throw new InvalidLockArgumentError('fenced key', 'key() names keys of a resource made by FencedResource.forLock; name your keys yourself otherwise.');
     return `${this.keyBase}:${suffix}`;
   }
 
@@ -101,7 +103,13 @@ export class FencedResource {
 
   /** Appends to a list; its new length. */
   async rpush(token: FencingToken, key: string, ...values: FencedValue[]): Promise<number> {
-    return Number((await this.batch(token).rpush(key, ...values).exec())[0]);
+    return Number(
+      (
+        await this.batch(token)
+          .rpush(key, ...values)
+          .exec()
+      )[0],
+    );
   }
 
   /** Several commands fenced as one step (see FencedBatch). */

@@ -41,7 +41,15 @@ function tokenOf(text: string | null): number {
   return text === null ? 0 : Number(text);
 }
 
-function holder(owner: string, holds: string | null, token: string | null, renew: string | null, leftMs: number, now: number, instances: Map<string, LockInstanceInfo>): LockHolderInfo {
+function holder(
+  owner: string,
+  holds: string | null,
+  token: string | null,
+  renew: string | null,
+  leftMs: number,
+  now: number,
+  instances: Map<string, LockInstanceInfo>,
+): LockHolderInfo {
   const value = tokenOf(token);
   const since = Math.floor(value / 1000);
   return {
@@ -56,7 +64,15 @@ function holder(owner: string, holds: string | null, token: string | null, renew
   };
 }
 
-function exclusive(name: string, kind: 'reentrant' | 'fair', state: ExclusiveState, waiting: LockWaiterInfo[], base: Omit<LockInspection, 'name' | 'kind' | 'locked' | 'holder' | 'readers' | 'remainingLeaseMs' | 'waiting'>, now: number, instances: Map<string, LockInstanceInfo>): LockInspection {
+function exclusive(
+  name: string,
+  kind: 'reentrant' | 'fair',
+  state: ExclusiveState,
+  waiting: LockWaiterInfo[],
+  base: Omit<LockInspection, 'name' | 'kind' | 'locked' | 'holder' | 'readers' | 'remainingLeaseMs' | 'waiting'>,
+  now: number,
+  instances: Map<string, LockInstanceInfo>,
+): LockInspection {
   const lock = state.length === 6 && state[0] ? holder(state[0], state[1], state[2], state[3], state[4], now, instances) : undefined;
   return { name, kind, locked: lock !== undefined, holder: lock, readers: [], remainingLeaseMs: lock ? lock.remainingLeaseMs : -2, waiting, ...base };
 }
@@ -84,7 +100,11 @@ function fairQueue(queue: (string | number)[], instances: Map<string, LockInstan
  * The inspections of every kind of lock kept under one name (plain, fair, read-write), from the
  * script's reply and the labels of the clients it mentions.
  */
-export function inspectionsOf({ name, reply }: InspectedName, instances: Map<string, LockInstanceInfo>, waitingHere: WaitingHere): Record<InspectedLockKind, LockInspection> {
+export function inspectionsOf(
+  { name, reply }: InspectedName,
+  instances: Map<string, LockInstanceInfo>,
+  waitingHere: WaitingHere,
+): Record<InspectedLockKind, LockInspection> {
   const [now, fence, plain, fair, queue, readWrite] = reply;
   const lastToken = fence === null ? undefined : Number(fence);
   const base = (kind: InspectedLockKind) => ({ waitingHere: waitingHere(kind), lastToken });

@@ -72,15 +72,17 @@ export class LockInspector {
     const replies: InspectedName[] = await Promise.all(
       names.map(async (name) => ({
         name,
-        reply: await query('inspect', name, () => node.run(inspectLock, {
-          plain: keys.lock(name),
-          fence: keys.fence(name),
-          fair: keys.lock(name, ':fair'),
-          fairQueue: `${keys.lock(name, ':fair')}:queue`,
-          fairQueueDeadlines: `${keys.lock(name, ':fair')}:queue-deadlines`,
-          readWrite: keys.lock(name, ':rw'),
-          readers: `${keys.lock(name, ':rw')}:readers`,
-        })),
+        reply: await query('inspect', name, () =>
+          node.run(inspectLock, {
+            plain: keys.lock(name),
+            fence: keys.fence(name),
+            fair: keys.lock(name, ':fair'),
+            fairQueue: `${keys.lock(name, ':fair')}:queue`,
+            fairQueueDeadlines: `${keys.lock(name, ':fair')}:queue-deadlines`,
+            readWrite: keys.lock(name, ':rw'),
+            readers: `${keys.lock(name, ':rw')}:readers`,
+          }),
+        ),
       })),
     );
     const clients = replies.flatMap((named) => clientsIn(named.reply));

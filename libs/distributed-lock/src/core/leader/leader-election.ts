@@ -34,7 +34,12 @@ export interface LeaderElectionOptions {
 const OPTION_KEYS = ['onElected', 'onRevoked', 'stepDownWhenDone', 'standAgainAfter'] as const;
 
 /** `elect(name, options)`, checked and started: the candidate campaigns for the plain lock `leader:<name>`. */
-export function createElection(getLock: (name: string) => BaseLock, name: string, options: LeaderElectionOptions, report: (error: unknown) => void): LeaderElection {
+export function createElection(
+  getLock: (name: string) => BaseLock,
+  name: string,
+  options: LeaderElectionOptions,
+  report: (error: unknown) => void,
+): LeaderElection {
   assertLockName(name, 'election name');
   if (!isPlainObject(options)) throw new InvalidLockArgumentError('election options', `expected an options object, got ${describe(options)}.`);
   assertKnownKeys(options, OPTION_KEYS, 'election options');
@@ -217,7 +222,14 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
     this.emit('revoked', revoked);
     // Tell, and let the work end, before the leadership goes: the next leader must not start while
     // this one's work still runs (when the lease was lost, it may have already; fencing covers that).
-    await this.stopped(Promise.all([workEnded, Promise.resolve().then(() => this.options.onRevoked?.(revoked)).catch((error: unknown) => this.report(error))]));
+    await this.stopped(
+      Promise.all([
+        workEnded,
+        Promise.resolve()
+          .then(() => this.options.onRevoked?.(revoked))
+          .catch((error: unknown) => this.report(error)),
+      ]),
+    );
     this.current = undefined;
     if (handle.isHeld) await handle.unlock().catch((error: unknown) => this.report(error));
     return steppedDown;

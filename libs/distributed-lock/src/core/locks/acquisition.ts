@@ -202,7 +202,14 @@ export class Acquisition {
     const { engine, lock, signal } = this;
     engine.assertOpen(`acquire lock "${lock.name}"`);
     const startedAt = monotonicNow();
-    const pending = lock.attempt({ owner: this.owner, leaseMs: this.leaseMs, watchdog: this.watchdog, replicaAck: this.replicaAck, willWait: this.willWait, queued: this.queued });
+    const pending = lock.attempt({
+      owner: this.owner,
+      leaseMs: this.leaseMs,
+      watchdog: this.watchdog,
+      replicaAck: this.replicaAck,
+      willWait: this.willWait,
+      queued: this.queued,
+    });
     try {
       const result = await engine.roundTrips.bounded(pending, signal);
       return { ...result, startedAt };

@@ -119,7 +119,11 @@ export abstract class BaseLock implements LockKindContract {
     const named = this.engine.byName(this);
     if (named.owner === undefined) throw new LockNotHeldError(this.name, named.why);
     const held = this.engine.held.find(named.owner, this);
-    if (!held) throw new LockNotHeldError(this.name, getLockContext() ? 'the current lock context does not hold it' : 'no acquisition made outside a context holds it in this process');
+    if (!held)
+      throw new LockNotHeldError(
+        this.name,
+        getLockContext() ? 'the current lock context does not hold it' : 'no acquisition made outside a context holds it in this process',
+      );
     await this.engine.release(held);
   }
 

@@ -64,7 +64,14 @@ export class FairLock extends SingleNodeLock {
 
   override async abandon(owner: string): Promise<void> {
     await this.engine.roundTrips.bounded(
-      this.engine.node.run(fairLeave, { lock: this.id, channel: this.channel, queue: this.queueKey, queueDeadlines: this.queueDeadlinesKey, owner, publish: this.engine.publishCommand }),
+      this.engine.node.run(fairLeave, {
+        lock: this.id,
+        channel: this.channel,
+        queue: this.queueKey,
+        queueDeadlines: this.queueDeadlinesKey,
+        owner,
+        publish: this.engine.publishCommand,
+      }),
     );
   }
 

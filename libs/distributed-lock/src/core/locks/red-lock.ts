@@ -54,8 +54,12 @@ export class RedLock extends BaseLock {
 
   async attempt({ owner, leaseMs, watchdog }: AttemptArgs): Promise<AttemptResult> {
     const startedAt = monotonicNow();
-    const replies = await this.onEveryNode((node) => node.run(reentrantAcquire, { lock: this.id, fence: this.fenceKey, owner, leaseMs, waitingClient: '', queue: 'not-queued', watchdog }));
-    const granted = replies.flatMap((reply, i) => (reply.ok && reply.value[0] > 0 ? [{ node: this.nodes[i]!, token: reply.value[0], holds: reply.value[1] }] : []));
+    const replies = await this.onEveryNode((node) =>
+      node.run(reentrantAcquire, { lock: this.id, fence: this.fenceKey, owner, leaseMs, waitingClient: '', queue: 'not-queued', watchdog }),
+    );
+    const granted = replies.flatMap((reply, i) =>
+      reply.ok && reply.value[0] > 0 ? [{ node: this.nodes[i]!, token: reply.value[0], holds: reply.value[1] }] : [],
+    );
     const denied = replies.flatMap((reply) => (reply.ok && reply.value[0] <= 0 ? [reply.value[1]] : []));
     const answered = granted.length + denied.length;
     const validityMs = leaseMs - (monotonicNow() - startedAt) - redlockDrift(leaseMs);
@@ -138,7 +142,9 @@ export class RedLock extends BaseLock {
   }
 
   async forceUnlock(): Promise<boolean> {
-    const replies = await this.read('forceUnlock', (node) => node.run(forceUnlock, { lock: this.id, channel: this.channel, publish: this.engine.publishCommand }));
+    const replies = await this.read('forceUnlock', (node) =>
+      node.run(forceUnlock, { lock: this.id, channel: this.channel, publish: this.engine.publishCommand }),
+    );
     this.engine.markResourceLost(this, 'force-unlocked');
     return replies.some((deleted) => deleted === 1);
   }
@@ -152,7 +158,16 @@ export class RedLock extends BaseLock {
 
   private releaseArgs(owner: string, all: boolean, expectedHolds: number | undefined): ReentrantReleaseArgs {
     const keys = { lock: this.id, fence: this.fenceKey, channel: this.channel };
-    return { ...keys, owner, publish: this.engine.publishCommand, all, expectedHolds, grantLeaseMs: GRANT_LEASE_MS, stillWaitingClient: '', alwaysPublish: true };
+    return {
+      ...keys,
+      owner,
+      publish: this.engine.publishCommand,
+      all,
+      expectedHolds,
+      grantLeaseMs: GRANT_LEASE_MS,
+      stillWaitingClient: '',
+      alwaysPublish: true,
+    };
   }
 
   /** Runs `step` on every node in parallel; a node that fails or exceeds `timeoutMs` counts as not answering. */

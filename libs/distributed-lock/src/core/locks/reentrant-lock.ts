@@ -104,6 +104,11 @@ export class ReentrantLock extends SingleNodeLock implements LockHandover {
 
   /** @internal See LockHandover. */
   async withdraw(): Promise<void> {
-    await this.engine.node.run(reentrantWithdraw, { ...this.keys, client: this.engine.clientId, publish: this.engine.publishCommand, grantLeaseMs: GRANT_LEASE_MS });
+    await this.engine.node.run(reentrantWithdraw, {
+      ...this.keys,
+      client: this.engine.clientId,
+      publish: this.engine.publishCommand,
+      grantLeaseMs: GRANT_LEASE_MS,
+    });
   }
 }

@@ -169,7 +169,10 @@ export class Semaphore {
     }
     const result = await this.permitsOperation('addPermits', 'add', permits);
     if (result.outcome === -1) {
-      throw new InvalidLockArgumentError('addPermits permits', `adding ${permits} to semaphore "${this.name}" of ${result.size} permits would take its size below zero.`);
+      throw new InvalidLockArgumentError(
+        'addPermits permits',
+        `adding ${permits} to semaphore "${this.name}" of ${result.size} permits would take its size below zero.`,
+      );
     }
     return result.size;
   }
@@ -232,7 +235,11 @@ export class Semaphore {
     return `Semaphore "${this.name}" did not have ${permits} permit${permits === 1 ? '' : 's'} free for this caller`;
   }
 
-  private async permitsOperation(name: string, operation: SemaphorePermitsOperation, value: number): Promise<{ outcome: number; size: number; free: number; queued: number }> {
+  private async permitsOperation(
+    name: string,
+    operation: SemaphorePermitsOperation,
+    value: number,
+  ): Promise<{ outcome: number; size: number; free: number; queued: number }> {
     const [outcome, size, free, queued] = await boundedQuery(this.engine, this.name, name, () =>
       this.engine.node.run(semaphorePermits, { ...this.keys, operation, value, initialPermits: this.initialPermits, publish: this.engine.publishCommand }),
     );

@@ -28,7 +28,13 @@ export async function confirmGrant(engine: LockEngine, resource: SingleNodeResou
 }
 
 /** The outcome of a renewal script (true: renewed), confirmed by replicas when asked to be. */
-export async function confirmRenewal(engine: LockEngine, resource: SingleNodeResource, renewed: boolean, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<RenewResult> {
+export async function confirmRenewal(
+  engine: LockEngine,
+  resource: SingleNodeResource,
+  renewed: boolean,
+  leaseMs: number,
+  replicaAck: ReplicaAck | undefined,
+): Promise<RenewResult> {
   if (!renewed) return { renewed: false, lost: true };
   if (replicaAck) {
     const acknowledged = await engine.node.waitForReplicas(resource.id, replicaAck.replicas, replicaAck.timeoutMs);

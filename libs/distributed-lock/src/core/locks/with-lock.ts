@@ -8,12 +8,7 @@ import type { LockHandle } from '../engine/lock-handle.js';
  * failure to release after `fn` is reported as a background error, not thrown: the work is done, and
  * the fencing token is what protects the resource from a stale holder.
  */
-export function withLockOn<H extends LockHandle, T>(
-  engine: LockEngine,
-  name: string,
-  acquire: () => Promise<H>,
-  fn: (lock: H) => T | Promise<T>,
-): Promise<T> {
+export function withLockOn<H extends LockHandle, T>(engine: LockEngine, name: string, acquire: () => Promise<H>, fn: (lock: H) => T | Promise<T>): Promise<T> {
   return runInLockContext(async () => {
     const context = getLockContext()!;
     const handle = await acquire();

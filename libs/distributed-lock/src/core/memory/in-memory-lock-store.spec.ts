@@ -93,7 +93,7 @@ describe('InMemoryLockStore', () => {
     }
   });
 
-  it('runs the library\'s Lua scripts through defineCommand (EVALSHA), and counts them', async () => {
+  it("runs the library's Lua scripts through defineCommand (EVALSHA), and counts them", async () => {
     const store = new InMemoryLockStore();
     store.defineCommand(REENTRANT_ACQUIRE_SCRIPT.name, { numberOfKeys: 2, lua: REENTRANT_ACQUIRE_SCRIPT.lua });
     const acquire = (store as unknown as Record<string, (...args: unknown[]) => Promise<[number, number]>>)[REENTRANT_ACQUIRE_SCRIPT.name]!;
@@ -121,7 +121,9 @@ describe('InMemoryLockStore', () => {
     await store.set('s', 'text');
     expect(await store.eval("return {redis.call('hget', 'h', 'f') == false and 1 or 0, redis.call('set', 'k', 'v').ok}", 0)).toEqual([1, 'OK']);
     const wrongType = "return redis.call('hget', 's', 'f')";
-    await expect(store.eval(wrongType, 0)).rejects.toThrow(`WRONGTYPE Operation against a key holding the wrong kind of value script: ${sha1(wrongType)}, on @user_script:1.`);
+    await expect(store.eval(wrongType, 0)).rejects.toThrow(
+      `WRONGTYPE Operation against a key holding the wrong kind of value script: ${sha1(wrongType)}, on @user_script:1.`,
+    );
     expect(await store.eval("return redis.pcall('hget', 's', 'f').err", 0)).toMatch(/^WRONGTYPE/);
     // Redis 7.0's pcall turns the error table into its message.
     expect(await store.eval("local ok, e = pcall(redis.call, 'hget', 's', 'f'); return {tostring(ok), type(e)}", 0)).toEqual(['false', 'string']);
@@ -131,7 +133,7 @@ describe('InMemoryLockStore', () => {
     const store = new InMemoryLockStore();
     await store.eval("redis.call('set', 'token', 1750000000123001); redis.call('set', 'tenth', 0.1); redis.call('set', 'big', 1e20)", 0);
     expect(await Promise.all(['token', 'tenth', 'big'].map((key) => store.get(key)))).toEqual(['1750000000123001', '0.10000000000000001', '1e+20']);
-    expect(await store.eval("return tonumber(ARGV[1]) * 1000 + math.floor(tonumber(ARGV[2]) / 1000)", 0, '1750000000', '123456')).toBe(1_750_000_000_123);
+    expect(await store.eval('return tonumber(ARGV[1]) * 1000 + math.floor(tonumber(ARGV[2]) / 1000)', 0, '1750000000', '123456')).toBe(1_750_000_000_123);
     // Lua 5.1's tostring (%.14g), as Redis' Lua has it.
     expect(await store.eval('return {tostring(1750000000123001), tostring(10 / 2), _VERSION}', 0)).toEqual(['1.750000000123e+15', '5', 'Lua 5.1']);
   });
@@ -150,7 +152,9 @@ describe('InMemoryLockStore', () => {
     const store = new InMemoryLockStore();
     await expect(store.eval('x = 1', 0)).rejects.toThrow(/^ERR user_script:1: Attempt to modify a readonly table script: /);
     await expect(store.eval('return y', 0)).rejects.toThrow(/Script attempted to access nonexistent global variable 'y'/);
-    await expect(store.eval("return redis.call('lpop', 'k')", 0)).rejects.toThrow(/^ERR Unknown Redis command called from script: the in-memory store .* not 'lpop'/);
+    await expect(store.eval("return redis.call('lpop', 'k')", 0)).rejects.toThrow(
+      /^ERR Unknown Redis command called from script: the in-memory store .* not 'lpop'/,
+    );
     await expect(store.eval("return redis.call('hget', 'k')", 0)).rejects.toThrow(/^ERR Wrong number of args calling Redis command from script/);
     await expect(store.eval("return redis.call('set', 'k', true)", 0)).rejects.toThrow(/^ERR Lua redis lib command arguments must be strings or integers/);
     expect(await store.eval('return {type(io), type(os), type(debug)}', 0).catch((error: Error) => error.message)).toMatch(/nonexistent global variable 'io'/);

@@ -90,9 +90,21 @@ export class LuaVm {
     if (lua.luaL_loadbufferx(L, LUA_SANDBOX, this.module.lengthBytesUTF8(LUA_SANDBOX), '=sandbox', 't') !== 0) {
       throw new Error(`the in-memory store's Lua sandbox does not compile: ${this.toText(L, -1)}`);
     }
-    lua.lua_pushcclosure(L, this.module.addFunction((state) => this.redisCall(state, true), 'ii'), 0);
-    lua.lua_pushcclosure(L, this.module.addFunction((state) => this.redisCall(state, false), 'ii'), 0);
-    lua.lua_pushcclosure(L, this.module.addFunction((state) => this.sha1hex(state), 'ii'), 0);
+    lua.lua_pushcclosure(
+      L,
+      this.module.addFunction((state) => this.redisCall(state, true), 'ii'),
+      0,
+    );
+    lua.lua_pushcclosure(
+      L,
+      this.module.addFunction((state) => this.redisCall(state, false), 'ii'),
+      0,
+    );
+    lua.lua_pushcclosure(
+      L,
+      this.module.addFunction((state) => this.sha1hex(state), 'ii'),
+      0,
+    );
     if (lua.lua_pcallk(L, 3, 3, 0, 0, null) !== 0) throw new Error(`the in-memory store's Lua sandbox fails: ${this.toText(L, -1)}`);
     this.onErrorRef = lua.luaL_ref(L, LUA_REGISTRYINDEX);
     this.envRef = lua.luaL_ref(L, LUA_REGISTRYINDEX);
@@ -238,8 +250,7 @@ export class LuaVm {
     else if (typeof reply === 'number') {
       if (Number.isSafeInteger(reply)) lua.lua_pushinteger(L, BigInt(reply));
       else lua.lua_pushnumber(L, reply);
-    }
-    else if (typeof reply === 'string') this.pushString(L, reply);
+    } else if (typeof reply === 'string') this.pushString(L, reply);
     else if (reply instanceof StatusReply || reply instanceof Error) {
       lua.lua_createtable(L, 0, 1);
       this.pushString(L, reply instanceof StatusReply ? reply.status : reply.message);

@@ -81,13 +81,26 @@ export class LockMetrics {
     private readonly source: LockMetricsSource,
   ) {
     const seconds = (description: string, buckets: number[]) => ({ description, unit: 's', advice: { explicitBucketBoundaries: buckets } });
-    this.waitDuration = meter.createHistogram('distributed_lock.wait.duration', seconds('Time from a lock call to its outcome (granted, timed out, aborted, failed); reentrant acquisitions are not counted.', DURATION_BUCKETS));
-    this.holdDuration = meter.createHistogram('distributed_lock.hold.duration', seconds('Time from acquiring a lock to its final release, or to losing it.', DURATION_BUCKETS));
-    this.acquisitions = meter.createCounter('distributed_lock.acquisitions', { description: 'Lock calls by outcome (reentrant acquisitions are not counted).' });
-    this.handovers = meter.createCounter('distributed_lock.handovers', { description: 'Releases that gave the lock straight to a waiter: a caller of this process (local) or the process that has waited longest (process).' });
+    this.waitDuration = meter.createHistogram(
+      'distributed_lock.wait.duration',
+      seconds('Time from a lock call to its outcome (granted, timed out, aborted, failed); reentrant acquisitions are not counted.', DURATION_BUCKETS),
+    );
+    this.holdDuration = meter.createHistogram(
+      'distributed_lock.hold.duration',
+      seconds('Time from acquiring a lock to its final release, or to losing it.', DURATION_BUCKETS),
+    );
+    this.acquisitions = meter.createCounter('distributed_lock.acquisitions', {
+      description: 'Lock calls by outcome (reentrant acquisitions are not counted).',
+    });
+    this.handovers = meter.createCounter('distributed_lock.handovers', {
+      description: 'Releases that gave the lock straight to a waiter: a caller of this process (local) or the process that has waited longest (process).',
+    });
     this.leasesLost = meter.createCounter('distributed_lock.leases.lost', { description: 'Locks lost by their holder in this process, by reason.' });
     this.renewals = meter.createCounter('distributed_lock.renewals', { description: 'Watchdog renewals, by outcome.' });
-    this.renewalDuration = meter.createHistogram('distributed_lock.renewal.duration', seconds('Round trip of a successful watchdog renewal.', ROUND_TRIP_BUCKETS));
+    this.renewalDuration = meter.createHistogram(
+      'distributed_lock.renewal.duration',
+      seconds('Round trip of a successful watchdog renewal.', ROUND_TRIP_BUCKETS),
+    );
     this.waiters = meter.createObservableGauge('distributed_lock.waiters', { description: 'Callers of this process waiting for a lock right now.' });
     this.held = meter.createObservableGauge('distributed_lock.held', { description: 'Locks held by this process right now, by kind.' });
     this.waiters.addCallback(this.observeWaiters);
@@ -103,7 +116,9 @@ export class LockMetrics {
       this.waitDuration.record(event.waitedMs / 1000, attributes);
       this.acquisitions.add(1, attributes);
     });
-    this.listen('released', (event: LockReleasedEvent) => this.holdDuration.record(event.heldMs / 1000, this.attributes(event, { 'lock.hold.end': 'released' })));
+    this.listen('released', (event: LockReleasedEvent) =>
+      this.holdDuration.record(event.heldMs / 1000, this.attributes(event, { 'lock.hold.end': 'released' })),
+    );
     this.listen('lost', (event: LockLostEvent) => {
       this.holdDuration.record(event.heldMs / 1000, this.attributes(event, { 'lock.hold.end': 'lost' }));
       this.leasesLost.add(1, this.attributes(event, { 'lock.lost.reason': event.reason }));

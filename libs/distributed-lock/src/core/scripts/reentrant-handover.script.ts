@@ -33,7 +33,17 @@ export interface ReentrantHandoverArgs extends ExclusiveKeys {
 export const reentrantHandover = defineLockScript<ReentrantHandoverArgs, [number, number]>({
   name: 'dlockReentrantHandover',
   keys: (a) => [a.lock, a.fence, a.channel],
-  argv: (a) => [a.owner, a.successor, a.leaseMs, a.client, a.yieldToOthers ? '1' : '0', a.publish, a.successorIsLast ? '1' : '0', a.grantLeaseMs, a.successorWatchdog ? '1' : '0'],
+  argv: (a) => [
+    a.owner,
+    a.successor,
+    a.leaseMs,
+    a.client,
+    a.yieldToOthers ? '1' : '0',
+    a.publish,
+    a.successorIsLast ? '1' : '0',
+    a.grantLeaseMs,
+    a.successorWatchdog ? '1' : '0',
+  ],
   lua: `${GRANT_TO_LONGEST_WAITING_LUA}
 local lock_key, fence_key, channel = KEYS[1], KEYS[2], KEYS[3]
 local owner_id, successor_id, lease_ms, client = ARGV[1], ARGV[2], ARGV[3], ARGV[4]

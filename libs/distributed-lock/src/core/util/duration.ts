@@ -26,10 +26,7 @@ export function toMilliseconds(value: unknown, argument: string, rule: DurationR
   } else if (typeof value === 'string') {
     const match = DURATION_PATTERN.exec(value.trim());
     if (!match) {
-      throw new InvalidLockArgumentError(
-        argument,
-        `"${value}" is not a duration; use milliseconds (5000) or a number with a unit: '500ms', '5s', '2m', '1h'.`,
-      );
+      throw new InvalidLockArgumentError(argument, `"${value}" is not a duration; use milliseconds (5000) or a number with a unit: '500ms', '5s', '2m', '1h'.`);
     }
     ms = Number(match[1]) * UNIT_MS[match[2] ?? 'ms']!;
   } else {

@@ -110,7 +110,7 @@ describe('UnlockNotifier', () => {
     expect(await waitB).toBe('timeout');
   });
 
-  it('a wake-up addressed to one waiter (a semaphore\'s next:<owner>) wakes it alone, wherever it is in the queue', async () => {
+  it("a wake-up addressed to one waiter (a semaphore's next:<owner>) wakes it alone, wherever it is in the queue", async () => {
     const a = notifier.join('c', Infinity);
     const b = notifier.join('c', Infinity);
     expect([notifier.claim(a, 'me:1'), notifier.claim(b, 'me:2')]).toEqual([false, false]);
@@ -244,7 +244,7 @@ describe('UnlockNotifier', () => {
     await port.settle();
   });
 
-  it('routes grants: ours wakes our first waiter, another process\'s wakes nobody, an unwanted one is passed on', async () => {
+  it("routes grants: ours wakes our first waiter, another process's wakes nobody, an unwanted one is passed on", async () => {
     let unwanted = 0;
     const a = notifier.join('c', Infinity, false, () => unwanted++);
     const b = notifier.join('c', Infinity);

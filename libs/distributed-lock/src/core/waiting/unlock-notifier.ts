@@ -168,7 +168,17 @@ export class UnlockNotifier {
   join(channel: string, deadline: number, shared = false, withdraw?: () => void): Waiter {
     let state = this.channels.get(channel);
     if (!state) {
-      state = { channel, waiters: [], subscribed: false, operations: Promise.resolve(), pendingOperations: 0, handoverStreak: 0, turnStartedAt: 0, withdraw: undefined, unclaimed: new Set() };
+      state = {
+        channel,
+        waiters: [],
+        subscribed: false,
+        operations: Promise.resolve(),
+        pendingOperations: 0,
+        handoverStreak: 0,
+        turnStartedAt: 0,
+        withdraw: undefined,
+        unclaimed: new Set(),
+      };
       this.channels.set(channel, state);
     }
     if (withdraw) state.withdraw = withdraw;
