@@ -87,8 +87,9 @@ export class Acquisition {
     if (this.willWait && this.handsOverToMe() && engine.notifier.waiterCount(lock.channel) > 0 && !engine.held.find(this.owner, lock)?.active) {
       return this.waitFor(0, undefined);
     }
-    let first: (AttemptResult & { startedAt: number }) | undefined;
+    let first: AttemptResult | undefined;
     let firstError: LockBackendError | undefined;
+    const startedAt = monotonicNow();
     try {
       first = await this.attemptOnce();
     } catch (error) {
@@ -97,7 +98,7 @@ export class Acquisition {
       if (!(error instanceof LockBackendError) || !this.willWait) throw error;
       firstError = error;
     }
-    if (first?.acquired) return this.granted(first, first.startedAt);
+    if (first?.acquired) return this.granted(first, startedAt);
     if (first && !this.willWait) return this.timedOut(first.ttl);
     return this.waitFor(first?.ttl ?? 0, firstError);
   }
@@ -142,6 +143,7 @@ export class Acquisition {
         }
         if (attemptNow) {
           try {
+            const startedAt = monotonicNow();
             const result = await this.attemptOnce();
             lastError = undefined;
             failures = 0;
@@ -149,7 +151,7 @@ export class Acquisition {
             if (result.acquired) {
               acquired = true;
               engine.events.emit('waited', { name: lock.name, kind: lock.kind, waitedMs: this.waited() });
-              return await this.granted(result, result.startedAt);
+              return await this.granted(result, startedAt);
             }
             ttl = result.ttl;
           } catch (error) {
@@ -197,11 +199,11 @@ export class Acquisition {
   /**
    * One bounded attempt. If it is abandoned (operation timeout, caller abort) and Redis grants it
    * after all, the late grant is released again so that nobody sits out a lease nobody holds.
+   * The caller notes when it started the attempt: a grant's lease counts from then.
    */
-  private async attemptOnce(): Promise<AttemptResult & { startedAt: number }> {
+  private async attemptOnce(): Promise<AttemptResult> {
     const { engine, lock, signal } = this;
     engine.assertOpen(`acquire lock "${lock.name}"`);
-    const startedAt = monotonicNow();
     const pending = lock.attempt({
       owner: this.owner,
       leaseMs: this.leaseMs,
@@ -211,8 +213,7 @@ export class Acquisition {
       queued: this.queued,
     });
     try {
-      const result = await engine.roundTrips.bounded(pending, signal);
-      return { ...result, startedAt };
+      return await engine.roundTrips.bounded(pending, signal);
     } catch (error) {
       if (error instanceof AbandonedOperation) {
         pending.then(

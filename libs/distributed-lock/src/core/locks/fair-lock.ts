@@ -58,7 +58,7 @@ export class FairLock extends SingleNodeLock {
       watchdog,
     });
     if (first <= 0) return { acquired: false, ttl: second };
-    await this.confirmGrant(owner, replicaAck);
+    if (replicaAck) await this.confirmGrant(owner, replicaAck);
     return { acquired: true, token: first, holds: second };
   }
 

@@ -44,7 +44,7 @@ abstract class ReadWriteHalf extends SingleNodeLock {
       );
     }
     if (first <= 0) return { acquired: false, ttl: second };
-    await this.confirmGrant(owner, replicaAck);
+    if (replicaAck) await this.confirmGrant(owner, replicaAck);
     return { acquired: true, token: first, holds: second };
   }
 

@@ -48,7 +48,7 @@ export class ReentrantLock extends SingleNodeLock implements LockHandover {
       watchdog,
     });
     if (first <= 0) return { acquired: false, ttl: second };
-    await this.confirmGrant(owner, replicaAck);
+    if (replicaAck) await this.confirmGrant(owner, replicaAck);
     return { acquired: true, token: first, holds: second };
   }
 
