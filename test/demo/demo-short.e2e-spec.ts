@@ -1,6 +1,7 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -59,4 +60,58 @@ describe('npm run demo -- --short (the CI form of the main job)', () => {
     expect(stdout).toContain('Experiment 2');
     expect(stderr).not.toMatch(/Unhandled|ERR_/);
   }, 180_000);
+});
+
+/** Whether something accepts connections on the loopback port. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+describe('npm run demo, stopped by SIGTERM (a supervisor, a CI timeout)', () => {
+  it('stops its app processes and the redis-server it started before it exits', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'dlock-demo-sigterm-'));
+    const child = spawn(process.execPath, [join(ROOT, 'dist/apps/inventory-demo/main.js'), '--short', '--experiments', '2', '--out', out], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
+    let output = '';
+    // Wait until the servers and both apps are up (the line naming the apps comes after the topology's).
+    const ports = await new Promise<number[]>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        const redis = /REDIS_PORT=(\d+)/.exec(output);
+        const apps = /inventory processes: (.+)\n/.exec(output);
+        if (redis && apps) resolve([Number(redis[1]), ...[...apps[1]!.matchAll(/:(\d+)/g)].map((m) => Number(m[1]))]);
+      });
+      void exited.then(() => reject(new Error(`the demo exited before it was up:\n${output}`)));
+    });
+    expect(ports).toHaveLength(3);
+    try {
+      child.kill('SIGTERM');
+      const { code, signal } = await exited;
+      // Killed by the signal itself (no handler), it would leave its redis-server and apps running.
+      expect({ code, signal }).toEqual({ code: 143, signal: null });
+      expect(await Promise.all(ports.map(listening))).toEqual([false, false, false]);
+    } finally {
+      // The control (no SIGTERM handler) leaves the apps and the redis-server behind: the demo runs in
+      // a process group of its own, so everything it started goes with the group, whatever happened.
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // the group is empty: the expected case
+      }
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

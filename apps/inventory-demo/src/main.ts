@@ -85,7 +85,9 @@ async function main(): Promise<number> {
     closeHttpClient();
     await topology?.stop();
   };
+  // Interrupted (Ctrl-C, or a SIGTERM from a supervisor): stop the apps and the servers started here first.
   process.once('SIGINT', () => void stop().then(() => process.exit(130)));
+  process.once('SIGTERM', () => void stop().then(() => process.exit(143)));
 
   try {
     const env: Record<string, string> = {
