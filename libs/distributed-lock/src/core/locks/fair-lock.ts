@@ -1,11 +1,8 @@
-import type { ReplicaAck } from '../config/replica-ack.js';
-import type { RenewResult } from '../engine/lease-resource.js';
 import type { LockEngine } from '../engine/lock-engine.js';
 import { fairAcquire } from '../scripts/fair-acquire.script.js';
 import { fairLeave } from '../scripts/fair-leave.script.js';
-import { ExclusiveHash } from './exclusive-hash.js';
+import { ExclusiveHashLock } from './exclusive-hash-lock.js';
 import type { AttemptArgs, AttemptResult } from './lock-kind.js';
-import { SingleNodeLock } from './single-node-lock.js';
 
 /** How long a queued waiter's place survives without being refreshed, by default. */
 export const DEFAULT_FAIR_QUEUE_TIMEOUT_MS = 5_000;
@@ -24,9 +21,8 @@ export const DEFAULT_FAIR_QUEUE_TIMEOUT_MS = 5_000;
  *   ExclusiveHash), on its own key (`<prefix>{name}:fair`), so a fair and a plain lock of the same
  *   name are different locks. No hand-over: the queue in Redis decides who is next.
  */
-export class FairLock extends SingleNodeLock {
+export class FairLock extends ExclusiveHashLock {
   readonly kind = 'fair' as const;
-  private readonly hash: ExclusiveHash;
   private readonly queueKey: string;
   private readonly queueDeadlinesKey: string;
 
@@ -35,8 +31,7 @@ export class FairLock extends SingleNodeLock {
     name: string,
     readonly queueTimeoutMs = DEFAULT_FAIR_QUEUE_TIMEOUT_MS,
   ) {
-    super(engine, name, ':fair');
-    this.hash = new ExclusiveHash(engine, { lock: this.id, fence: this.fenceKey, channel: this.channel }, false);
+    super(engine, name, ':fair', false);
     this.queueKey = `${this.id}:queue`;
     this.queueDeadlinesKey = `${this.id}:queue-deadlines`;
   }
@@ -75,35 +70,8 @@ export class FairLock extends SingleNodeLock {
     );
   }
 
-  async renew(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<RenewResult> {
-    return this.confirmRenewal((await this.hash.renew(owner, leaseMs)) === 1, leaseMs, replicaAck);
-  }
-
   release(owner: string, all: boolean, expectedHolds?: number): Promise<number> {
     return this.hash.release(owner, all, expectedHolds, false);
-  }
-
-  async adjustHolds(owner: string, holds: number): Promise<void> {
-    await this.hash.adjust(owner, holds);
-  }
-
-  isLocked(): Promise<boolean> {
-    return this.query('isLocked', () => this.hash.exists());
-  }
-
-  async getHoldCount(): Promise<number> {
-    const owner = this.ownerByName();
-    return owner ? this.query('getHoldCount', () => this.hash.holdsOf(owner)) : 0;
-  }
-
-  remainTimeToLive(): Promise<number> {
-    return this.query('remainTimeToLive', () => this.hash.pttl());
-  }
-
-  async forceUnlock(): Promise<boolean> {
-    const deleted = await this.query('forceUnlock', () => this.hash.forceDelete());
-    this.engine.markResourceLost(this, 'force-unlocked');
-    return deleted;
   }
 
   /** Waiters queued right now (live or not yet dropped), for monitoring. */

@@ -1,14 +1,11 @@
-import type { ReplicaAck } from '../config/replica-ack.js';
-import type { HandOverArgs, LockHandover, RenewResult } from '../engine/lease-resource.js';
+import type { HandOverArgs, LockHandover } from '../engine/lease-resource.js';
 import type { LockEngine } from '../engine/lock-engine.js';
-import type { ExclusiveKeys } from '../scripts/exclusive-keys.js';
 import { reentrantAcquire } from '../scripts/reentrant-acquire.script.js';
 import { reentrantHandover } from '../scripts/reentrant-handover.script.js';
 import { reentrantWithdraw } from '../scripts/reentrant-withdraw.script.js';
 import { GRANT_LEASE_MS } from '../waiting/unlock-notifier.js';
-import { ExclusiveHash } from './exclusive-hash.js';
+import { ExclusiveHashLock } from './exclusive-hash-lock.js';
 import type { AttemptArgs, AttemptResult } from './lock-kind.js';
-import { SingleNodeLock } from './single-node-lock.js';
 
 /**
  * Redisson's RLock: an exclusive lock that its owner (a lock context) may take again. Each
@@ -19,15 +16,11 @@ import { SingleNodeLock } from './single-node-lock.js';
  * It hands over (LockHandover): a release gives the lock straight to a waiting caller of the same
  * process, and waiting processes are marked in the lock's hash so that they take turns.
  */
-export class ReentrantLock extends SingleNodeLock implements LockHandover {
+export class ReentrantLock extends ExclusiveHashLock implements LockHandover {
   readonly kind = 'reentrant' as const;
-  private readonly keys: ExclusiveKeys;
-  private readonly hash: ExclusiveHash;
 
   constructor(engine: LockEngine, name: string) {
-    super(engine, name);
-    this.keys = { lock: this.id, fence: this.fenceKey, channel: this.channel };
-    this.hash = new ExclusiveHash(engine, this.keys, true);
+    super(engine, name, '', true);
   }
 
   /** It hands over: the capability is the lock itself (handOver, withdraw). */
@@ -52,35 +45,8 @@ export class ReentrantLock extends SingleNodeLock implements LockHandover {
     return { acquired: true, token: first, holds: second };
   }
 
-  async renew(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<RenewResult> {
-    return this.confirmRenewal((await this.hash.renew(owner, leaseMs)) === 1, leaseMs, replicaAck);
-  }
-
   release(owner: string, all: boolean, expectedHolds?: number): Promise<number> {
     return this.hash.release(owner, all, expectedHolds, this.engine.notifier.waiterCount(this.channel) > 0);
-  }
-
-  async adjustHolds(owner: string, holds: number): Promise<void> {
-    await this.hash.adjust(owner, holds);
-  }
-
-  isLocked(): Promise<boolean> {
-    return this.query('isLocked', () => this.hash.exists());
-  }
-
-  async getHoldCount(): Promise<number> {
-    const owner = this.ownerByName();
-    return owner ? this.query('getHoldCount', () => this.hash.holdsOf(owner)) : 0;
-  }
-
-  remainTimeToLive(): Promise<number> {
-    return this.query('remainTimeToLive', () => this.hash.pttl());
-  }
-
-  async forceUnlock(): Promise<boolean> {
-    const deleted = await this.query('forceUnlock', () => this.hash.forceDelete());
-    this.engine.markResourceLost(this, 'force-unlocked');
-    return deleted;
   }
 
   /** @internal See LockHandover. */
