@@ -15,6 +15,7 @@ import { RedisServer } from 'redis-topology';
 import { ADAPTERS, adapterById, CouldNotRun, LEASE_MS, SEMAPHORE_PERMITS, type LockAdapter, type RedisTarget } from './adapters/index.js';
 import { cpuTimes, machineInfo, stealPercent } from './machine.js';
 import { parseOptions, USAGE, type BenchOptions, type BenchScenario } from './options.js';
+import { stopOnInterrupt } from './interrupt.js';
 import { installedVersion } from './paths.js';
 import { consoleReport, formatRun, writeReport } from './report.js';
 import { runScaling } from './scaling/run-scaling.js';
@@ -287,16 +288,7 @@ async function runComparison(options: BenchOptions, argv: string[]): Promise<num
   const startedAt = new Date().toISOString();
   const cpuAtStart = cpuTimes();
   const bench = new Bench(options);
-  let interrupted = false;
-  const onSignal = (): void => {
-    if (interrupted) return;
-    interrupted = true;
-    console.error('\ninterrupted: stopping everything this benchmark started');
-    void bench.stop().finally(() => process.exit(130));
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  process.once('exit', () => bench.killNow());
+  const ignoreInterrupts = stopOnInterrupt(bench, 'this benchmark');
 
   try {
     await bench.start();
@@ -356,8 +348,7 @@ async function runComparison(options: BenchOptions, argv: string[]): Promise<num
     }
     return 0;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    ignoreInterrupts();
     await bench.stop();
   }
 }

@@ -1,4 +1,5 @@
 import { adapterById, ADAPTERS } from '../adapters/index.js';
+import { stopOnInterrupt } from '../interrupt.js';
 import { cpuTimes, machineInfo, stealPercent } from '../machine.js';
 import type { BenchOptions } from '../options.js';
 import { installedVersion } from '../paths.js';
@@ -17,16 +18,7 @@ export async function runScaling(options: BenchOptions, command: string): Promis
   const startedAt = new Date().toISOString();
   const cpuAtStart = cpuTimes();
   const bench = new ScalingBench(options);
-  let interrupted = false;
-  const onSignal = (): void => {
-    if (interrupted) return;
-    interrupted = true;
-    console.error('\ninterrupted: stopping everything the scaling set started');
-    void bench.stop().finally(() => process.exit(130));
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  process.once('exit', () => bench.killNow());
+  const ignoreInterrupts = stopOnInterrupt(bench, 'the scaling set');
   try {
     await bench.start();
     const machine = machineInfo(await bench.redisVersion());
@@ -84,8 +76,7 @@ export async function runScaling(options: BenchOptions, command: string): Promis
     }
     return 0;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    ignoreInterrupts();
     await bench.stop();
   }
 }
