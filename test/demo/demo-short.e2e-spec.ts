@@ -83,9 +83,10 @@ describe('npm run demo, stopped by SIGTERM (a supervisor, a CI timeout)', () => 
       detached: true,
     });
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-      child.once('exit', (code, signal) => resolve({ code, signal })),
+      child.once('close', (code, signal) => resolve({ code, signal })),
     );
     let output = '';
+    // 'close': the demo has exited and its output pipes are closed, so nothing of it outlives the test.
     // Wait until the servers and both apps are up (the line naming the apps comes after the topology's).
     const ports = await new Promise<number[]>((resolve, reject) => {
       child.stdout.on('data', (chunk: Buffer) => {
