@@ -11,11 +11,11 @@
  * latest.md and latest.svg to --out. Exits non-zero if a correct lock lost an update or a run failed.
  */
 import { Redis } from 'ioredis';
-import { RedisServer } from 'redis-topology';
 import { ADAPTERS, adapterById, CouldNotRun, LEASE_MS, SEMAPHORE_PERMITS, type LockAdapter, type RedisTarget } from './adapters/index.js';
 import { cpuTimes, machineInfo, stealPercent } from './machine.js';
 import { parseOptions, USAGE, type BenchOptions, type BenchScenario } from './options.js';
-import { stopOnInterrupt } from './interrupt.js';
+import { BenchServer } from './bench-server.js';
+import { concludeRun, stopOnInterrupt } from './run-lifecycle.js';
 import { installedVersion } from './paths.js';
 import { consoleReport, formatRun, writeReport } from './report.js';
 import { runScaling } from './scaling/run-scaling.js';
@@ -69,11 +69,9 @@ function commandLine(argv: string[]): string {
 }
 
 class Bench {
-  private server: RedisServer | undefined;
-  private admin: Redis | undefined;
+  private redis: BenchServer | undefined;
   private pool: ContendedPool | undefined;
   private app: DecoratorApp | undefined;
-  private target!: RedisTarget;
   private readonly runs = new Map<string, RoundRun[]>();
   /** Rows known not to run here: skipped after their first attempt, with the reason. */
   private readonly couldNotRun = new Map<string, string>();
@@ -90,11 +88,17 @@ class Bench {
     this.runs.get(key)!.push(run);
   }
 
+  private get admin(): Redis | undefined {
+    return this.redis?.admin;
+  }
+
+  private get target(): RedisTarget {
+    return this.redis!.target;
+  }
+
   async start(): Promise<void> {
-    this.server = await RedisServer.start();
-    this.target = { host: this.server.host, port: this.server.port };
-    this.admin = new Redis({ host: this.target.host, port: this.target.port });
-    console.log(`redis-server ${await this.redisVersion()} started on ${this.server.host}:${this.server.port}`);
+    this.redis = await BenchServer.start();
+    console.log(`redis-server ${await this.redisVersion()} started on ${this.target.host}:${this.target.port}`);
     if (this.options.scenarios.includes('contended') || this.options.scenarios.includes('semaphore')) {
       this.pool = new ContendedPool(this.options.contendedProcesses);
       this.pool.start();
@@ -105,26 +109,21 @@ class Bench {
     }
   }
 
-  async redisVersion(): Promise<string> {
-    const info = await this.admin!.info('server');
-    return /redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown';
+  redisVersion(): Promise<string> {
+    return this.redis!.version();
   }
 
   async stop(): Promise<void> {
     await this.pool?.stop().catch(() => undefined);
     await this.app?.stop().catch(() => undefined);
-    this.admin?.disconnect();
-    if (this.server) {
-      await this.server.stop();
-      this.server.cleanup();
-    }
-    this.server = undefined;
+    await this.redis?.stop();
+    this.redis = undefined;
   }
 
   killNow(): void {
     this.pool?.killNow();
     this.app?.killNow();
-    this.server?.killNow();
+    this.redis?.killNow();
   }
 
   /** Runs one library in one scenario for one round, turning failures into a recorded status. */
@@ -339,14 +338,7 @@ async function runComparison(options: BenchOptions, argv: string[]): Promise<num
     report.targets = judgeTargets(report);
     report.comparisons = compareSemaphores(report);
     Object.assign(report, findProblems(report, MUST_BE_CORRECT));
-    console.log(`\n${consoleReport(report)}`);
-    const files = writeReport(options.out, report);
-    console.log(`\nresults: ${files.join(', ')}`);
-    if (report.failures.length) {
-      console.error(`\nFAILED: ${report.failures.join('; ')}`);
-      return 1;
-    }
-    return 0;
+    return concludeRun(consoleReport(report), writeReport(options.out, report), report.failures);
   } finally {
     ignoreInterrupts();
     await bench.stop();

@@ -65,7 +65,8 @@ export interface LibrarySettings {
   settings: Record<string, string | number | boolean>;
 }
 
-export interface BenchReport {
+/** What every report of a run (the comparison, the scaling set) starts with: when, how, where. */
+export interface RunHeader {
   schema: 1;
   startedAt: string;
   finishedAt: string;
@@ -74,6 +75,9 @@ export interface BenchReport {
   rounds: number;
   machine: MachineInfo;
   method: Record<string, string | number>;
+}
+
+export interface BenchReport extends RunHeader {
   libraries: LibrarySettings[];
   scenarios: ScenarioResult[];
   targets: Target[];

@@ -1,5 +1,4 @@
-import type { MachineInfo } from '../machine.js';
-import type { Row } from '../results.js';
+import type { Row, RunHeader } from '../results.js';
 import type { ScalingCurve } from './curves.js';
 import type { CurvePoint, MetricSpec } from './specs.js';
 
@@ -32,16 +31,8 @@ export interface ScalingLibrary {
   renewal?: string;
 }
 
-export interface ScalingReport {
-  schema: 1;
+export interface ScalingReport extends RunHeader {
   kind: 'scaling';
-  startedAt: string;
-  finishedAt: string;
-  command: string;
-  short: boolean;
-  rounds: number;
-  machine: MachineInfo;
-  method: Record<string, string | number>;
   libraries: ScalingLibrary[];
   curves: CurveResult[];
   /** Lost updates, errors or failed runs of the baseline or of our library (the run exits non-zero). */

@@ -1,5 +1,5 @@
 import { adapterById, ADAPTERS } from '../adapters/index.js';
-import { stopOnInterrupt } from '../interrupt.js';
+import { concludeRun, stopOnInterrupt } from '../run-lifecycle.js';
 import { cpuTimes, machineInfo, stealPercent } from '../machine.js';
 import type { BenchOptions } from '../options.js';
 import { installedVersion } from '../paths.js';
@@ -67,14 +67,7 @@ export async function runScaling(options: BenchOptions, command: string): Promis
       notes: [],
     };
     Object.assign(report, scalingProblems(curves, MUST_BE_CORRECT));
-    console.log(`\n${scalingConsoleReport(report)}`);
-    const files = writeScalingReport(options.out, report);
-    console.log(`\nresults: ${files.join(', ')}`);
-    if (report.failures.length) {
-      console.error(`\nFAILED: ${report.failures.join('; ')}`);
-      return 1;
-    }
-    return 0;
+    return concludeRun(scalingConsoleReport(report), writeScalingReport(options.out, report), report.failures);
   } finally {
     ignoreInterrupts();
     await bench.stop();

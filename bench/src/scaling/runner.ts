@@ -1,5 +1,4 @@
 import { Redis } from 'ioredis';
-import { RedisServer } from 'redis-topology';
 import { adapterById, CouldNotRun, type LockAdapter, type RedisTarget } from '../adapters/index.js';
 import type { BenchOptions } from '../options.js';
 import { makeRow, type RoundRun } from '../results.js';
@@ -8,6 +7,7 @@ import { describeError, type RunOutcome } from '../scenarios/scenario.js';
 import { runCallers } from './callers.js';
 import { SCALING_LIBRARIES, scalingSettings, type ScalingCurve, type ScalingSettings } from './curves.js';
 import { holderFor } from './holders.js';
+import { BenchServer } from '../bench-server.js';
 import { ADMIN_NAME } from './protocol.js';
 import { redisDelta, redisSnapshot } from './redis-probe.js';
 import { seriesStatus, type CurveResult } from './results.js';
@@ -41,10 +41,8 @@ function unsupported(curve: ScalingCurve, adapter: LockAdapter): string | undefi
 /** The scaling set: starts its own redis-server, runs every curve for every library, round after round. */
 export class ScalingBench {
   readonly settings: ScalingSettings;
-  private server: RedisServer | undefined;
-  private admin: Redis | undefined;
+  private redis: BenchServer | undefined;
   private pool: ContendedPool | undefined;
-  private target!: RedisTarget;
   private readonly runs = new Map<string, RoundRun[]>();
   private readonly couldNotRun = new Map<string, string>();
 
@@ -57,36 +55,37 @@ export class ScalingBench {
     return ids.map(adapterById);
   }
 
+  private get admin(): Redis | undefined {
+    return this.redis?.admin;
+  }
+
+  private get target(): RedisTarget {
+    return this.redis!.target;
+  }
+
   async start(): Promise<void> {
-    this.server = await RedisServer.start();
-    this.target = { host: this.server.host, port: this.server.port };
-    this.admin = new Redis({ host: this.target.host, port: this.target.port, connectionName: ADMIN_NAME });
-    await this.admin.ping();
+    this.redis = await BenchServer.start(ADMIN_NAME);
     if (this.options.curves.includes('processes')) {
       this.pool = new ContendedPool(Math.max(...this.settings.processes.points));
       this.pool.start();
     }
   }
 
-  async redisVersion(): Promise<string> {
-    return /redis_version:(\S+)/.exec(await this.admin!.info('server'))?.[1] ?? 'unknown';
+  redisVersion(): Promise<string> {
+    return this.redis!.version();
   }
 
   async stop(): Promise<void> {
     killWorkers();
     await this.pool?.stop().catch(() => undefined);
-    this.admin?.disconnect();
-    if (this.server) {
-      await this.server.stop();
-      this.server.cleanup();
-    }
-    this.server = undefined;
+    await this.redis?.stop();
+    this.redis = undefined;
   }
 
   killNow(): void {
     killWorkers();
     this.pool?.killNow();
-    this.server?.killNow();
+    this.redis?.killNow();
   }
 
   async round(round: number): Promise<void> {

@@ -27,3 +27,15 @@ export function stopOnInterrupt(run: Stoppable, what: string): () => void {
     process.off('SIGTERM', onSignal);
   };
 }
+
+/**
+ * The end of a run: prints its report and where the files went, and the failures if any; the exit
+ * code (1 when our library or the baseline failed a check, else 0).
+ */
+export function concludeRun(consoleText: string, files: string[], failures: string[]): number {
+  console.log(`\n${consoleText}`);
+  console.log(`\nresults: ${files.join(', ')}`);
+  if (failures.length === 0) return 0;
+  console.error(`\nFAILED: ${failures.join('; ')}`);
+  return 1;
+}
