@@ -11,6 +11,7 @@ import { HeldLocks } from './held-locks.js';
 import { HoldTimes } from './hold-times.js';
 import type { LeaseResource, RenewResult } from './lease-resource.js';
 import { LeaseKeeper } from './lease-keeper.js';
+import { registryKey } from './registry-key.js';
 import { ReleaseProtocol } from './release-protocol.js';
 import { AbandonedOperation, RoundTrips } from './round-trips.js';
 
@@ -89,7 +90,7 @@ describe('HeldLocks', () => {
     const outside = heldOn(resource, { owner: 'me:2', outsideContext: true });
     registry.add(inside);
     registry.add(outside);
-    expect(registry.find('me:1', resource)).toBe(inside);
+    expect(registry.find(registryKey('me:1', resource))).toBe(inside);
     expect(registry.heldOutsideContext(resource)).toEqual([outside]);
     expect(registry.holdersOf(resource)).toHaveLength(2);
     registry.remove(outside);
@@ -100,12 +101,14 @@ describe('HeldLocks', () => {
   it('counts acquisitions in flight per owner and lock', () => {
     const registry = new HeldLocks();
     const resource = new ScriptedResource();
-    const one = registry.beginAcquisition('me:1', resource);
-    const two = registry.beginAcquisition('me:1', resource);
-    expect(registry.acquisitionsInFlight('me:1', resource)).toBe(2);
+    const key = registryKey('me:1', resource);
+    const one = registry.beginAcquisition(key);
+    const two = registry.beginAcquisition(key);
+    expect(registry.acquisitionsInFlight(key)).toBe(2);
+    expect(registry.acquisitionsInFlight(registryKey('me:2', resource))).toBe(0);
     one();
     two();
-    expect(registry.acquisitionsInFlight('me:1', resource)).toBe(0);
+    expect(registry.acquisitionsInFlight(key)).toBe(0);
   });
 });
 

@@ -1,6 +1,7 @@
 import type { ReplicaAck } from '../config/replica-ack.js';
 import type { LockLostError } from '../errors/lock-lost.error.js';
 import type { LeaseResource } from './lease-resource.js';
+import { registryKey, type RegistryKey } from './registry-key.js';
 
 /** What a grant establishes for one owner of one lock (see HeldLock). */
 export interface HeldLockTerms {
@@ -28,6 +29,8 @@ export interface HeldLockTerms {
 export class HeldLock {
   readonly resource: LeaseResource;
   readonly owner: string;
+  /** Where the registry files it (owner and lock). */
+  readonly key: RegistryKey;
   readonly token: number;
   readonly acquiredAt: number;
   readonly replicaAck: ReplicaAck | undefined;
@@ -48,6 +51,7 @@ export class HeldLock {
   constructor(terms: HeldLockTerms) {
     this.resource = terms.resource;
     this.owner = terms.owner;
+    this.key = registryKey(terms.owner, terms.resource);
     this.token = terms.token;
     this.acquiredAt = terms.acquiredAt;
     this.replicaAck = terms.replicaAck;

@@ -1,14 +1,15 @@
 import type { HeldLock } from './held-lock.js';
 import type { LeaseResource } from './lease-resource.js';
+import type { RegistryKey } from './registry-key.js';
 
 /**
  * The locks this process holds, by owner and lock, and the acquisitions in flight. Only bookkeeping:
  * what a lock is held for, and what happens when it ends, is the engine's (see LockEngine).
  */
 export class HeldLocks {
-  private readonly byOwner = new Map<string, HeldLock>();
+  private readonly byOwner = new Map<RegistryKey, HeldLock>();
   /** Acquisitions in flight per owner and lock, to tell a phantom grant from a concurrent real one. */
-  private readonly inFlight = new Map<string, number>();
+  private readonly inFlight = new Map<RegistryKey, number>();
 
   get size(): number {
     return this.byOwner.size;
@@ -25,8 +26,9 @@ export class HeldLocks {
     return counts;
   }
 
-  find(owner: string, resource: LeaseResource): HeldLock | undefined {
-    return this.byOwner.get(ownerKey(owner, resource));
+  /** The lock `key` (see registryKey) names, if its owner holds it. */
+  find(key: RegistryKey): HeldLock | undefined {
+    return this.byOwner.get(key);
   }
 
   /** Every holder of `resource` in this process (several owners only for a shared read lock). */
@@ -43,17 +45,15 @@ export class HeldLocks {
   }
 
   add(held: HeldLock): void {
-    this.byOwner.set(ownerKey(held.owner, held.resource), held);
+    this.byOwner.set(held.key, held);
   }
 
   remove(held: HeldLock): void {
-    const key = ownerKey(held.owner, held.resource);
-    if (this.byOwner.get(key) === held) this.byOwner.delete(key);
+    if (this.byOwner.get(held.key) === held) this.byOwner.delete(held.key);
   }
 
-  /** Counts an acquisition by `owner` of `resource` as in flight until the returned function is called. */
-  beginAcquisition(owner: string, resource: LeaseResource): () => void {
-    const key = ownerKey(owner, resource);
+  /** Counts an acquisition of the owner and lock `key` names as in flight until the returned function is called. */
+  beginAcquisition(key: RegistryKey): () => void {
     this.inFlight.set(key, (this.inFlight.get(key) ?? 0) + 1);
     return () => {
       const left = (this.inFlight.get(key) ?? 1) - 1;
@@ -62,16 +62,8 @@ export class HeldLocks {
     };
   }
 
-  /** Acquisitions by `owner` of `resource` in flight right now (the caller's included, if counted). */
-  acquisitionsInFlight(owner: string, resource: LeaseResource): number {
-    return this.inFlight.get(ownerKey(owner, resource)) ?? 0;
+  /** Acquisitions of the owner and lock `key` names in flight right now (the caller's included, if counted). */
+  acquisitionsInFlight(key: RegistryKey): number {
+    return this.inFlight.get(key) ?? 0;
   }
-}
-
-function lockKey(resource: LeaseResource): string {
-  return `${resource.kind}\u0000${resource.id}`;
-}
-
-function ownerKey(owner: string, resource: LeaseResource): string {
-  return `${owner}\u0000${lockKey(resource)}`;
 }

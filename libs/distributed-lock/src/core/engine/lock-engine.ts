@@ -13,6 +13,7 @@ import { BackgroundWork } from './background-work.js';
 import { HeldLock } from './held-lock.js';
 import { HeldLocks } from './held-locks.js';
 import { HoldTimes } from './hold-times.js';
+import type { RegistryKey } from './registry-key.js';
 import type { LeaseResource } from './lease-resource.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { HeldLockHandle, type LockReleaser } from './lock-handle.js';
@@ -47,6 +48,8 @@ export interface Owner {
 export interface Grant {
   readonly resource: LeaseResource;
   readonly owner: Owner;
+  /** registryKey(owner.id, resource), as the acquisition computed it. */
+  readonly key: RegistryKey;
   readonly token: number;
   readonly holds: number;
   readonly leaseMs: number;
@@ -199,7 +202,7 @@ export class LockEngine implements LockReleaser {
       throw new LockClientClosedError(`acquire lock "${resource.name}"`);
     }
     const validUntil = grant.startedAt + grant.validityMs;
-    let held = this.held.find(owner.id, resource);
+    let held = this.held.find(grant.key);
     if (held && held.token !== grant.token) {
       // Redis granted a new lifetime: the one we remember expired there before our timer noticed.
       this.markLost(held, 'lease-expired');

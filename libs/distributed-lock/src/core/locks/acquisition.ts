@@ -1,6 +1,7 @@
 import type { ReplicaAck } from '../config/replica-ack.js';
 import type { LockEngine, Owner } from '../engine/lock-engine.js';
 import type { HeldLockHandle } from '../engine/lock-handle.js';
+import { registryKey, type RegistryKey } from '../engine/registry-key.js';
 import { AbandonedOperation } from '../engine/round-trips.js';
 import { DistributedLockError } from '../errors/distributed-lock.error.js';
 import { LockAcquireAbortedError } from '../errors/lock-acquire-aborted.error.js';
@@ -27,6 +28,8 @@ export type AcquireOutcome = HeldLockHandle | { ttl: number };
  */
 export class Acquisition {
   private readonly owner: string;
+  /** This owner's hold on this lock in the registry of held locks. */
+  private readonly key: RegistryKey;
   private readonly leaseMs: number;
   private readonly watchdog: boolean;
   private readonly replicaAck: ReplicaAck | undefined;
@@ -46,6 +49,7 @@ export class Acquisition {
     request: AcquireRequest,
   ) {
     this.owner = who.id;
+    this.key = registryKey(who.id, lock);
     this.leaseMs = request.leaseMs ?? engine.settings.watchdogTimeoutMs;
     this.watchdog = request.leaseMs === undefined;
     this.replicaAck = request.replicaAck === undefined ? engine.settings.replicaAck : (request.replicaAck ?? undefined);
@@ -60,7 +64,7 @@ export class Acquisition {
     engine.assertOpen(`acquire lock "${lock.name}"`);
     if (this.signal?.aborted) throw new LockAcquireAbortedError(lock.name, this.signal.reason);
     engine.instance.announce(); // once per process (see InstanceRegistration)
-    const finished = engine.held.beginAcquisition(this.owner, lock);
+    const finished = engine.held.beginAcquisition(this.key);
     let granted = false;
     try {
       const outcome = await this.attemptOrWait();
@@ -78,13 +82,13 @@ export class Acquisition {
 
   private async attemptOrWait(): Promise<AcquireOutcome> {
     const { engine, lock } = this;
-    const held = engine.held.find(this.owner, lock);
+    const held = engine.held.find(this.key);
     // This owner's last release of this lock had an unknown outcome and is being retried: wait
     // for it, or a re-entry could stack a hold on a lock that was meant to be released.
     if (held?.releasing && !(await engine.releases.settled(held, this.deadline))) return this.timedOut(0);
     // Callers of this process already wait for this lock: queue behind them instead of overtaking them
     // (a release here hands the lock to the first of them). Not when re-entering a lock we hold.
-    if (this.willWait && this.handsOverToMe() && engine.notifier.waiterCount(lock.channel) > 0 && !engine.held.find(this.owner, lock)?.active) {
+    if (this.willWait && this.handsOverToMe() && engine.notifier.waiterCount(lock.channel) > 0 && !engine.held.find(this.key)?.active) {
       return this.waitFor(0, undefined);
     }
     let first: AttemptResult | undefined;
@@ -238,9 +242,9 @@ export class Acquisition {
    */
   private granted(result: Granted, startedAt: number): HeldLockHandle | Promise<HeldLockHandle> {
     const { engine, lock } = this;
-    const held = engine.held.find(this.owner, lock);
+    const held = engine.held.find(this.key);
     const expected = held?.active && held.token === result.token ? held.holds + 1 : 1;
-    if (result.holds > expected && engine.held.acquisitionsInFlight(this.owner, lock) <= 1) {
+    if (result.holds > expected && engine.held.acquisitionsInFlight(this.key) <= 1) {
       return engine.roundTrips.bounded(lock.adjustHolds(this.owner, expected)).then(
         () => this.register(result, expected, startedAt),
         (error: unknown) => {
@@ -257,6 +261,7 @@ export class Acquisition {
     const handle = engine.register({
       resource: lock,
       owner: this.who,
+      key: this.key,
       token: result.token,
       holds,
       leaseMs: this.leaseMs,
@@ -294,8 +299,8 @@ export class Acquisition {
    */
   private async leaveNothingBehind(): Promise<void> {
     const { engine, lock } = this;
-    if (engine.held.acquisitionsInFlight(this.owner, lock) === 0) {
-      if (this.uncertain && !engine.held.find(this.owner, lock)?.active) engine.releases.releaseFor(lock, this.owner);
+    if (engine.held.acquisitionsInFlight(this.key) === 0) {
+      if (this.uncertain && !engine.held.find(this.key)?.active) engine.releases.releaseFor(lock, this.owner);
       if (this.willWait) await lock.abandon(this.owner).catch((error: unknown) => engine.background.report('release', lock.name, error));
     }
     if (this.willWait && engine.notifier.waiterCount(lock.channel) === 0) this.withdraw();

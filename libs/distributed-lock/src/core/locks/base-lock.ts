@@ -3,6 +3,7 @@ import { getLockContext } from '../context/lock-context.js';
 import type { LockHandover, RenewResult } from '../engine/lease-resource.js';
 import type { LockEngine, Owner } from '../engine/lock-engine.js';
 import type { LockHandle } from '../engine/lock-handle.js';
+import { registryKey } from '../engine/registry-key.js';
 import { LockNotHeldError } from '../errors/lock-not-held.error.js';
 import type { LockKind } from '../events/lock-events.js';
 import type { LockInspection } from '../inspection/lock-inspection.js';
@@ -118,7 +119,7 @@ export abstract class BaseLock implements LockKindContract {
   async unlock(): Promise<void> {
     const named = this.engine.byName(this);
     if (named.owner === undefined) throw new LockNotHeldError(this.name, named.why);
-    const held = this.engine.held.find(named.owner, this);
+    const held = this.engine.held.find(registryKey(named.owner, this));
     if (!held)
       throw new LockNotHeldError(
         this.name,

@@ -3,6 +3,7 @@ import { LockQuorumError } from '../errors/lock-quorum.error.js';
 import type { RenewResult } from '../engine/lease-resource.js';
 import type { LockEngine } from '../engine/lock-engine.js';
 import type { LockNode } from '../engine/lock-node.js';
+import { registryKey } from '../engine/registry-key.js';
 import { monotonicNow } from '../util/clock.js';
 import { settleWithin } from '../util/late-timer.js';
 import { GRANT_LEASE_MS } from '../waiting/unlock-notifier.js';
@@ -67,7 +68,7 @@ export class RedLock extends BaseLock {
 
     let token = 0;
     if (success) {
-      const held = this.engine.held.find(owner, this);
+      const held = this.engine.held.find(registryKey(owner, this));
       token = held?.active && Math.max(...granted.map((g) => g.holds)) > 1 ? held.token : Math.max(...granted.map((g) => g.token));
       const raised = await this.onEveryNode((node) => node.run(fenceRaise, { fence: this.fenceKey, lock: this.id, owner, token }));
       success = raised.filter((reply) => reply.ok).length >= this.quorum && leaseMs - (monotonicNow() - startedAt) - redlockDrift(leaseMs) > 0;
