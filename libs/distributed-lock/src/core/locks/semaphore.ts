@@ -201,7 +201,7 @@ export class Semaphore {
       );
     }
     if (first <= 0) return { acquired: false, ttl: second };
-    await confirmGrant(this.engine, this, owner, replicaAck);
+    if (replicaAck) await confirmGrant(this.engine, this, owner, replicaAck);
     return { acquired: true, token: first, holds: 1 };
   }
 

@@ -14,7 +14,7 @@ export abstract class SingleNodeLock extends BaseLock {
    * After a grant: with `replicaAck`, waits for that many replicas to have it; on a shortfall the
    * hold is taken back (it would not survive a failover) and ReplicaAckError is thrown.
    */
-  protected confirmGrant(owner: string, replicaAck: ReplicaAck | undefined): Promise<void> {
+  protected confirmGrant(owner: string, replicaAck: ReplicaAck): Promise<void> {
     return confirmGrant(this.engine, this, owner, replicaAck);
   }
 

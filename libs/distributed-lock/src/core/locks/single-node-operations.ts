@@ -15,11 +15,12 @@ export interface SingleNodeResource {
  * The steps every kind whose state lives on one node shares (the locks of SingleNodeLock, and the
  * semaphore): replica acknowledgement of grants and renewals, and bounded, typed queries.
  *
- * After a grant: with `replicaAck`, waits for that many replicas to have it; on a shortfall the
- * hold is taken back (it would not survive a failover) and ReplicaAckError is thrown.
+ * After a grant, when the caller asked for replica acknowledgement (callers skip the call without
+ * it: nothing to wait for, and no promise on the lock path): waits for that many replicas to have
+ * it; on a shortfall the hold is taken back (it would not survive a failover) and ReplicaAckError is
+ * thrown.
  */
-export async function confirmGrant(engine: LockEngine, resource: SingleNodeResource, owner: string, replicaAck: ReplicaAck | undefined): Promise<void> {
-  if (!replicaAck) return;
+export async function confirmGrant(engine: LockEngine, resource: SingleNodeResource, owner: string, replicaAck: ReplicaAck): Promise<void> {
   const acknowledged = await engine.node.waitForReplicas(resource.id, replicaAck.replicas, replicaAck.timeoutMs);
   if (acknowledged < replicaAck.replicas) {
     await resource.release(owner, false).catch((error: unknown) => engine.background.report('release', resource.name, error));
