@@ -41,6 +41,8 @@ export class Acquisition {
   private queued = false;
   /** An attempt failed with an unknown outcome: it may have been granted without our knowing. */
   private uncertain = false;
+  /** The last attempt given up on before its reply (timeout, abort): Redis may still run it. */
+  private abandoned: Promise<unknown> | undefined;
 
   constructor(
     private readonly lock: LockKindContract,
@@ -220,6 +222,7 @@ export class Acquisition {
       return await engine.roundTrips.bounded(pending, signal);
     } catch (error) {
       if (error instanceof AbandonedOperation) {
+        this.abandoned = pending;
         pending.then(
           (late) => {
             if (late.acquired) engine.background.run('release', lock.name, () => engine.roundTrips.bounded(lock.release(this.owner, false)));
@@ -301,9 +304,22 @@ export class Acquisition {
     const { engine, lock } = this;
     if (engine.held.acquisitionsInFlight(this.key) === 0) {
       if (this.uncertain && !engine.held.find(this.key)?.active) engine.releases.releaseFor(lock, this.owner);
-      if (this.willWait) await lock.abandon(this.owner).catch((error: unknown) => engine.background.report('release', lock.name, error));
+      if (this.willWait && lock.abandon) {
+        await this.abandonedAttemptRan();
+        await lock.abandon(this.owner).catch((error: unknown) => engine.background.report('release', lock.name, error));
+      }
     }
     if (this.willWait && engine.notifier.waiterCount(lock.channel) === 0) this.withdraw();
+  }
+
+  /**
+   * Resolves once the last attempt given up on has run in Redis (or failed, or had no reply within the
+   * operation timeout). Clean-up of what attempts leave behind (a waiting mark, a queue entry) waits for
+   * it: it is not always ahead on the connection, because a script Redis had not cached (after a
+   * restart, a failover) is sent again, as EVAL, after its NOSCRIPT reply, behind what was sent since.
+   */
+  private async abandonedAttemptRan(): Promise<void> {
+    if (this.abandoned) await this.engine.roundTrips.bounded(this.abandoned).catch(() => undefined);
   }
 
   /** Withdraws this process from the lock's waiting processes, in the background; best effort. */
@@ -312,6 +328,7 @@ export class Acquisition {
     const handover = lock.handover;
     if (!handover) return;
     engine.background.run('unmark', lock.name, async () => {
+      await this.abandonedAttemptRan(); // it may mark this process
       // Best effort, but a mark left behind would cost every process a grant that nobody takes (its lease):
       // a failed attempt is retried twice.
       for (let attempt = 0; ; attempt++) {

@@ -58,10 +58,6 @@ export abstract class BaseLock implements LockKindContract {
   abstract renew(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<RenewResult>;
   /** @internal */
   abstract release(owner: string, all: boolean, expectedHolds?: number): Promise<number>;
-  /** @internal See LockKindContract. */
-  abandon(_owner: string): Promise<void> {
-    return Promise.resolve();
-  }
 
   /** Whether anyone holds the lock. */
   abstract isLocked(): Promise<boolean>;

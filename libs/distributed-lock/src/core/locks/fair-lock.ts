@@ -57,7 +57,8 @@ export class FairLock extends ExclusiveHashLock {
     return { acquired: true, token: first, holds: second };
   }
 
-  override async abandon(owner: string): Promise<void> {
+  /** @internal See LockKindContract. */
+  async abandon(owner: string): Promise<void> {
     await this.engine.roundTrips.bounded(
       this.engine.node.run(fairLeave, {
         lock: this.id,

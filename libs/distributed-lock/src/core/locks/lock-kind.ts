@@ -31,9 +31,10 @@ export interface LockKindContract extends LeaseResource {
   adjustHolds(owner: string, holds: number): Promise<void>;
   /**
    * The acquisition ended without the lock and this owner has no other one in flight: drop whatever
-   * the attempts left behind for it (a fair lock's queue entry). Best effort.
+   * the attempts left behind for it (a fair lock's queue entry). Best effort. Kinds whose attempts
+   * leave nothing per owner (the plain lock's mark is per process, see LockHandover) have none.
    */
-  abandon(owner: string): Promise<void>;
+  abandon?(owner: string): Promise<void>;
   /** A shared (read) lock: the waiters queued right behind one that takes it are woken together. */
   readonly shared: boolean;
   /**
