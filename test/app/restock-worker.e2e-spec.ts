@@ -84,7 +84,8 @@ describe('the restock worker with @Leader in a horizontally scaled app (3 proces
     const afterPause = await nextLeader(paused.term!, 'a new leader after the pause');
     expect(afterPause.instance).not.toBe(paused.instance);
     expect(afterPause.at - pausedAt).toBeLessThan(LEASE_MS + 1000);
-    // Resumed, it is told before it acts again (no refused step below) and stands again.
+    // Resumed, it is told before it starts another step, and stands again. (A step the pause caught
+    // half-way, after its leadership check, goes on when it resumes: the term's fencing refuses it.)
     appOf(paused).child.kill('SIGCONT');
     await until(
       () => appOf(paused).log.join('').includes(`No longer leader of "inventory:restock-worker" (term ${paused.term}`),
@@ -123,6 +124,8 @@ describe('the restock worker with @Leader in a horizontally scaled app (3 proces
     expect(instancesPerTerm.size).toBeGreaterThanOrEqual(4);
     const terms = all.map((step) => step.term!);
     expect(terms).toEqual([...terms].sort((a, b) => a - b));
-    expect(refused).toEqual([]);
+    // Refused: at most the one step of the paused leader that the pause caught half-way, never another.
+    expect(refused.filter((step) => step.term !== paused.term || step.instance !== paused.instance)).toEqual([]);
+    expect(refused.length).toBeLessThanOrEqual(1);
   }, 90_000);
 });
