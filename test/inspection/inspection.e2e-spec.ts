@@ -115,6 +115,57 @@ describe.each([
     await written.unlock();
   });
 
+  it('a semaphore: its size and use, each acquisition (process, permits, token, renewal), the callers in line with what they ask; listed, tabled, not force-unlocked', async () => {
+    const [a, b, c] = await Promise.all([connect('sem-a'), connect('sem-b'), connect('sem-c')]);
+    const semaphore = (client: LockClient) => client.getSemaphore('inspect:sem', { permits: 3 });
+    const two = await semaphore(a).acquire(2);
+    const one = await semaphore(b).acquire(1, '5s');
+    const asksTwo = semaphore(c).acquire(2, { waitTime: '10s' });
+    await until(async () => (await semaphore(a).inspect()).waiting.length === 1, 'c to queue');
+
+    const seen = await b.inspect('inspect:sem'); // no kind given: the kind in use under the name
+    expect(seen).toMatchObject({ name: 'inspect:sem', kind: 'semaphore', locked: true, holder: undefined, readers: [], lastToken: one.token });
+    expect(seen.permits).toEqual({ size: 3, used: 3, available: 0 });
+    expect(seen.permitHolders.map((h) => [h.instance.label, h.permits, h.token, h.watchdog, h.holds])).toEqual([
+      [`sem-b@${HERE}`, 1, one.token, false, 1], // the lease that ends first comes first
+      [`sem-a@${HERE}`, 2, two.token, true, 1],
+    ]);
+    expect(seen.permitHolders[1]!.remainingLeaseMs).toBeGreaterThan(20_000);
+    expect(seen.remainingLeaseMs).toBe(seen.permitHolders[1]!.remainingLeaseMs);
+    expect(seen.waiting).toEqual([expect.objectContaining({ position: 1, permits: 2, instance: expect.objectContaining({ label: `sem-c@${HERE}` }) })]);
+    expect(seen.waiting[0]!.owner!.startsWith(`${seen.waiting[0]!.instance.clientId}:`)).toBe(true);
+    expect(seen.waiting[0]!.expiresInMs).toBeGreaterThan(0);
+    expect((await c.inspect('inspect:sem', 'semaphore')).waitingHere).toBe(1);
+
+    expect((await a.list('inspect:sem*')).map((found) => [found.name, found.kind])).toEqual([['inspect:sem', 'semaphore']]);
+    const table = await cli(topology, ['list', 'inspect:sem*']);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(new RegExp(`inspect:sem +semaphore 3/3 +sem-b@${HERE} +1 permit +${one.token} .* lease +1: sem-c@${HERE} \\(2\\)`));
+    expect(table.stdout).toMatch(new RegExp(`sem-a@${HERE} +2 permits +${two.token} .* watchdog`));
+    const details = await cli(topology, ['inspect', 'inspect:sem']);
+    expect(details.stdout).toContain('permits     3 of 3 used, 0 available');
+    expect(details.stdout).toMatch(/waiting +1\. sem-c@.* asks 2 permits/);
+    const refused = await cli(topology, ['force-unlock', 'inspect:sem', '--yes']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('"inspect:sem" is a semaphore');
+    expect((await cli(topology, ['force-unlock', 'inspect:sem', '--kind', 'semaphore'])).code).toBe(2);
+    expect((await semaphore(a).inspect()).permitHolders).toHaveLength(2); // nothing was changed
+
+    await one.release();
+    await two.release();
+    const third = await asksTwo;
+    expect((await semaphore(a).inspect()).permitHolders.map((h) => [h.instance.label, h.permits, h.token])).toEqual([[`sem-c@${HERE}`, 2, third.token]]);
+    await third.release();
+    expect(await semaphore(a).inspect()).toMatchObject({
+      locked: false,
+      permitHolders: [],
+      waiting: [],
+      remainingLeaseMs: -2,
+      permits: { size: 3, used: 0, available: 3 },
+    });
+    expect(await a.list('inspect:sem*')).toEqual([]); // a free semaphore is not listed (its size stays in Redis)
+  });
+
   it('list finds held locks by SCAN on every master, by pattern and up to a limit; free locks are not listed', async () => {
     const client = await connect('lister');
     const names = ['list:a', 'list:b', 'list:c', 'list:d', 'list:e', 'list:f'];

@@ -7,13 +7,16 @@ import { lockDetails, lockTable } from './lock-table.js';
 export const USAGE = `Usage: nestjs-distributed-lock <command> [options]
 
 Commands:
-  list [pattern]          held locks whose names match the glob (default *), as a table
-  inspect <name>          one lock: holder, holds, token, lease, renewal, waiters, readers
+  list [pattern]          held locks and semaphores whose names match the glob (default *), as a table
+  inspect <name>          one lock: holder, holds, token, lease, renewal, waiters, readers; or a
+                          semaphore: permits used of its size, each acquisition, callers in line
   watch [pattern]         the list, refreshed like top (Ctrl-C to stop)
   force-unlock <name>     delete a lock whoever holds it, after you type its name to confirm
+                          (not a semaphore: its permits come back through releases and lease ends)
 
 Options:
-  --kind <kind>           reentrant, fair or read-write (inspect, force-unlock; default: the kind in use)
+  --kind <kind>           reentrant, fair, read-write or semaphore (inspect, force-unlock; default: the
+                          kind in use)
   --limit <n>             at most this many locks (list, watch; default 100)
   --interval <duration>   watch: time between refreshes (default 1s)
   --count <n>             watch: stop after n refreshes (default: until Ctrl-C)
@@ -35,7 +38,9 @@ export interface CliIo {
 
 class UsageError extends Error {}
 
-const KINDS: readonly InspectedLockKind[] = ['reentrant', 'fair', 'read-write'];
+const KINDS: readonly InspectedLockKind[] = ['reentrant', 'fair', 'read-write', 'semaphore'];
+const NOT_FOR_SEMAPHORES =
+  "force-unlock deletes locks, not semaphores: a semaphore's permits come back when their holders release them or their leases end (at most the lease: a watchdog lease, 30 s by default, once the holder's process is gone).";
 
 /** Runs one command; resolves the exit code (0 done, 1 failed or not confirmed, 2 bad usage). */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
@@ -84,6 +89,7 @@ function parse(argv: string[]) {
   if (rest.length > 0) throw new UsageError(`Unexpected argument "${rest[0]}".`);
   if ((command === 'inspect' || command === 'force-unlock') && !target) throw new UsageError(`${command} needs a lock name.`);
   if (values.kind !== undefined && !(KINDS as readonly string[]).includes(values.kind)) throw new UsageError(`--kind must be one of ${KINDS.join(', ')}.`);
+  if (command === 'force-unlock' && values.kind === 'semaphore') throw new UsageError(NOT_FOR_SEMAPHORES);
   const positive = (text: string | undefined, flag: string): number | undefined => {
     if (text === undefined) return undefined;
     const value = Number(text);
@@ -154,6 +160,10 @@ async function forceUnlock(client: LockClient, options: Parsed, io: CliIo): Prom
   if (!before.locked) {
     io.stdout.write(`"${name}" is not held: nothing to unlock.\n`);
     return 0;
+  }
+  if (before.kind === 'semaphore') {
+    io.stderr.write(`"${name}" is a semaphore. ${NOT_FOR_SEMAPHORES}\n`);
+    return 1;
   }
   if (!options.yes) {
     const answer = await ask(

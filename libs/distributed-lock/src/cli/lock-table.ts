@@ -20,8 +20,18 @@ function who(holder: LockHolderInfo): string {
   return `${holder.instance.label}${holder.instance.self ? ' (this process)' : ''}${holder.grant ? ' [granted, not yet taken]' : ''}`;
 }
 
+/** A semaphore's use, `3/5 permits`, after its kind. */
+function kindOf(inspection: LockInspection): string {
+  return inspection.permits ? `${inspection.kind} ${inspection.permits.used}/${inspection.permits.size}` : inspection.kind;
+}
+
+/** Holds of a lock; permits of a semaphore's acquisition. */
+function holdsOf(holder: LockHolderInfo): string {
+  return holder.permits === undefined ? String(holder.holds) : `${holder.permits} permit${holder.permits === 1 ? '' : 's'}`;
+}
+
 function waiters(waiting: readonly LockWaiterInfo[], here: number): string {
-  const parts = waiting.map((waiter) => waiter.instance.label);
+  const parts = waiting.map((waiter) => (waiter.permits === undefined ? waiter.instance.label : `${waiter.instance.label} (${waiter.permits})`));
   const shown = parts.length > 3 ? [...parts.slice(0, 3), `+${parts.length - 3}`] : parts;
   const local = here > 0 ? ` (${here} here)` : '';
   return parts.length === 0 ? (here > 0 ? `${here} here` : '-') : `${parts.length}: ${shown.join(', ')}${local}`;
@@ -29,18 +39,23 @@ function waiters(waiting: readonly LockWaiterInfo[], here: number): string {
 
 const HEAD = ['LOCK', 'KIND', 'HOLDER', 'HOLDS', 'TOKEN', 'HELD', 'LEASE LEFT', 'RENEWAL', 'WAITING'];
 
-/** One row per holder: the exclusive holder or writer first, then each reader of a read-write lock. */
+/** Every holder: the exclusive holder or writer first, then each reader, or each of a semaphore's acquisitions. */
+function holdersOf(inspection: LockInspection): LockHolderInfo[] {
+  return [...(inspection.holder ? [inspection.holder] : []), ...inspection.readers, ...inspection.permitHolders];
+}
+
+/** One row per holder (see holdersOf). */
 function rows(inspection: LockInspection): string[][] {
-  const holders = [...(inspection.holder ? [inspection.holder] : []), ...inspection.readers];
+  const holders = holdersOf(inspection);
   const waiting = waiters(inspection.waiting, inspection.waitingHere);
-  if (holders.length === 0) return [[inspection.name, inspection.kind, '-', '-', '-', '-', '-', '-', waiting]];
+  if (holders.length === 0) return [[inspection.name, kindOf(inspection), '-', '-', '-', '-', '-', '-', waiting]];
   return holders.map((holder, i) => {
     const role = inspection.kind === 'read-write' ? (holder === inspection.holder ? 'writer ' : 'reader ') : '';
     return [
       i === 0 ? inspection.name : '',
-      i === 0 ? inspection.kind : '',
+      i === 0 ? kindOf(inspection) : '',
       `${role}${who(holder)}`,
-      String(holder.holds),
+      holdsOf(holder),
       String(holder.token),
       formatDuration(holder.heldForMs),
       formatDuration(holder.remainingLeaseMs),
@@ -66,15 +81,21 @@ export function lockTable(inspections: readonly LockInspection[]): string {
 /** The detailed view of one lock, as `inspect` prints it. */
 export function lockDetails(inspection: LockInspection): string {
   const lines = [`lock        ${inspection.name} (${inspection.kind})`];
+  if (inspection.permits) {
+    const { size, used, available } = inspection.permits;
+    lines.push(`permits     ${used} of ${size} used, ${available} available`);
+  }
   const holderLine = (label: string, holder: LockHolderInfo): string =>
-    `${label.padEnd(12)}${who(holder)}  owner ${holder.owner}  holds ${holder.holds}  token ${holder.token}  held ${formatDuration(holder.heldForMs)}  lease left ${formatDuration(holder.remainingLeaseMs)}  ${renewal(holder)}`;
+    `${label.padEnd(12)}${who(holder)}  owner ${holder.owner}  ${holder.permits === undefined ? `holds ${holder.holds}` : `permits ${holder.permits}`}  token ${holder.token}  held ${formatDuration(holder.heldForMs)}  lease left ${formatDuration(holder.remainingLeaseMs)}  ${renewal(holder)}`;
   if (!inspection.locked) lines.push('holder      nobody');
   if (inspection.holder) lines.push(holderLine(inspection.kind === 'read-write' ? 'writer' : 'holder', inspection.holder));
   inspection.readers.forEach((reader, i) => lines.push(holderLine(i === 0 ? 'readers' : '', reader)));
+  inspection.permitHolders.forEach((acquisition, i) => lines.push(holderLine(i === 0 ? 'holders' : '', acquisition)));
   if (inspection.waiting.length === 0)
     lines.push(`waiting     ${inspection.waitingHere > 0 ? `${inspection.waitingHere} caller(s) of this process` : 'nobody'}`);
   inspection.waiting.forEach((waiter, i) => {
-    const detail = waiter.owner === undefined ? '' : `  owner ${waiter.owner}  place expires in ${formatDuration(waiter.expiresInMs)}`;
+    const asks = waiter.permits === undefined ? '' : `  asks ${waiter.permits} permit${waiter.permits === 1 ? '' : 's'}`;
+    const detail = waiter.owner === undefined ? '' : `  owner ${waiter.owner}${asks}  place expires in ${formatDuration(waiter.expiresInMs)}`;
     lines.push(`${(i === 0 ? 'waiting' : '').padEnd(12)}${waiter.position}. ${waiter.instance.label}${detail}`);
   });
   lines.push(`last token  ${inspection.lastToken ?? '-'}`);

@@ -1,3 +1,5 @@
+import type { SemaphoreKeys } from '../scripts/semaphore.lua.js';
+
 /**
  * Key and channel names of one lock. Every name carries the lock name as a `{hash tag}`, so all keys
  * of one lock live in one cluster slot and one script can touch them all; every name starts with the
@@ -22,5 +24,18 @@ export class LockKeys {
   /** The channel the release script publishes on. */
   channel(name: string, variant = ''): string {
     return `${this.prefix}{${name}}${variant}:released`;
+  }
+
+  /** Every key of the semaphore called `name` (its state is `<prefix>{name}:semaphore`). */
+  semaphore(name: string): SemaphoreKeys {
+    const state = this.lock(name, ':semaphore');
+    return {
+      state,
+      holders: `${state}:holders`,
+      queue: `${state}:queue`,
+      queueDeadlines: `${state}:queue-deadlines`,
+      fence: this.fence(name),
+      channel: this.channel(name, ':semaphore'),
+    };
   }
 }

@@ -1,4 +1,4 @@
-import type { ExclusiveState, InspectLockReply, ReadWriteHolderState } from '../scripts/inspect-lock.script.js';
+import type { ExclusiveState, InspectLockReply, QueueState, ReadWriteHolderState, SemaphoreState } from '../scripts/inspect-lock.script.js';
 import type { InspectedLockKind, LockHolderInfo, LockInspection, LockInstanceInfo, LockWaiterInfo } from './lock-inspection.js';
 
 /** The inspect script's reply for one name, with the clients it mentions. */
@@ -18,9 +18,9 @@ export function clientOf(owner: string): string {
   return colon < 0 ? owner : owner.slice(0, colon);
 }
 
-/** Every client id the reply mentions (holders, readers, waiting marks, fair queue), for their labels. */
+/** Every client id the reply mentions (holders, readers, waiting marks, queues), for their labels. */
 export function clientsIn(reply: InspectLockReply): string[] {
-  const [, , plain, fair, queue, readWrite] = reply;
+  const [, , plain, fair, queue, readWrite, semaphore] = reply;
   const clients: string[] = [];
   for (const state of [plain, fair]) {
     if (state.length !== 6) continue;
@@ -32,6 +32,10 @@ export function clientsIn(reply: InspectLockReply): string[] {
     const [writer, readers] = readWrite;
     if (writer.length === 5) clients.push(clientOf(writer[0]));
     for (const reader of readers) clients.push(clientOf(reader[0]));
+  }
+  if (semaphore.length === 4) {
+    for (const acquisition of semaphore[1]) clients.push(clientOf(acquisition[0]));
+    for (let i = 0; i < semaphore[2].length; i += 2) clients.push(clientOf(String(semaphore[2][i])));
   }
   return clients;
 }
@@ -49,6 +53,7 @@ function holder(
   leftMs: number,
   now: number,
   instances: Map<string, LockInstanceInfo>,
+  permits?: number,
 ): LockHolderInfo {
   const value = tokenOf(token);
   const since = Math.floor(value / 1000);
@@ -56,6 +61,7 @@ function holder(
     owner,
     instance: instances.get(clientOf(owner))!,
     holds: holds === null ? 0 : Number(holds),
+    permits,
     token: value,
     heldForMs: since > 0 && since <= now ? now - since : undefined,
     remainingLeaseMs: leftMs,
@@ -69,12 +75,28 @@ function exclusive(
   kind: 'reentrant' | 'fair',
   state: ExclusiveState,
   waiting: LockWaiterInfo[],
-  base: Omit<LockInspection, 'name' | 'kind' | 'locked' | 'holder' | 'readers' | 'remainingLeaseMs' | 'waiting'>,
+  base: Pick<LockInspection, 'waitingHere' | 'lastToken'>,
   now: number,
   instances: Map<string, LockInstanceInfo>,
 ): LockInspection {
   const lock = state.length === 6 && state[0] ? holder(state[0], state[1], state[2], state[3], state[4], now, instances) : undefined;
-  return { name, kind, locked: lock !== undefined, holder: lock, readers: [], remainingLeaseMs: lock ? lock.remainingLeaseMs : -2, waiting, ...base };
+  return {
+    name,
+    kind,
+    locked: lock !== undefined,
+    holder: lock,
+    readers: [],
+    permitHolders: [],
+    permits: undefined,
+    remainingLeaseMs: lock ? lock.remainingLeaseMs : -2,
+    waiting,
+    ...base,
+  };
+}
+
+/** The longest of the holders' leases, or -2 when nobody holds anything. */
+function longestLease(holders: readonly LockHolderInfo[]): number {
+  return holders.length > 0 ? Math.max(...holders.map((h) => h.remainingLeaseMs)) : -2;
 }
 
 /** The plain lock's waiting processes, in arrival order (their marks' numbers). */
@@ -84,20 +106,46 @@ function marks(state: ExclusiveState, instances: Map<string, LockInstanceInfo>):
   for (let i = 0; i < state[5].length; i += 2) pairs.push([state[5][i]!, Number(state[5][i + 1])]);
   return pairs
     .sort((a, b) => a[1] - b[1])
-    .map(([client], i) => ({ position: i + 1, instance: instances.get(client)!, owner: undefined, expiresInMs: undefined }));
+    .map(([client], i) => ({ position: i + 1, instance: instances.get(client)!, owner: undefined, expiresInMs: undefined, permits: undefined }));
 }
 
-function fairQueue(queue: (string | number)[], instances: Map<string, LockInstanceInfo>): LockWaiterInfo[] {
+/** A live queue of callers (fair lock, semaphore); `wants`: the permits each asks for (semaphore). */
+function queued(queue: QueueState, instances: Map<string, LockInstanceInfo>, wants?: string[]): LockWaiterInfo[] {
   const waiting: LockWaiterInfo[] = [];
   for (let i = 0; i < queue.length; i += 2) {
     const owner = String(queue[i]);
-    waiting.push({ position: waiting.length + 1, instance: instances.get(clientOf(owner))!, owner, expiresInMs: Number(queue[i + 1]) });
+    const permits = wants === undefined ? undefined : Number(wants[i / 2] ?? 1);
+    waiting.push({ position: waiting.length + 1, instance: instances.get(clientOf(owner))!, owner, expiresInMs: Number(queue[i + 1]), permits });
   }
   return waiting;
 }
 
+function semaphoreInspection(
+  name: string,
+  state: SemaphoreState,
+  base: Pick<LockInspection, 'waitingHere' | 'lastToken'>,
+  now: number,
+  instances: Map<string, LockInstanceInfo>,
+): LockInspection {
+  const [size, acquisitions, line, wants] = state.length === 4 ? state : [null, [], [], []];
+  const permitHolders = acquisitions.map(([owner, permits, token, renew, leftMs]) => holder(owner, '1', token, renew, leftMs, now, instances, Number(permits)));
+  const used = permitHolders.reduce((sum, h) => sum + h.permits!, 0);
+  return {
+    name,
+    kind: 'semaphore',
+    locked: permitHolders.length > 0,
+    holder: undefined,
+    readers: [],
+    permitHolders,
+    permits: size === null ? undefined : { size: Number(size), used, available: Math.max(0, Number(size) - used) },
+    remainingLeaseMs: longestLease(permitHolders),
+    waiting: queued(line, instances, wants),
+    ...base,
+  };
+}
+
 /**
- * The inspections of every kind of lock kept under one name (plain, fair, read-write), from the
+ * The inspections of every kind kept under one name (plain, fair, read-write, semaphore), from the
  * script's reply and the labels of the clients it mentions.
  */
 export function inspectionsOf(
@@ -105,7 +153,7 @@ export function inspectionsOf(
   instances: Map<string, LockInstanceInfo>,
   waitingHere: WaitingHere,
 ): Record<InspectedLockKind, LockInspection> {
-  const [now, fence, plain, fair, queue, readWrite] = reply;
+  const [now, fence, plain, fair, queue, readWrite, semaphore] = reply;
   const lastToken = fence === null ? undefined : Number(fence);
   const base = (kind: InspectedLockKind) => ({ waitingHere: waitingHere(kind), lastToken });
   let writer: LockHolderInfo | undefined;
@@ -116,20 +164,23 @@ export function inspectionsOf(
     writer = writerState.length === 5 ? toHolder(writerState) : undefined;
     readers = readerStates.map(toHolder);
   }
-  const leases = [writer, ...readers].filter((h): h is LockHolderInfo => h !== undefined).map((h) => h.remainingLeaseMs);
+  const holders = [...(writer ? [writer] : []), ...readers];
   return {
     reentrant: exclusive(name, 'reentrant', plain, marks(plain, instances), base('reentrant'), now, instances),
-    fair: exclusive(name, 'fair', fair, fairQueue(queue, instances), base('fair'), now, instances),
+    fair: exclusive(name, 'fair', fair, queued(queue, instances), base('fair'), now, instances),
     'read-write': {
       name,
       kind: 'read-write',
-      locked: leases.length > 0,
+      locked: holders.length > 0,
       holder: writer,
       readers,
-      remainingLeaseMs: leases.length > 0 ? Math.max(...leases) : -2,
+      permitHolders: [],
+      permits: undefined,
+      remainingLeaseMs: longestLease(holders),
       waiting: [],
       ...base('read-write'),
     },
+    semaphore: semaphoreInspection(name, semaphore, base('semaphore'), now, instances),
   };
 }
 

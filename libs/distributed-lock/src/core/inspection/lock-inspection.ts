@@ -5,7 +5,7 @@
  */
 
 /** The kinds as they live in Redis: a read-write lock is one lock with a writer and readers. */
-export type InspectedLockKind = 'reentrant' | 'fair' | 'read-write';
+export type InspectedLockKind = 'reentrant' | 'fair' | 'read-write' | 'semaphore';
 
 /** A process (a lock client) that holds or waits for a lock. */
 export interface LockInstanceInfo {
@@ -25,13 +25,15 @@ export interface LockInstanceInfo {
   readonly self: boolean;
 }
 
-/** One holder: of an exclusive lock, the writer, or one reader of a read-write lock. */
+/** One holder: of an exclusive lock, the writer, or one reader of a read-write lock, or one acquisition of a semaphore's permits. */
 export interface LockHolderInfo {
   /** The owner id (`<client id>:<lock context>`): anyone who can read the lock's keys can see it. */
   readonly owner: string;
   readonly instance: LockInstanceInfo;
-  /** Reentrant holds (1 for a first acquisition). */
+  /** Reentrant holds (1 for a first acquisition; always 1 for a semaphore's acquisition). */
   readonly holds: number;
+  /** A semaphore's acquisition: the permits it holds. Undefined for locks. */
+  readonly permits: number | undefined;
   /** The fencing token of this hold. */
   readonly token: number;
   /**
@@ -57,22 +59,38 @@ export interface LockWaiterInfo {
    * waiting mark per process), and each process queues its own callers.
    */
   readonly owner: string | undefined;
-  /** Fair lock: ms until the waiter's place expires unless it refreshes it (it does while alive). */
+  /** Fair lock, semaphore: ms until the waiter's place expires unless it refreshes it (it does while alive). */
   readonly expiresInMs: number | undefined;
+  /** Semaphore: the permits the waiter asks for. Undefined for locks. */
+  readonly permits: number | undefined;
+}
+
+/** A semaphore's permits, as Redis counts them now. */
+export interface SemaphorePermitsInfo {
+  /** The semaphore's size (see `setPermits`). */
+  readonly size: number;
+  /** Permits held by live leases. */
+  readonly used: number;
+  /** Permits free now: size - used, never below 0 (a size lowered below what is held). */
+  readonly available: number;
 }
 
 export interface LockInspection {
   readonly name: string;
   readonly kind: InspectedLockKind;
-  /** Someone holds it (the writer or any reader, for a read-write lock). */
+  /** Someone holds it (the writer or any reader, for a read-write lock; any permit, for a semaphore). */
   readonly locked: boolean;
   /** The holder of an exclusive lock, or the writer of a read-write lock. */
   readonly holder: LockHolderInfo | undefined;
   /** The readers of a read-write lock (empty for other kinds). */
   readonly readers: readonly LockHolderInfo[];
-  /** Until the lock's keys expire, in ms; -2 when nothing is held. */
+  /** A semaphore's acquisitions holding permits, oldest lease end first (empty for other kinds). */
+  readonly permitHolders: readonly LockHolderInfo[];
+  /** A semaphore's size and use; undefined for locks, and for a semaphore never used. */
+  readonly permits: SemaphorePermitsInfo | undefined;
+  /** Until the lock's keys expire (the longest lease of its holders), in ms; -2 when nothing is held. */
   readonly remainingLeaseMs: number;
-  /** Waiting processes (plain lock) or callers (fair lock), first to be served first. */
+  /** Waiting processes (plain lock) or callers (fair lock, semaphore), first to be served first. */
   readonly waiting: readonly LockWaiterInfo[];
   /** Callers of the inspecting process waiting for this lock right now. */
   readonly waitingHere: number;

@@ -12,7 +12,9 @@ import { scanLockNames } from './lock-scan.js';
 const DEFAULT_LIST_LIMIT = 100;
 const MAX_LIST_LIMIT = 10_000;
 /** Key variants of the kinds (see the lock classes): the plain lock has none. */
-const VARIANT: Record<InspectedLockKind, string> = { reentrant: '', fair: ':fair', 'read-write': ':rw' };
+const VARIANT: Record<InspectedLockKind, string> = { reentrant: '', fair: ':fair', 'read-write': ':rw', semaphore: ':semaphore' };
+/** Without a kind, `inspect` shows the first in use in this order. */
+const KINDS = ['reentrant', 'fair', 'read-write', 'semaphore'] as const;
 
 /** What inspection needs from the engine (kept narrow: the engine owns an inspector). */
 export interface LockInspectorContext {
@@ -35,21 +37,21 @@ export class LockInspector {
   constructor(private readonly context: LockInspectorContext) {}
 
   /**
-   * The lock called `name`, as `kind`; without a kind, the kind in use under that name (plain, else
-   * fair, else read-write; a plain lock nobody holds when none is).
+   * The lock (or semaphore) called `name`, as `kind`; without a kind, the kind in use under that name
+   * (plain, else fair, else read-write, else semaphore; a plain lock nobody holds when none is).
    */
   async inspect(name: string, kind?: InspectedLockKind): Promise<LockInspection> {
     assertLockName(name);
     if (kind !== undefined && !Object.hasOwn(VARIANT, kind)) {
-      throw new InvalidLockArgumentError('inspect kind', `expected 'reentrant', 'fair' or 'read-write', got ${describe(kind)}.`);
+      throw new InvalidLockArgumentError('inspect kind', `expected 'reentrant', 'fair', 'read-write' or 'semaphore', got ${describe(kind)}.`);
     }
     const all = await this.inspectAll([name]);
     const kinds = all[0]!;
     if (kind) return kinds[kind];
-    return (['reentrant', 'fair', 'read-write'] as const).map((k) => kinds[k]).find(inUse) ?? kinds.reentrant;
+    return KINDS.map((k) => kinds[k]).find(inUse) ?? kinds.reentrant;
   }
 
-  /** The locks held (or waited for) whose names match the glob `pattern` (default every lock), sorted by name. */
+  /** The locks held (or waited for), semaphores among them, whose names match the glob `pattern` (default every lock), sorted by name. */
   async list(pattern = '*', options: ListLocksOptions = {}): Promise<LockInspection[]> {
     if (typeof pattern !== 'string' || pattern === '' || pattern.length > MAX_LOCK_NAME_LENGTH || /[{}]/.test(pattern)) {
       throw new InvalidLockArgumentError('list pattern', `expected a glob over lock names without braces, e.g. 'product:*', got ${describe(pattern)}.`);
@@ -72,8 +74,9 @@ export class LockInspector {
     const replies: InspectedName[] = await Promise.all(
       names.map(async (name) => ({
         name,
-        reply: await query('inspect', name, () =>
-          node.run(inspectLock, {
+        reply: await query('inspect', name, () => {
+          const semaphore = keys.semaphore(name);
+          return node.run(inspectLock, {
             plain: keys.lock(name),
             fence: keys.fence(name),
             fair: keys.lock(name, ':fair'),
@@ -81,8 +84,12 @@ export class LockInspector {
             fairQueueDeadlines: `${keys.lock(name, ':fair')}:queue-deadlines`,
             readWrite: keys.lock(name, ':rw'),
             readers: `${keys.lock(name, ':rw')}:readers`,
-          }),
-        ),
+            semaphore: semaphore.state,
+            semaphoreHolders: semaphore.holders,
+            semaphoreQueue: semaphore.queue,
+            semaphoreQueueDeadlines: semaphore.queueDeadlines,
+          });
+        }),
       })),
     );
     const clients = replies.flatMap((named) => clientsIn(named.reply));

@@ -10,12 +10,13 @@ function escapeGlob(text: string): string {
   return text.replace(/[*?[\]\\]/g, '\\$&');
 }
 
-/** The lock kind a key is the state of (`<prefix>{name}`, `...:fair`, `...:rw`), or undefined for other keys. */
+/** The lock kind a key is the state of (`<prefix>{name}`, `...:fair`, `...:rw`, `...:semaphore`), or undefined for other keys. */
 function kindOfSuffix(suffix: string): InspectedLockKind | undefined {
   if (suffix === '') return 'reentrant';
   if (suffix === ':fair') return 'fair';
   if (suffix === ':rw') return 'read-write';
-  return undefined; // the fence counter, a fair queue, a reader set: parts of a lock listed by its main key
+  if (suffix === ':semaphore') return 'semaphore';
+  return undefined; // the fence counter, a queue, a reader or holder set: parts of a lock listed by its main key
 }
 
 /** The connections a SCAN must visit: every master of a cluster, else the one connection. */

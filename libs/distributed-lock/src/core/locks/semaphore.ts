@@ -2,6 +2,7 @@ import { nextOwnerSequence } from '../context/lock-context.js';
 import type { ReplicaAck } from '../config/replica-ack.js';
 import type { RenewResult } from '../engine/lease-resource.js';
 import type { LockEngine } from '../engine/lock-engine.js';
+import type { LockInspection } from '../inspection/lock-inspection.js';
 import { InvalidLockArgumentError } from '../errors/invalid-lock-argument.error.js';
 import { UnsupportedLockOperationError } from '../errors/unsupported-lock-operation.error.js';
 import { semaphoreAcquire } from '../scripts/semaphore-acquire.script.js';
@@ -103,16 +104,9 @@ export class Semaphore {
     readonly initialPermits: number,
     readonly queueTimeoutMs = DEFAULT_SEMAPHORE_QUEUE_TIMEOUT_MS,
   ) {
-    this.id = engine.keys.lock(name, ':semaphore');
-    this.channel = engine.keys.channel(name, ':semaphore');
-    this.keys = {
-      state: this.id,
-      holders: `${this.id}:holders`,
-      queue: `${this.id}:queue`,
-      queueDeadlines: `${this.id}:queue-deadlines`,
-      fence: engine.keys.fence(name),
-      channel: this.channel,
-    };
+    this.keys = engine.keys.semaphore(name);
+    this.id = this.keys.state;
+    this.channel = this.keys.channel;
   }
 
   /**
@@ -142,6 +136,14 @@ export class Semaphore {
   /** Permits free right now (0 when the size was lowered below what is held). */
   async availablePermits(): Promise<number> {
     return Math.max(0, (await this.permitsOperation('availablePermits', 'read', 0)).free);
+  }
+
+  /**
+   * Its size, the acquisitions holding permits (process, permits, token, lease left) and the callers
+   * in line, as Redis has them now: one script, a consistent snapshot. See LockClient.inspect.
+   */
+  inspect(): Promise<LockInspection> {
+    return this.engine.inspector.inspect(this.name, 'semaphore');
   }
 
   /** The semaphore's size: free permits plus those held. */
@@ -183,7 +185,7 @@ export class Semaphore {
   }
 
   /** @internal One attempt to take `permits` permits (see the acquire script); called through PermitsRequest. */
-  async attempt(permits: number, { owner, leaseMs, replicaAck, willWait }: AttemptArgs): Promise<AttemptResult> {
+  async attempt(permits: number, { owner, leaseMs, replicaAck, willWait, watchdog }: AttemptArgs): Promise<AttemptResult> {
     const [first, second] = await this.engine.node.run(semaphoreAcquire, {
       ...this.keys,
       owner,
@@ -193,6 +195,7 @@ export class Semaphore {
       queueTimeoutMs: this.queueTimeoutMs,
       queueOnFailure: willWait,
       publish: this.engine.publishCommand,
+      watchdog,
     });
     if (first === -1) {
       throw new InvalidLockArgumentError(

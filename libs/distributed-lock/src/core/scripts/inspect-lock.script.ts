@@ -1,6 +1,6 @@
 import { defineLockScript } from './lock-script.js';
 
-/** Every key of one lock name, in its slot: the plain, fair and read-write locks and the fence. */
+/** Every key of one lock name, in its slot: the plain, fair and read-write locks, the semaphore and the fence. */
 export interface InspectLockArgs {
   readonly plain: string;
   readonly fence: string;
@@ -9,36 +9,61 @@ export interface InspectLockArgs {
   readonly fairQueueDeadlines: string;
   readonly readWrite: string;
   readonly readers: string;
+  readonly semaphore: string;
+  readonly semaphoreHolders: string;
+  readonly semaphoreQueue: string;
+  readonly semaphoreQueueDeadlines: string;
 }
 
 /** An exclusive lock hash: {owner, holds, token, renew, pttl, [client, arrival, ...]}, or {} when there is none. */
 export type ExclusiveState = [] | [string | null, string | null, string | null, string | null, number, string[]];
 /** A holder of a read-write lock: {owner, holds, token, renew, ms left}. */
 export type ReadWriteHolderState = [string, string | null, string | null, string | null, number];
-/** {now (server ms), fence counter, plain, fair, fair queue [owner, ms left, ...], read-write {writer, readers}}. */
+/** A semaphore acquisition: {owner, permits, token, renew, ms left}. */
+export type SemaphoreHolderState = [string, string, string, string | null, number];
+/** A live queue, first to be served first: [owner, ms until its place expires, ...]. */
+export type QueueState = (string | number)[];
+/** A semaphore: {size, live holders, live queue, permits each queued waiter asks for (in queue order)}, or {} when it was never used. */
+export type SemaphoreState = [] | [string | null, SemaphoreHolderState[], QueueState, string[]];
+/** {now (server ms), fence counter, plain, fair, fair queue, read-write {writer, readers}, semaphore}. */
 export type InspectLockReply = [
   number,
   string | null,
   ExclusiveState,
   ExclusiveState,
-  (string | number)[],
+  QueueState,
   [] | [[] | ReadWriteHolderState, ReadWriteHolderState[]],
+  SemaphoreState,
 ];
 
 /**
  * Reads everything Redis keeps about one lock name, without changing anything, in one step (so the
  * holder, the waiters and the readers are of one instant): the plain lock's hash with its waiting
  * marks (`w:<client>` = arrival number), the fair lock's hash and its live queue, the read-write
- * lock's writer and live readers, and the fencing counter. Tokens and holds are returned as the
+ * lock's writer and live readers, the semaphore's size, live holders and live line, and the fencing
+ * counter. Tokens and holds are returned as the
  * strings Redis stores (never through Lua numbers, which print 15 digits); times as integers.
  */
 export const inspectLock = defineLockScript<InspectLockArgs, InspectLockReply>({
   name: 'dlockInspect',
-  keys: (a) => [a.plain, a.fence, a.fair, a.fairQueue, a.fairQueueDeadlines, a.readWrite, a.readers],
+  keys: (a) => [
+    a.plain,
+    a.fence,
+    a.fair,
+    a.fairQueue,
+    a.fairQueueDeadlines,
+    a.readWrite,
+    a.readers,
+    a.semaphore,
+    a.semaphoreHolders,
+    a.semaphoreQueue,
+    a.semaphoreQueueDeadlines,
+  ],
   argv: () => [],
   lua: `
 local plain_key, fence_key, fair_key, queue_key, deadlines_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local rw_key, readers_key = KEYS[6], KEYS[7]
+local semaphore_key, semaphore_holders_key, semaphore_queue_key, semaphore_deadlines_key = KEYS[8], KEYS[9], KEYS[10], KEYS[11]
 
 local function server_ms()
   local clock = redis.call('time')
@@ -69,11 +94,11 @@ local function exclusive(lock_key)
   return {state['owner'] or false, state['holds'] or false, state['token'] or false, state['renew'] or false, redis.call('pttl', lock_key), marks}
 end
 
-local function fair_queue(now)
-  local entries = redis.call('zrange', queue_key, 0, -1)
+local function live_queue(line_key, line_deadlines_key, now)
+  local entries = redis.call('zrange', line_key, 0, -1)
   local live = {}
   for _, owner in ipairs(entries) do
-    local deadline = redis.call('zscore', deadlines_key, owner)
+    local deadline = redis.call('zscore', line_deadlines_key, owner)
     if deadline and tonumber(deadline) > now then
       live[#live + 1] = owner
       live[#live + 1] = tonumber(deadline) - now
@@ -101,7 +126,37 @@ local function read_write(now)
   return {writer, readers}
 end
 
+local function semaphore(now)
+  local state, count = hash_table(semaphore_key)
+  if count == 0 then
+    return {}
+  end
+  local holders = {}
+  local entries = redis.call('zrangebyscore', semaphore_holders_key, '(' .. now, '+inf', 'WITHSCORES')
+  for i = 1, #entries, 2 do
+    local held = state['h:' .. entries[i]]
+    if held then
+      local permits, token = string.match(held, '^(%d+):(%d+)$')
+      holders[#holders + 1] = {entries[i], permits, token, state['d:' .. entries[i]] or false, tonumber(entries[i + 1]) - now}
+    end
+  end
+  local line = live_queue(semaphore_queue_key, semaphore_deadlines_key, now)
+  local wants = {}
+  for i = 1, #line, 2 do
+    wants[#wants + 1] = state['w:' .. line[i]] or '1'
+  end
+  return {state['permits'] or false, holders, line, wants}
+end
+
 local now = server_ms()
-return {now, redis.call('get', fence_key), exclusive(plain_key), exclusive(fair_key), fair_queue(now), read_write(now)}
+return {
+  now,
+  redis.call('get', fence_key),
+  exclusive(plain_key),
+  exclusive(fair_key),
+  live_queue(queue_key, deadlines_key, now),
+  read_write(now),
+  semaphore(now),
+}
 `,
 });

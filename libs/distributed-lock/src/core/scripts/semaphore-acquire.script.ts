@@ -15,6 +15,8 @@ export interface SemaphoreAcquireArgs extends SemaphoreKeys {
   /** Take (or keep, and refresh) a place in the line if not granted. */
   readonly queueOnFailure: boolean;
   readonly publish: PublishCommand;
+  /** The watchdog renews the lease (no leaseTime): recorded as `d:<holder>` = 1 for inspection, else 0. */
+  readonly watchdog: boolean;
 }
 
 /**
@@ -36,11 +38,11 @@ export interface SemaphoreAcquireArgs extends SemaphoreKeys {
 export const semaphoreAcquire = defineLockScript<SemaphoreAcquireArgs, [number, number]>({
   name: 'dlockSemaphoreAcquire',
   keys: semaphoreKeyList,
-  argv: (a) => [a.owner, a.permits, a.leaseMs, a.initialPermits, a.queueTimeoutMs, a.queueOnFailure ? '1' : '0', a.publish],
+  argv: (a) => [a.owner, a.permits, a.leaseMs, a.initialPermits, a.queueTimeoutMs, a.queueOnFailure ? '1' : '0', a.publish, a.watchdog ? '1' : '0'],
   lua: `${SEMAPHORE_LUA}${NEXT_TOKEN_LUA}
 local state_key, holders_key, queue_key, deadlines_key, fence_key, channel = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local owner_id, wanted, lease_ms, initial_permits = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
-local queue_timeout, queue_on_failure, publish = tonumber(ARGV[5]), ARGV[6] == '1', ARGV[7]
+local queue_timeout, queue_on_failure, publish, renew = tonumber(ARGV[5]), ARGV[6] == '1', ARGV[7], ARGV[8] or '0'
 
 local now = server_ms()
 ensure_size(state_key, initial_permits)
@@ -65,7 +67,7 @@ local free = free_permits(state_key)
 if (first == nil or first == owner_id) and wanted <= free then
   drop_waiter(state_key, queue_key, deadlines_key, owner_id)
   local token = next_token(fence_key)
-  redis.call('hset', state_key, 'h:' .. owner_id, wanted .. ':' .. string.format('%.0f', token))
+  redis.call('hset', state_key, 'h:' .. owner_id, wanted .. ':' .. string.format('%.0f', token), 'd:' .. owner_id, renew)
   redis.call('hincrby', state_key, 'used', wanted)
   redis.call('zadd', holders_key, now + lease_ms, owner_id)
   wake_if_first_fits(state_key, queue_key, channel, publish)

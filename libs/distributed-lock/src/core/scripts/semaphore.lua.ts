@@ -5,7 +5,8 @@
 export interface SemaphoreKeys {
   /**
    * Hash: `permits` (the semaphore's size), `used` (permits held by live leases), `h:<holder>` =
-   * `<permits>:<token>` per holder, `w:<waiter>` = permits asked for, per queued waiter. Never expires
+   * `<permits>:<token>` and `d:<holder>` = 1 if its watchdog renews it (for inspection) per holder,
+   * `w:<waiter>` = permits asked for, per queued waiter. Never expires
    * (it carries the size); the rest is cleaned as leases end and waiters leave.
    */
   readonly state: string;
@@ -67,7 +68,7 @@ local function drop_holder(state_key, holders_key, holder)
     return 0
   end
   local permits = tonumber(string.match(held, '^(%d+)'))
-  redis.call('hdel', state_key, 'h:' .. holder)
+  redis.call('hdel', state_key, 'h:' .. holder, 'd:' .. holder)
   redis.call('hincrby', state_key, 'used', -permits)
   return permits
 end
