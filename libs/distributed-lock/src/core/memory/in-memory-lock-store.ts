@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { LuaVm, preloadLuaVm, whenLuaLoaded } from './lua-vm.js';
 import { afterThisTask, MemoryKeyspace, type MemorySubscriber } from './memory-keyspace.js';
+import { redisGlob } from './redis-glob.js';
 
 type Status = 'wait' | 'ready' | 'end';
 
@@ -27,7 +28,7 @@ interface RegisteredScript {
  * ```
  *
  * It answers the commands the library uses, plus a few for tests' own data (GET, SET, INCR, lists,
- * hashes); any other command is undefined. Scripts may call the commands listed in
+ * hashes, SCAN); any other command is undefined. Scripts may call the commands listed in
  * script-commands.ts. Replies arrive asynchronously (after the caller's current synchronous code), as
  * from a socket; no timer is used, so Jest fake timers do not stall it. The first commands of a
  * process wait for the Lua VM to load (once, a few milliseconds), in the order they were sent.
@@ -166,6 +167,20 @@ export class InMemoryLockStore extends EventEmitter implements MemorySubscriber 
   /** WAIT: there are no replicas here, so none acknowledges (replica acknowledgement fails, as it should). */
   wait(_replicas: number, _timeoutMs: number): Promise<number> {
     return this.reply(() => 0);
+  }
+
+  /** SCAN in one call: every live key matching MATCH (default all); COUNT is a hint, as in Redis. */
+  scan(_cursor: string | number, ...options: (string | number)[]): Promise<[string, string[]]> {
+    return this.reply(() => {
+      let match: RegExp | undefined;
+      for (let i = 0; i < options.length; i += 2) {
+        const option = String(options[i]).toUpperCase();
+        if (option === 'MATCH') match = redisGlob(String(options[i + 1]));
+        else if (option !== 'COUNT') throw new Error(`ERR the in-memory store does not support SCAN option ${option}`);
+      }
+      const keys = this.keyspace.keys();
+      return ['0', match ? keys.filter((key) => match.test(key)) : keys] as [string, string[]];
+    });
   }
 
   exists(...keys: string[]): Promise<number> {

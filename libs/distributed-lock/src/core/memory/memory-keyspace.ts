@@ -280,10 +280,9 @@ export class MemoryKeyspace {
     return (low.exclusive ? score > low.value : score >= low.value) && (high.exclusive ? score < high.value : score <= high.value);
   }
 
-  zrangebyscore(key: string, min: string | number, max: string | number): string[] {
-    return this.sorted(key)
-      .filter(([, score]) => this.inRange(score, min, max))
-      .map(([member]) => member);
+  zrangebyscore(key: string, min: string | number, max: string | number, withScores = false): string[] {
+    const inRange = this.sorted(key).filter(([, score]) => this.inRange(score, min, max));
+    return withScores ? inRange.flatMap(([member, score]) => [member, formatDouble(score)]) : inRange.map(([member]) => member);
   }
 
   zcount(key: string, min: string | number, max: string | number): number {

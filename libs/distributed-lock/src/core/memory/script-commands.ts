@@ -92,8 +92,9 @@ const COMMANDS: Record<string, Command> = {
   zrangebyscore: {
     arity: -4,
     run: (ks, [key, min, max, ...options]) => {
-      if (options.length > 0) throw unsupported(`ZRANGEBYSCORE option ${options[0]!.toUpperCase()}`);
-      return ks.zrangebyscore(key!, min!, max!);
+      const withScores = options.length === 1 && options[0]!.toUpperCase() === 'WITHSCORES';
+      if (options.length > 0 && !withScores) throw unsupported(`ZRANGEBYSCORE option ${options[0]!.toUpperCase()}`);
+      return ks.zrangebyscore(key!, min!, max!, withScores);
     },
   },
 
