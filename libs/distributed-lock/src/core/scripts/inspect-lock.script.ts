@@ -72,18 +72,17 @@ end
 
 local function hash_table(key)
   local fields = redis.call('hgetall', key)
+  if #fields == 0 then return nil end
   local state = {}
   for i = 1, #fields, 2 do
     state[fields[i]] = fields[i + 1]
   end
-  return state, #fields
+  return state
 end
 
 local function exclusive(lock_key)
-  local state, count = hash_table(lock_key)
-  if count == 0 then
-    return {}
-  end
+  local state = hash_table(lock_key)
+  if not state then return {} end
   local marks = {}
   for field, value in pairs(state) do
     if string.sub(field, 1, 2) == 'w:' then
@@ -107,37 +106,41 @@ local function live_queue(line_key, line_deadlines_key, now)
   return live
 end
 
-local function read_write(now)
-  local state, count = hash_table(rw_key)
-  if count == 0 then
-    return {}
+-- The members of a sorted set of lease ends (server ms) whose lease still runs at now, each with its ms left.
+local function live_until(zset_key, now)
+  local entries = redis.call('zrangebyscore', zset_key, '(' .. now, '+inf', 'WITHSCORES')
+  local live = {}
+  for i = 1, #entries, 2 do
+    live[#live + 1] = {entries[i], tonumber(entries[i + 1]) - now}
   end
+  return live
+end
+
+local function read_write(now)
+  local state = hash_table(rw_key)
+  if not state then return {} end
   local writer = {}
   if state['writer'] and tonumber(state['wexp']) > now then
     writer = {state['writer'], state['wholds'] or false, state['wtoken'] or false, state['wrenew'] or false, tonumber(state['wexp']) - now}
   end
   local readers = {}
-  local entries = redis.call('zrangebyscore', readers_key, '(' .. now, '+inf', 'WITHSCORES')
-  for i = 1, #entries, 2 do
-    local owner = entries[i]
+  for _, live in ipairs(live_until(readers_key, now)) do
+    local owner = live[1]
     local holds, token, renew = state['r:' .. owner] or false, state['t:' .. owner] or false, state['d:' .. owner] or false
-    readers[#readers + 1] = {owner, holds, token, renew, tonumber(entries[i + 1]) - now}
+    readers[#readers + 1] = {owner, holds, token, renew, live[2]}
   end
   return {writer, readers}
 end
 
 local function semaphore(now)
-  local state, count = hash_table(semaphore_key)
-  if count == 0 then
-    return {}
-  end
+  local state = hash_table(semaphore_key)
+  if not state then return {} end
   local holders = {}
-  local entries = redis.call('zrangebyscore', semaphore_holders_key, '(' .. now, '+inf', 'WITHSCORES')
-  for i = 1, #entries, 2 do
-    local held = state['h:' .. entries[i]]
+  for _, live in ipairs(live_until(semaphore_holders_key, now)) do
+    local held = state['h:' .. live[1]]
     if held then
       local permits, token = string.match(held, '^(%d+):(%d+)$')
-      holders[#holders + 1] = {entries[i], permits, token, state['d:' .. entries[i]] or false, tonumber(entries[i + 1]) - now}
+      holders[#holders + 1] = {live[1], permits, token, state['d:' .. live[1]] or false, live[2]}
     end
   end
   local line = live_queue(semaphore_queue_key, semaphore_deadlines_key, now)
