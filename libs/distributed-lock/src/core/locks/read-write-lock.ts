@@ -8,7 +8,6 @@ import { readAcquire, type ReadWriteAcquireArgs } from '../scripts/read-acquire.
 import { readWriteAdjust, readWriteForceUnlock, readWriteState } from '../scripts/read-write-admin.script.js';
 import { readRelease, writeRelease, type ReadWriteReleaseArgs } from '../scripts/read-write-release.script.js';
 import { readRenew, writeRenew, type ReadWriteRenewArgs } from '../scripts/read-write-renew.script.js';
-import type { ReadWriteKeys } from '../scripts/read-write.lua.js';
 import { writeAcquire } from '../scripts/write-acquire.script.js';
 import type { AttemptArgs, AttemptResult } from './lock-kind.js';
 import { SingleNodeLock } from './single-node-lock.js';
@@ -27,15 +26,23 @@ interface HalfScripts {
 abstract class ReadWriteHalf extends SingleNodeLock {
   abstract override readonly kind: 'read' | 'write';
   protected abstract readonly scripts: HalfScripts;
-  protected readonly keys: ReadWriteKeys;
+  /** The sorted set of live readers (the lock's hash is `id`). */
+  protected readonly readersKey: string;
 
   constructor(engine: LockEngine, name: string) {
     super(engine, name, ':rw');
-    this.keys = { hash: this.id, readers: `${this.id}:readers` };
+    this.readersKey = `${this.id}:readers`;
   }
 
   async attempt({ owner, leaseMs, watchdog, replicaAck }: AttemptArgs): Promise<AttemptResult> {
-    const [first, second] = await this.engine.node.run(this.scripts.acquire, { ...this.keys, fence: this.fenceKey, owner, leaseMs, watchdog });
+    const [first, second] = await this.engine.node.run(this.scripts.acquire, {
+      hash: this.id,
+      readers: this.readersKey,
+      fence: this.fenceKey,
+      owner,
+      leaseMs,
+      watchdog,
+    });
     if (first === -3) {
       throw new UnsupportedLockOperationError(
         this.name,
@@ -49,21 +56,29 @@ abstract class ReadWriteHalf extends SingleNodeLock {
   }
 
   async renew(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<RenewResult> {
-    const renewed = (await this.engine.node.run(this.scripts.renew, { ...this.keys, owner, leaseMs })) === 1;
+    const renewed = (await this.engine.node.run(this.scripts.renew, { hash: this.id, readers: this.readersKey, owner, leaseMs })) === 1;
     return this.confirmRenewal(renewed, leaseMs, replicaAck);
   }
 
   release(owner: string, all: boolean, expectedHolds?: number): Promise<number> {
-    return this.engine.node.run(this.scripts.release, { ...this.keys, channel: this.channel, owner, publish: this.engine.publishCommand, all, expectedHolds });
+    return this.engine.node.run(this.scripts.release, {
+      hash: this.id,
+      readers: this.readersKey,
+      channel: this.channel,
+      owner,
+      publish: this.engine.publishCommand,
+      all,
+      expectedHolds,
+    });
   }
 
   async adjustHolds(owner: string, holds: number): Promise<void> {
-    await this.engine.node.run(readWriteAdjust, { ...this.keys, owner, side: this.kind, holds });
+    await this.engine.node.run(readWriteAdjust, { hash: this.id, readers: this.readersKey, owner, side: this.kind, holds });
   }
 
   /** {writer holds, live readers, ms until everything expires, `owner`'s read holds, `owner`'s write holds}. */
   protected state(owner = ''): Promise<[number, number, number, number, number]> {
-    return this.query('state', () => this.engine.node.run(readWriteState, { ...this.keys, owner }));
+    return this.query('state', () => this.engine.node.run(readWriteState, { hash: this.id, readers: this.readersKey, owner }));
   }
 
   async getHoldCount(): Promise<number> {
@@ -81,7 +96,7 @@ abstract class ReadWriteHalf extends SingleNodeLock {
   /** Deletes the whole read-write lock (readers and writer) and wakes waiters. */
   async forceUnlock(): Promise<boolean> {
     const deleted = await this.query('forceUnlock', () =>
-      this.engine.node.run(readWriteForceUnlock, { ...this.keys, channel: this.channel, publish: this.engine.publishCommand }),
+      this.engine.node.run(readWriteForceUnlock, { hash: this.id, readers: this.readersKey, channel: this.channel, publish: this.engine.publishCommand }),
     );
     this.engine.markResourceLost(this, 'force-unlocked');
     return deleted === 1;

@@ -158,9 +158,10 @@ export class RedLock extends BaseLock {
   }
 
   private releaseArgs(owner: string, all: boolean, expectedHolds: number | undefined): ReentrantReleaseArgs {
-    const keys = { lock: this.id, fence: this.fenceKey, channel: this.channel };
     return {
-      ...keys,
+      lock: this.id,
+      fence: this.fenceKey,
+      channel: this.channel,
       owner,
       publish: this.engine.publishCommand,
       all,

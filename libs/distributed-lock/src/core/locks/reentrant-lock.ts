@@ -70,8 +70,11 @@ export class ReentrantLock extends ExclusiveHashLock implements LockHandover {
 
   /** @internal See LockHandover. */
   async withdraw(): Promise<void> {
+    const { lock, fence, channel } = this.keys;
     await this.engine.node.run(reentrantWithdraw, {
-      ...this.keys,
+      lock,
+      fence,
+      channel,
       client: this.engine.clientId,
       publish: this.engine.publishCommand,
       grantLeaseMs: GRANT_LEASE_MS,

@@ -187,7 +187,7 @@ export class Semaphore {
   /** @internal One attempt to take `permits` permits (see the acquire script); called through PermitsRequest. */
   async attempt(permits: number, { owner, leaseMs, replicaAck, willWait, watchdog }: AttemptArgs): Promise<AttemptResult> {
     const [first, second] = await this.engine.node.run(semaphoreAcquire, {
-      ...this.keys,
+      keys: this.keys,
       owner,
       permits,
       leaseMs,
@@ -210,18 +210,18 @@ export class Semaphore {
 
   /** @internal Lengthens one acquisition's lease. */
   async renew(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<RenewResult> {
-    const renewed = await this.engine.node.run(semaphoreRenew, { ...this.keys, owner, leaseMs, publish: this.engine.publishCommand });
+    const renewed = await this.engine.node.run(semaphoreRenew, { keys: this.keys, owner, leaseMs, publish: this.engine.publishCommand });
     return confirmRenewal(this.engine, this, renewed === 1, leaseMs, replicaAck);
   }
 
   /** @internal Gives back one acquisition's permits: 0, or -1 when it holds none (see LeaseResource.release). */
   release(owner: string): Promise<number> {
-    return this.engine.node.run(semaphoreRelease, { ...this.keys, owner, publish: this.engine.publishCommand });
+    return this.engine.node.run(semaphoreRelease, { keys: this.keys, owner, publish: this.engine.publishCommand });
   }
 
   /** @internal A waiter leaves the line (see LockKindContract.abandon). */
   async leave(owner: string): Promise<void> {
-    await this.engine.roundTrips.bounded(this.engine.node.run(semaphoreLeave, { ...this.keys, owner, publish: this.engine.publishCommand }));
+    await this.engine.roundTrips.bounded(this.engine.node.run(semaphoreLeave, { keys: this.keys, owner, publish: this.engine.publishCommand }));
   }
 
   /**
@@ -244,7 +244,7 @@ export class Semaphore {
     value: number,
   ): Promise<{ outcome: number; size: number; free: number; queued: number }> {
     const [outcome, size, free, queued] = await boundedQuery(this.engine, this.name, name, () =>
-      this.engine.node.run(semaphorePermits, { ...this.keys, operation, value, initialPermits: this.initialPermits, publish: this.engine.publishCommand }),
+      this.engine.node.run(semaphorePermits, { keys: this.keys, operation, value, initialPermits: this.initialPermits, publish: this.engine.publishCommand }),
     );
     return { outcome, size, free, queued };
   }

@@ -1,9 +1,9 @@
 import type { PublishCommand } from './exclusive-keys.js';
 import { defineLockScript } from './lock-script.js';
 import { NEXT_TOKEN_LUA } from './next-token.lua.js';
-import { SEMAPHORE_LUA, semaphoreKeyList, type SemaphoreKeys } from './semaphore.lua.js';
+import { SEMAPHORE_LUA, semaphoreKeyList, type SemaphoreScriptArgs } from './semaphore.lua.js';
 
-export interface SemaphoreAcquireArgs extends SemaphoreKeys {
+export interface SemaphoreAcquireArgs extends SemaphoreScriptArgs {
   /** The acquisition's own owner id: one holder per acquisition (permits are not reentrant). */
   readonly owner: string;
   readonly permits: number;

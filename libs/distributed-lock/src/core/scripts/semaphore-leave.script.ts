@@ -1,8 +1,8 @@
 import type { PublishCommand } from './exclusive-keys.js';
 import { defineLockScript } from './lock-script.js';
-import { SEMAPHORE_LUA, semaphoreKeyList, type SemaphoreKeys } from './semaphore.lua.js';
+import { SEMAPHORE_LUA, semaphoreKeyList, type SemaphoreScriptArgs } from './semaphore.lua.js';
 
-export interface SemaphoreLeaveArgs extends SemaphoreKeys {
+export interface SemaphoreLeaveArgs extends SemaphoreScriptArgs {
   readonly owner: string;
   readonly publish: PublishCommand;
 }

@@ -1,11 +1,11 @@
 import type { PublishCommand } from './exclusive-keys.js';
 import { defineLockScript } from './lock-script.js';
-import { SEMAPHORE_LUA, semaphoreKeyList, type SemaphoreKeys } from './semaphore.lua.js';
+import { SEMAPHORE_LUA, semaphoreKeyList, type SemaphoreScriptArgs } from './semaphore.lua.js';
 
 /** `read`: nothing changes; `try-set`: set the size if none is stored; `set`: set it; `add`: add to it (may be negative). */
 export type SemaphorePermitsOperation = 'read' | 'try-set' | 'set' | 'add';
 
-export interface SemaphorePermitsArgs extends SemaphoreKeys {
+export interface SemaphorePermitsArgs extends SemaphoreScriptArgs {
   readonly operation: SemaphorePermitsOperation;
   readonly value: number;
   /** The size stored if none is stored yet, for every operation but `try-set`. */

@@ -1,8 +1,8 @@
 import type { PublishCommand } from './exclusive-keys.js';
 import { defineLockScript } from './lock-script.js';
-import { SEMAPHORE_LUA, semaphoreKeyList, type SemaphoreKeys } from './semaphore.lua.js';
+import { SEMAPHORE_LUA, semaphoreKeyList, type SemaphoreScriptArgs } from './semaphore.lua.js';
 
-export interface SemaphoreReleaseArgs extends SemaphoreKeys {
+export interface SemaphoreReleaseArgs extends SemaphoreScriptArgs {
   readonly owner: string;
   readonly publish: PublishCommand;
 }
