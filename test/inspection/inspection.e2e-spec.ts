@@ -21,6 +21,23 @@ function cli(topology: Topology, args: string[], input = ''): Promise<{ code: nu
 
 const labels = (inspection: LockInspection): string[] => inspection.waiting.map((waiter) => waiter.instance.label);
 
+/** Whether every process the inspection names has its label (an unregistered one reads `client <id>`). */
+const registered = (inspection: LockInspection): boolean =>
+  [inspection.holder, ...inspection.readers, ...inspection.permitHolders, ...inspection.waiting].every(
+    (who) => who === undefined || !who.instance.label.startsWith('client '),
+  );
+
+/**
+ * The inspection once every process in it has its label. A process registers its label at its first
+ * lock call, in the background; in a cluster the registration and the lock live on different masters,
+ * so the lock can show in Redis a moment before the label does.
+ */
+async function labelled(read: () => Promise<LockInspection>): Promise<LockInspection> {
+  let seen: LockInspection | undefined;
+  await until(async () => registered((seen = await read())), 'every process in the inspection to have its label');
+  return seen!;
+}
+
 describe.each([
   ['single', () => startSingle()],
   ['cluster', () => startCluster({ masters: 3, replicasPerMaster: 0 })],
@@ -51,7 +68,7 @@ describe.each([
     const waitC = c.lock('inspect:plain', { waitTime: '10s' });
     await until(async () => (await holder.inspect('inspect:plain')).waiting.length === 2, 'c to be marked as waiting');
 
-    const seen = await b.inspect('inspect:plain');
+    const seen = await labelled(() => b.inspect('inspect:plain'));
     expect(seen).toMatchObject({ name: 'inspect:plain', kind: 'reentrant', locked: true, readers: [], waitingHere: 1, lastToken: first!.token });
     expect(seen.holder).toMatchObject({
       holds: 2,
@@ -71,7 +88,7 @@ describe.each([
     await again!.unlock();
     await first!.unlock();
     const byB = await waitB;
-    const after = await holder.inspect('inspect:plain');
+    const after = await labelled(() => holder.inspect('inspect:plain'));
     expect(after.holder).toMatchObject({ token: byB.token, holds: 1, instance: { label: `waiter-b@${HERE}` } });
     expect(labels(after)).toEqual([`waiter-c@${HERE}`]);
     await byB.unlock();
@@ -90,7 +107,7 @@ describe.each([
     await until(async () => (await a.getFairLock('inspect:fair').inspect()).waiting.length === 1, 'b to queue');
     queued.push(c.getFairLock('inspect:fair').lock({ waitTime: '10s' }));
     await until(async () => (await a.getFairLock('inspect:fair').inspect()).waiting.length === 2, 'c to queue');
-    const queue = await a.inspect('inspect:fair');
+    const queue = await labelled(() => a.inspect('inspect:fair'));
     expect(queue.kind).toBe('fair');
     expect(labels(queue)).toEqual([`fair-b@${HERE}`, `fair-c@${HERE}`]);
     expect(queue.waiting[0]!.owner!.startsWith(queue.waiting[0]!.instance.clientId)).toBe(true);
@@ -101,7 +118,7 @@ describe.each([
     const readers: LockHandle[] = [await a.getReadWriteLock('inspect:rw').readLock().lock(), await b.getReadWriteLock('inspect:rw').readLock().lock('5s')];
     const writer = c.getReadWriteLock('inspect:rw').writeLock().lock({ waitTime: '10s' });
     await until(() => c.stats().waitingChannels === 1, 'the writer to wait');
-    const rw = await c.getReadWriteLock('inspect:rw').inspect();
+    const rw = await labelled(() => c.getReadWriteLock('inspect:rw').inspect());
     expect(rw).toMatchObject({ kind: 'read-write', locked: true, holder: undefined, waitingHere: 1 });
     expect(rw.readers.map((reader) => [reader.instance.label, reader.token, reader.watchdog])).toEqual(
       expect.arrayContaining([
@@ -111,7 +128,7 @@ describe.each([
     );
     for (const reader of readers) await reader.unlock();
     const written = await writer;
-    expect((await a.inspect('inspect:rw')).holder).toMatchObject({ token: written.token, instance: { label: `fair-c@${HERE}` } });
+    expect((await labelled(() => a.inspect('inspect:rw'))).holder).toMatchObject({ token: written.token, instance: { label: `fair-c@${HERE}` } });
     await written.unlock();
   });
 
@@ -123,7 +140,7 @@ describe.each([
     const asksTwo = semaphore(c).acquire(2, { waitTime: '10s' });
     await until(async () => (await semaphore(a).inspect()).waiting.length === 1, 'c to queue');
 
-    const seen = await b.inspect('inspect:sem'); // no kind given: the kind in use under the name
+    const seen = await labelled(() => b.inspect('inspect:sem')); // no kind given: the kind in use under the name
     expect(seen).toMatchObject({ name: 'inspect:sem', kind: 'semaphore', locked: true, holder: undefined, readers: [], lastToken: one.token });
     expect(seen.permits).toEqual({ size: 3, used: 3, available: 0 });
     expect(seen.permitHolders.map((h) => [h.instance.label, h.permits, h.token, h.watchdog, h.holds])).toEqual([
@@ -154,7 +171,9 @@ describe.each([
     await one.release();
     await two.release();
     const third = await asksTwo;
-    expect((await semaphore(a).inspect()).permitHolders.map((h) => [h.instance.label, h.permits, h.token])).toEqual([[`sem-c@${HERE}`, 2, third.token]]);
+    expect((await labelled(() => semaphore(a).inspect())).permitHolders.map((h) => [h.instance.label, h.permits, h.token])).toEqual([
+      [`sem-c@${HERE}`, 2, third.token],
+    ]);
     await third.release();
     expect(await semaphore(a).inspect()).toMatchObject({
       locked: false,
