@@ -8,8 +8,8 @@ export type ScriptArgument = string | number;
  *
  * On the lock path, write each call's arguments as a literal of named fields (or pass a prebuilt keys
  * object as one field, as the semaphore does); never spread a lock's keys object into them. V8 built
- * those spread objects slowly: the read lock and the semaphore spent 40-50 % of their client CPU per
- * acquire + release on it (100 parallel callers, 88-106 us against 55-65 us per cycle).
+ * those spread objects slowly: the read lock and the semaphore spent about 40 % of their client CPU per
+ * acquire + release on it (100 parallel callers: 89-96 us against 52-56 us per cycle, medians).
  */
 export interface LockScript<A, R> {
   /** For registration with ioredis (defineCommand) and error messages; prefixed to avoid clashes. */
