@@ -1,7 +1,8 @@
 // Continuous lock-protected increments until "stop" on stdin; records every critical section and every
 // error, for failover tests. argv: <contexts> <lockName> <counterKey>. env: REDIS_* (any mode), LOCK_*.
 // A section is [acquired, release about to be sent, token]: on one machine, an overlap of two sections
-// is a double grant. Prints {"type":"progress"} twice a second and {"type":"done", sections, errors}.
+// is a double grant. Prints {"type":"progress"} twice a second (with the last error and the lock
+// connection's status) and {"type":"done", sections, errors}.
 // Optional env: LOCK_WAIT_MS (default 3000), HANDOVER_TURN (the client's handoverTurn option),
 // SECTION_MS (the section only sleeps that long, with no Redis I/O of its own, instead of the counter).
 import { createInterface } from 'node:readline';
@@ -26,7 +27,19 @@ const lines = createInterface({ input: process.stdin });
 lines.on('line', (line) => {
   if (line === 'stop') stopping = true;
 });
-const progress = setInterval(() => send({ type: 'progress', sections: sections.length, last: sections.at(-1)?.[0] ?? 0, errors: errors.length }), 500);
+// With the last error and the lock connection's state, so that a test that times out says why.
+const progress = setInterval(
+  () =>
+    send({
+      type: 'progress',
+      sections: sections.length,
+      last: sections.at(-1)?.[0] ?? 0,
+      errors: errors.length,
+      lastError: errors.at(-1)?.[1]?.slice(0, 160),
+      connection: client.redis.status,
+    }),
+  500,
+);
 send({ type: 'ready' });
 
 await Promise.all(
