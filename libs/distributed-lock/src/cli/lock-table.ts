@@ -20,14 +20,19 @@ function who(holder: LockHolderInfo): string {
   return `${holder.instance.label}${holder.instance.self ? ' (this process)' : ''}${holder.grant ? ' [granted, not yet taken]' : ''}`;
 }
 
-/** A semaphore's use, `3/5 permits`, after its kind. */
+/** The kind, and for a semaphore its use: `semaphore 3/5` (permits used of its size). */
 function kindOf(inspection: LockInspection): string {
   return inspection.permits ? `${inspection.kind} ${inspection.permits.used}/${inspection.permits.size}` : inspection.kind;
 }
 
+/** `1 permit`, `2 permits`. */
+function permitCount(permits: number): string {
+  return `${permits} permit${permits === 1 ? '' : 's'}`;
+}
+
 /** Holds of a lock; permits of a semaphore's acquisition. */
 function holdsOf(holder: LockHolderInfo): string {
-  return holder.permits === undefined ? String(holder.holds) : `${holder.permits} permit${holder.permits === 1 ? '' : 's'}`;
+  return holder.permits === undefined ? String(holder.holds) : permitCount(holder.permits);
 }
 
 function waiters(waiting: readonly LockWaiterInfo[], here: number): string {
@@ -94,7 +99,7 @@ export function lockDetails(inspection: LockInspection): string {
   if (inspection.waiting.length === 0)
     lines.push(`waiting     ${inspection.waitingHere > 0 ? `${inspection.waitingHere} caller(s) of this process` : 'nobody'}`);
   inspection.waiting.forEach((waiter, i) => {
-    const asks = waiter.permits === undefined ? '' : `  asks ${waiter.permits} permit${waiter.permits === 1 ? '' : 's'}`;
+    const asks = waiter.permits === undefined ? '' : `  asks ${permitCount(waiter.permits)}`;
     const detail = waiter.owner === undefined ? '' : `  owner ${waiter.owner}${asks}  place expires in ${formatDuration(waiter.expiresInMs)}`;
     lines.push(`${(i === 0 ? 'waiting' : '').padEnd(12)}${waiter.position}. ${waiter.instance.label}${detail}`);
   });
