@@ -6,6 +6,7 @@ import type { LockEvents } from '../events/lock-events.js';
 import { combineSubscriberPorts, createSubscriberPort, type SubscriberPort } from '../waiting/subscriber-port.js';
 import type { RedisMode } from './connection-config.js';
 import type { NodeConnections, RedisClient } from './connection-strategy.js';
+import { ConnectionRevival } from './connection-revival.js';
 import { closeConnection, establishConnection } from './establish-connection.js';
 import { PubSubSelector } from './pubsub-selector.js';
 
@@ -27,6 +28,8 @@ export class LockConnections {
   private readonly ownsCommand: boolean;
   /** Listeners put on connections this client does not own, taken off at close. */
   private readonly borrowedListeners: (() => void)[] = [];
+  /** Connects again what ioredis gave up by itself, from start-up until close. */
+  private readonly revival = new ConnectionRevival();
 
   constructor(resolved: ResolvedLockClientOptions, events: LockEvents) {
     const { strategy } = resolved;
@@ -106,10 +109,12 @@ export class LockConnections {
       for (const connection of this.owned()) connection.disconnect();
       throw new LockConnectionError(this.target, `could not ask the server whether it has sharded pub/sub: ${(error as Error).message}`, error);
     }
+    for (const connection of this.owned()) this.revival.watch(connection);
   }
 
   /** Closes the connections this client opened (never a client given in options). */
   async close(): Promise<void> {
+    this.revival.stop();
     for (const remove of this.borrowedListeners.splice(0)) remove();
     await Promise.all(this.owned().map(closeConnection));
   }
