@@ -21,6 +21,8 @@ describe('lock inspection on the in-memory store', () => {
       'lock:{[x]}',
       'lock:{x-1}',
       'lock:{x-9}',
+      'lock:{m}',
+      'lock:{-}',
       'other',
       'lock:{a\\b}',
     ];
@@ -41,6 +43,7 @@ describe('lock inspection on the in-memory store', () => {
       'lock:\\{a\\}',
       'nothing*',
       'lock:{[x',
+      'lock:{[a\\-z]}', // an escaped '-' in a set is itself: '-', not the range a-z
     ];
     const admin = redis.server().client();
     const store = new InMemoryLockStore();

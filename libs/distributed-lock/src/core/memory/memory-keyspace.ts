@@ -50,6 +50,11 @@ function rangeOf<T>(items: T[], start: number, stop: number): T[] {
  * queueMicrotask, which Jest's fake timers replace (a message would then wait for the test to advance
  * the clock).
  */
+/** A range of a sorted set as Redis replies it: members, or member, score, member, score... */
+function rangeReply(entries: [string, number][], withScores: boolean): string[] {
+  return withScores ? entries.flatMap(([member, score]) => [member, formatDouble(score)]) : entries.map(([member]) => member);
+}
+
 export function afterThisTask(fn: () => void): void {
   void Promise.resolve().then(fn);
 }
@@ -270,8 +275,7 @@ export class MemoryKeyspace {
 
   /** ZRANGE key start stop [WITHSCORES], with negative indexes counted from the end. */
   zrange(key: string, start: number, stop: number, withScores = false): string[] {
-    const slice = rangeOf(this.sorted(key), start, stop);
-    return withScores ? slice.flatMap(([member, score]) => [member, formatDouble(score)]) : slice.map(([member]) => member);
+    return rangeReply(rangeOf(this.sorted(key), start, stop), withScores);
   }
 
   private inRange(score: number, min: string | number, max: string | number): boolean {
@@ -281,8 +285,10 @@ export class MemoryKeyspace {
   }
 
   zrangebyscore(key: string, min: string | number, max: string | number, withScores = false): string[] {
-    const inRange = this.sorted(key).filter(([, score]) => this.inRange(score, min, max));
-    return withScores ? inRange.flatMap(([member, score]) => [member, formatDouble(score)]) : inRange.map(([member]) => member);
+    return rangeReply(
+      this.sorted(key).filter(([, score]) => this.inRange(score, min, max)),
+      withScores,
+    );
   }
 
   zcount(key: string, min: string | number, max: string | number): number {

@@ -7,16 +7,18 @@ export function redisGlob(pattern: string): RegExp {
   let source = '';
   for (let i = 0; i < pattern.length; i++) {
     const char = pattern[i]!;
+    const close = char === '[' ? pattern.indexOf(']', i + 2) : -1;
     if (char === '*') source += '[\\s\\S]*';
     else if (char === '?') source += '[\\s\\S]';
     else if (char === '\\' && i + 1 < pattern.length) source += escape(pattern[++i]!);
-    else if (char === '[' && pattern.indexOf(']', i + 2) > i) {
-      const close = pattern.indexOf(']', i + 2);
+    else if (close > i) {
       let set = pattern.slice(i + 1, close);
       const negated = set.startsWith('^');
       if (negated) set = set.slice(1);
-      // Ranges stay ranges; every other character of the set is taken literally.
-      const members = set.replace(/\\(.)/g, '$1').replace(/[\]\\^]/g, '\\$&');
+      // Ranges stay ranges; an escaped character (`\-` too) and `]`, `\`, `^` are taken literally.
+      const members = set.replace(/\\(.)|([\]\\^])/g, (_, escaped: string | undefined, special: string | undefined) =>
+        escaped !== undefined ? escape(escaped) : `\\${special}`,
+      );
       source += `[${negated ? '^' : ''}${members}]`;
       i = close;
     } else source += escape(char);

@@ -83,19 +83,11 @@ const COMMANDS: Record<string, Command> = {
   zcount: { arity: 4, run: (ks, [key, min, max]) => ks.zcount(key!, min!, max!) },
   zrange: {
     arity: -4,
-    run: (ks, [key, start, stop, ...options]) => {
-      const withScores = options.length === 1 && options[0]!.toUpperCase() === 'WITHSCORES';
-      if (options.length > 0 && !withScores) throw unsupported(`ZRANGE option ${options[0]!.toUpperCase()}`);
-      return ks.zrange(key!, parseInteger(start!), parseInteger(stop!), withScores);
-    },
+    run: (ks, [key, start, stop, ...options]) => ks.zrange(key!, parseInteger(start!), parseInteger(stop!), withScores('ZRANGE', options)),
   },
   zrangebyscore: {
     arity: -4,
-    run: (ks, [key, min, max, ...options]) => {
-      const withScores = options.length === 1 && options[0]!.toUpperCase() === 'WITHSCORES';
-      if (options.length > 0 && !withScores) throw unsupported(`ZRANGEBYSCORE option ${options[0]!.toUpperCase()}`);
-      return ks.zrangebyscore(key!, min!, max!, withScores);
-    },
+    run: (ks, [key, min, max, ...options]) => ks.zrangebyscore(key!, min!, max!, withScores('ZRANGEBYSCORE', options)),
   },
 
   rpush: { arity: -3, run: (ks, [key, ...values]) => ks.rpush(key!, ...values) },
@@ -105,6 +97,13 @@ const COMMANDS: Record<string, Command> = {
 
   publish: { arity: 3, run: (ks, [channel, message]) => ks.publish(channel!, message!) },
 };
+
+/** Whether a range command's options ask for WITHSCORES, its only option supported here. */
+function withScores(command: string, options: string[]): boolean {
+  if (options.length === 0) return false;
+  if (options.length === 1 && options[0]!.toUpperCase() === 'WITHSCORES') return true;
+  throw unsupported(`${command} option ${options[0]!.toUpperCase()}`);
+}
 
 function unsupported(what: string): Error {
   return new Error(`ERR the in-memory store of nestjs-distributed-lock/testing does not support ${what}; use a real Redis for it`);
