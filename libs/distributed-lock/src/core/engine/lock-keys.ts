@@ -26,6 +26,17 @@ export class LockKeys {
     return `${this.prefix}{${name}}${variant}:released`;
   }
 
+  /** A fair lock's line: the queue (owner -> arrival) and each entry's deadline, beside its hash `lock(name, ':fair')`. */
+  fairQueue(name: string): { queue: string; deadlines: string } {
+    const hash = this.lock(name, ':fair');
+    return { queue: `${hash}:queue`, deadlines: `${hash}:queue-deadlines` };
+  }
+
+  /** A read-write lock's live readers (owner -> lease end), beside its hash `lock(name, ':rw')`. */
+  readers(name: string): string {
+    return `${this.lock(name, ':rw')}:readers`;
+  }
+
   /** Every key of the semaphore called `name` (its state is `<prefix>{name}:semaphore`). */
   semaphore(name: string): SemaphoreKeys {
     const state = this.lock(name, ':semaphore');

@@ -75,15 +75,16 @@ export class LockInspector {
       names.map(async (name) => ({
         name,
         reply: await query('inspect', name, () => {
+          const fairLine = keys.fairQueue(name);
           const semaphore = keys.semaphore(name);
           return node.run(inspectLock, {
             plain: keys.lock(name),
             fence: keys.fence(name),
             fair: keys.lock(name, ':fair'),
-            fairQueue: `${keys.lock(name, ':fair')}:queue`,
-            fairQueueDeadlines: `${keys.lock(name, ':fair')}:queue-deadlines`,
+            fairQueue: fairLine.queue,
+            fairQueueDeadlines: fairLine.deadlines,
             readWrite: keys.lock(name, ':rw'),
-            readers: `${keys.lock(name, ':rw')}:readers`,
+            readers: keys.readers(name),
             semaphore: semaphore.state,
             semaphoreHolders: semaphore.holders,
             semaphoreQueue: semaphore.queue,

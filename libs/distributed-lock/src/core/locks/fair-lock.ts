@@ -32,8 +32,9 @@ export class FairLock extends ExclusiveHashLock {
     readonly queueTimeoutMs = DEFAULT_FAIR_QUEUE_TIMEOUT_MS,
   ) {
     super(engine, name, ':fair', false);
-    this.queueKey = `${this.id}:queue`;
-    this.queueDeadlinesKey = `${this.id}:queue-deadlines`;
+    const line = engine.keys.fairQueue(name);
+    this.queueKey = line.queue;
+    this.queueDeadlinesKey = line.deadlines;
   }
 
   override get maxPauseMs(): number {

@@ -31,7 +31,7 @@ abstract class ReadWriteHalf extends SingleNodeLock {
 
   constructor(engine: LockEngine, name: string) {
     super(engine, name, ':rw');
-    this.readersKey = `${this.id}:readers`;
+    this.readersKey = engine.keys.readers(name);
   }
 
   async attempt({ owner, leaseMs, watchdog, replicaAck }: AttemptArgs): Promise<AttemptResult> {
