@@ -126,6 +126,7 @@ const step = {
       successorIsLast: last === '1',
       grantLeaseMs: LONG,
       successorWatchdog: yieldToOthers !== '1',
+      all: false,
     };
     return runs(reentrantHandover, args, 'handoff', k.fence);
   },
@@ -377,7 +378,7 @@ describe('the in-memory store against a real redis-server (differential)', () =>
     subscriber.on('message', (channel: string, message: string) => realMessages.push(`${channel} ${message}`));
     await subscriber.subscribe(...CHANNELS);
     real = {
-      node: new LockNode(redis as unknown as RedisClient, 'redis'),
+      node: new LockNode(redis as unknown as RedisClient, 'redis', 5000),
       messages: realMessages,
       flush: async () => void (await redis.flushall()),
       drain: async () => void (await subscriber.ping()), // replies on the subscriber's connection come after its messages
@@ -389,7 +390,7 @@ describe('the in-memory store against a real redis-server (differential)', () =>
     storeSubscriber.on('message', (channel: string, message: string) => memoryMessages.push(`${channel} ${message}`));
     await storeSubscriber.subscribe(...CHANNELS);
     memory = {
-      node: new LockNode(store as unknown as RedisClient, 'memory'),
+      node: new LockNode(store as unknown as RedisClient, 'memory', 5000),
       messages: memoryMessages,
       flush: async () => void (await store.flushall()),
       drain: () => new Promise((resolve) => setImmediate(resolve)), // the store delivers in a microtask

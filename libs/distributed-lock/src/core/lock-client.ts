@@ -73,7 +73,7 @@ export class LockClient {
     this.mode = this.connections.mode;
     this.lazyConnect = resolved.lazyConnect;
     this.engine = new LockEngine(
-      this.connections.lockNodes(),
+      this.connections.lockNodes(resolved.operationTimeoutMs),
       this.connections.subscriberPort(),
       {
         keyPrefix: resolved.keyPrefix,
@@ -89,6 +89,8 @@ export class LockClient {
     );
     // Waiters whose attempts failed while a command connection was down look again as soon as it is back.
     this.connections.onCommandReady(() => this.engine.notifier.wakeAll());
+    // A new connection may lead to another server (a failover): its clock is read again (see NodeClock).
+    this.connections.onCommandReady(() => this.engine.nodes.forEach((node) => node.clock.reset()));
     // Redis may have lost this process's inspection label (a restart): write it again.
     this.connections.onCommandReady(() => this.engine.instance.refresh());
     const { engine } = this;

@@ -63,9 +63,12 @@ export class LockConnections {
     this.pubsub = new PubSubSelector(first.command, first.subscriber, mayShard, (choice) => events.emit('pubsub', choice));
   }
 
-  /** Where lock state lives, one LockNode per node; their scripts wait for the pub/sub choice. */
-  lockNodes(): LockNode[] {
-    return this.nodes.map((node) => new LockNode(node.command, node.target, () => this.pubsub.pending()));
+  /**
+   * Where lock state lives, one LockNode per node; their scripts wait for the pub/sub choice, and
+   * refuse to run later than `timeoutMs` after they were sent (the operation timeout, see NodeClock).
+   */
+  lockNodes(timeoutMs: number): LockNode[] {
+    return this.nodes.map((node) => new LockNode(node.command, node.target, timeoutMs, () => this.pubsub.pending()));
   }
 
   /** The subscription side of every node, as one port. */

@@ -170,7 +170,7 @@ describe('ReleaseProtocol', () => {
     const released: [HeldLock, number][] = [];
     const lost: string[] = [];
     const handedOver: string[] = [];
-    const protocol = new ReleaseProtocol(trips, background, notifier, keeper, {
+    const protocol = new ReleaseProtocol(trips, background, notifier, keeper, new HeldLocks(), {
       released: (held, remaining) => {
         held.holds = remaining;
         if (remaining === 0) held.active = false;

@@ -21,6 +21,11 @@ export interface HandOverArgs {
   readonly yieldToOthers: boolean;
   /** No other caller of this process waits after the successor (the process's waiting mark goes). */
   readonly successorIsLast: boolean;
+  /**
+   * Every hold of the owner goes, not one: the releasing owner knows of no other hold (see
+   * ReleaseProtocol.release), so one Redis counts beyond that is a phantom (a late grant) and must go.
+   */
+  readonly all: boolean;
 }
 
 /**
@@ -31,7 +36,7 @@ export interface HandOverArgs {
 export interface LockHandover {
   /**
    * Drops the owner's last hold and gives the lock to the successor in one step. [-1, 0]: not the
-   * owner; [holds left, 0]: not the last hold; [0, token]: handed over; [0, -1]: asked to yield and
+   * owner; [holds left, 0]: not the last hold (never with `all`); [0, token]: handed over; [0, -1]: asked to yield and
    * another process waits, so the lock was granted to the process that has waited longest instead.
    */
   handOver(args: HandOverArgs): Promise<[number, number]>;

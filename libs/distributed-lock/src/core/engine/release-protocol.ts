@@ -7,6 +7,7 @@ import type { UnlockNotifier } from '../waiting/unlock-notifier.js';
 import type { Waiter } from '../waiting/waiter.js';
 import type { BackgroundWork } from './background-work.js';
 import type { HeldLock } from './held-lock.js';
+import type { HeldLocks } from './held-locks.js';
 import type { LeaseResource } from './lease-resource.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import type { RoundTrips } from './round-trips.js';
@@ -36,10 +37,19 @@ export class ReleaseProtocol {
     private readonly background: BackgroundWork,
     private readonly notifier: UnlockNotifier,
     private readonly keeper: LeaseKeeper,
+    private readonly registry: HeldLocks,
     private readonly outcomes: ReleaseOutcomes,
   ) {}
 
-  /** Drops one hold of `held` in Redis. LockNotHeldError if it is no longer ours. */
+  /**
+   * Drops one hold of `held` in Redis. LockNotHeldError if it is no longer ours.
+   *
+   * The owner's last hold, as this process knows it, drops every hold Redis counts for the owner,
+   * unless another acquisition of the same owner and lock is in flight (its hold may be counted already,
+   * and is real). Owner ids never leave this process, so what it knows is the truth: a hold beyond it is
+   * a phantom (an attempt its caller gave up on that Redis granted all the same) and must not outlive a
+   * successful unlock.
+   */
   async release(held: HeldLock): Promise<void> {
     const name = held.resource.name;
     if (held.releasing) await held.releasing;
@@ -48,13 +58,14 @@ export class ReleaseProtocol {
     }
     const expected = held.holds;
     const { resource } = held;
+    const last = expected === 1 && this.registry.acquisitionsInFlight(held.key) === 0;
     if (expected === 1 && resource.handover && !held.replicaAck && !this.outcomes.isClosed()) {
       const next = this.notifier.nextHandover(resource.channel, held.acquiredAt);
-      if (next) return this.handOver(held, next.waiter, next.yieldToOthers, next.last);
+      if (next) return this.handOver(held, next.waiter, next.yieldToOthers, next.last, last);
     }
     let remaining: number;
     try {
-      remaining = await this.roundTrips.bounded(resource.release(held.owner, false));
+      remaining = await this.roundTrips.bounded(resource.release(held.owner, last));
     } catch (error) {
       // Unknown outcome (the master died mid-call, a failover...). Retry until it is known, so the
       // lock does not sit in Redis for the rest of its lease, or block its owner's next acquisition.
@@ -95,7 +106,7 @@ export class ReleaseProtocol {
    * The successor's lease counts from the start of this call (Redis granted it later, so the local
    * deadline is never the later one). A successor that stopped waiting meanwhile gives the lock back.
    */
-  private async handOver(held: HeldLock, successor: Waiter, yieldToOthers: boolean, last: boolean): Promise<void> {
+  private async handOver(held: HeldLock, successor: Waiter, yieldToOthers: boolean, successorIsLast: boolean, all: boolean): Promise<void> {
     const { resource } = held;
     const handover = successor.handover!;
     const terms = successor.handoverTerms!;
@@ -109,7 +120,8 @@ export class ReleaseProtocol {
           leaseMs: terms.leaseMs,
           successorWatchdog: terms.watchdog === true,
           yieldToOthers,
-          successorIsLast: last,
+          successorIsLast,
+          all,
         }),
       );
     } catch (error) {

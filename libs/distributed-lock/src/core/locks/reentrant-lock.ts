@@ -50,7 +50,7 @@ export class ReentrantLock extends ExclusiveHashLock implements LockHandover {
   }
 
   /** @internal See LockHandover. */
-  handOver({ owner, successor, leaseMs, successorWatchdog, yieldToOthers, successorIsLast }: HandOverArgs): Promise<[number, number]> {
+  handOver({ owner, successor, leaseMs, successorWatchdog, yieldToOthers, successorIsLast, all }: HandOverArgs): Promise<[number, number]> {
     const { lock, fence, channel } = this.keys;
     return this.engine.node.run(reentrantHandover, {
       lock,
@@ -65,6 +65,7 @@ export class ReentrantLock extends ExclusiveHashLock implements LockHandover {
       successorIsLast,
       grantLeaseMs: GRANT_LEASE_MS,
       successorWatchdog,
+      all,
     });
   }
 

@@ -164,6 +164,14 @@ export class InMemoryLockStore extends EventEmitter implements MemorySubscriber 
     return this.reply(() => 'PONG' as const, true);
   }
 
+  /** TIME: the store's clock, as seconds and microseconds (what Redis replies). */
+  time(): Promise<[string, string]> {
+    return this.reply(() => {
+      const ms = this.keyspace.serverTimeMs();
+      return [String(Math.floor(ms / 1000)), String((ms % 1000) * 1000)] as [string, string];
+    });
+  }
+
   /** WAIT: there are no replicas here, so none acknowledges (replica acknowledgement fails, as it should). */
   wait(_replicas: number, _timeoutMs: number): Promise<number> {
     return this.reply(() => 0);

@@ -28,6 +28,7 @@ export interface FairAcquireArgs {
  */
 export const fairAcquire = defineLockScript<FairAcquireArgs, [number, number]>({
   name: 'dlockFairAcquire',
+  guarded: true,
   keys: (a) => [a.lock, a.fence, a.queue, a.queueDeadlines],
   argv: (a) => [a.owner, a.leaseMs, a.queueTimeoutMs, a.queueOnFailure ? '1' : '0', a.watchdog ? '1' : '0'],
   lua: `${FAIR_QUEUE_LUA}${NEXT_TOKEN_LUA}

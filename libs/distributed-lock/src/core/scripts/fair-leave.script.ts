@@ -18,6 +18,7 @@ export interface FairLeaveArgs {
  */
 export const fairLeave = defineLockScript<FairLeaveArgs, number>({
   name: 'dlockFairLeave',
+  guarded: true,
   keys: (a) => [a.lock, a.channel, a.queue, a.queueDeadlines],
   argv: (a) => [a.owner, a.publish],
   lua: `${FAIR_QUEUE_LUA}

@@ -16,6 +16,7 @@ export interface ReadWriteAcquireArgs extends ReadWriteKeys {
  */
 export const readAcquire = defineLockScript<ReadWriteAcquireArgs, [number, number]>({
   name: 'dlockReadAcquire',
+  guarded: true,
   keys: (a) => [a.hash, a.readers, a.fence],
   argv: (a) => [a.owner, a.leaseMs, a.watchdog ? '1' : '0'],
   lua: `${READ_WRITE_LUA}${NEXT_TOKEN_LUA}

@@ -11,6 +11,7 @@ export interface ReadWriteAdjustArgs extends ReadWriteKeys {
 /** Sets an owner's read or write holds if it holds that side (corrects phantom holds). Replies 1 or 0. */
 export const readWriteAdjust = defineLockScript<ReadWriteAdjustArgs, number>({
   name: 'dlockReadWriteAdjust',
+  guarded: true,
   keys: (a) => [a.hash, a.readers],
   argv: (a) => [a.owner, a.side, a.holds],
   lua: `${READ_WRITE_LUA}

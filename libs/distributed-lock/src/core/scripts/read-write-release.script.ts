@@ -19,6 +19,7 @@ const argv = (a: ReadWriteReleaseArgs): (string | number)[] => [a.owner, a.publi
  */
 export const readRelease = defineLockScript<ReadWriteReleaseArgs, number>({
   name: 'dlockReadRelease',
+  guarded: true,
   keys: (a) => [a.hash, a.readers, a.channel],
   argv,
   lua: `${READ_WRITE_LUA}
@@ -54,6 +55,7 @@ return 0
  */
 export const writeRelease = defineLockScript<ReadWriteReleaseArgs, number>({
   name: 'dlockWriteRelease',
+  guarded: true,
   keys: (a) => [a.hash, a.readers, a.channel],
   argv,
   lua: `${READ_WRITE_LUA}

@@ -39,6 +39,7 @@ const QUEUE_ARG = { 'others-wait': '1', last: '0', 'not-queued': '' } as const;
  */
 export const reentrantAcquire = defineLockScript<ReentrantAcquireArgs, [number, number]>({
   name: 'dlockReentrantAcquire',
+  guarded: true,
   keys: (a) => [a.lock, a.fence],
   argv: (a) => [a.owner, a.leaseMs, a.waitingClient, QUEUE_ARG[a.queue], a.watchdog ? '1' : '0'],
   lua: `${NEXT_TOKEN_LUA}${WAITING_MARKS_LUA}

@@ -13,6 +13,7 @@ export interface ReentrantAdjustArgs {
  */
 export const reentrantAdjust = defineLockScript<ReentrantAdjustArgs, number>({
   name: 'dlockReentrantAdjust',
+  guarded: true,
   keys: (a) => [a.lock],
   argv: (a) => [a.owner, a.holds],
   lua: `

@@ -19,19 +19,22 @@ export interface ReentrantHandoverArgs extends ExclusiveKeys {
   readonly grantLeaseMs: number;
   /** The successor's watchdog renews its lease (recorded as `renew`, for inspection). */
   readonly successorWatchdog: boolean;
+  /** Hand over whatever holds the owner has (the caller knows of no other), instead of only its last one. */
+  readonly all: boolean;
 }
 
 /**
  * Releases the caller's last hold of an exclusive lock and, in the same step, gives the lock to a
  * waiter of the same process (a hand-over): the lock is never free in between, so nobody is woken and
  * nobody races for it, and the waiter needs no round trip of its own. Replies {-1, 0} when the caller
- * is not the owner (nothing changed); {holds left, 0} when the caller holds more than one hold
- * (nothing handed over); {0, token} when the successor holds it now, with a new fencing token and its
+ * is not the owner (nothing changed); {holds left, 0} when the caller holds more than one hold and
+ * `all` is not set (nothing handed over); {0, token} when the successor holds it now, with a new fencing token and its
  * own lease; {0, -1} when, asked to yield, it found another process waiting and granted the lock to
  * the one that has waited longest instead, marking the caller's process as waiting, at the back.
  */
 export const reentrantHandover = defineLockScript<ReentrantHandoverArgs, [number, number]>({
   name: 'dlockReentrantHandover',
+  guarded: true,
   keys: (a) => [a.lock, a.fence, a.channel],
   argv: (a) => [
     a.owner,
@@ -43,18 +46,20 @@ export const reentrantHandover = defineLockScript<ReentrantHandoverArgs, [number
     a.successorIsLast ? '1' : '0',
     a.grantLeaseMs,
     a.successorWatchdog ? '1' : '0',
+    a.all ? '1' : '0',
   ],
   lua: `${GRANT_TO_LONGEST_WAITING_LUA}
 local lock_key, fence_key, channel = KEYS[1], KEYS[2], KEYS[3]
 local owner_id, successor_id, lease_ms, client = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local yield_to_others, publish, successor_is_last, grant_lease = ARGV[5] == '1', ARGV[6], ARGV[7] == '1', ARGV[8]
 local renew = ARGV[9] or '0'
+local all = ARGV[10] == '1'
 
 local state = redis.call('hmget', lock_key, 'owner', 'holds')
 if state[1] ~= owner_id then
   return {-1, 0}
 end
-if tonumber(state[2]) > 1 then
+if not all and tonumber(state[2]) > 1 then
   return {redis.call('hincrby', lock_key, 'holds', -1), 0}
 end
 if yield_to_others and grant_to_longest_waiting(lock_key, fence_key, channel, publish, grant_lease, client) then

@@ -43,6 +43,7 @@ export interface ReentrantReleaseArgs extends ExclusiveKeys {
  */
 export const reentrantRelease = defineLockScript<ReentrantReleaseArgs, number>({
   name: 'dlockReentrantRelease',
+  guarded: true,
   keys: (a) => [a.lock, a.fence, a.channel],
   argv: (a) => [a.owner, a.publish, a.all ? 'all' : '1', a.expectedHolds ?? '', a.grantLeaseMs, a.stillWaitingClient, a.alwaysPublish ? '1' : '0'],
   lua: `${GRANT_TO_LONGEST_WAITING_LUA}

@@ -16,6 +16,7 @@ export interface ReentrantWithdrawArgs extends ExclusiveKeys {
  */
 export const reentrantWithdraw = defineLockScript<ReentrantWithdrawArgs, number>({
   name: 'dlockReentrantWithdraw',
+  guarded: true,
   keys: (a) => [a.lock, a.fence, a.channel],
   argv: (a) => [a.client, a.publish, a.grantLeaseMs],
   lua: `${GRANT_TO_LONGEST_WAITING_LUA}

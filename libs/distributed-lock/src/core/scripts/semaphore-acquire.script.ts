@@ -37,6 +37,7 @@ export interface SemaphoreAcquireArgs extends SemaphoreScriptArgs {
  */
 export const semaphoreAcquire = defineLockScript<SemaphoreAcquireArgs, [number, number]>({
   name: 'dlockSemaphoreAcquire',
+  guarded: true,
   keys: semaphoreKeyList,
   argv: (a) => [a.owner, a.permits, a.leaseMs, a.initialPermits, a.queueTimeoutMs, a.queueOnFailure ? '1' : '0', a.publish, a.watchdog ? '1' : '0'],
   lua: `${SEMAPHORE_LUA}${NEXT_TOKEN_LUA}

@@ -14,6 +14,7 @@ export interface SemaphoreLeaveArgs extends SemaphoreScriptArgs {
  */
 export const semaphoreLeave = defineLockScript<SemaphoreLeaveArgs, number>({
   name: 'dlockSemaphoreLeave',
+  guarded: true,
   keys: semaphoreKeyList,
   argv: (a) => [a.owner, a.publish],
   lua: `${SEMAPHORE_LUA}

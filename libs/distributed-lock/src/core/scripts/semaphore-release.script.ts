@@ -15,6 +15,7 @@ export interface SemaphoreReleaseArgs extends SemaphoreScriptArgs {
  */
 export const semaphoreRelease = defineLockScript<SemaphoreReleaseArgs, number>({
   name: 'dlockSemaphoreRelease',
+  guarded: true,
   keys: semaphoreKeyList,
   argv: (a) => [a.owner, a.publish],
   lua: `${SEMAPHORE_LUA}

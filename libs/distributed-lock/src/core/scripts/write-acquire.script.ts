@@ -10,6 +10,7 @@ import { READ_WRITE_LUA } from './read-write.lua.js';
  */
 export const writeAcquire = defineLockScript<ReadWriteAcquireArgs, [number, number]>({
   name: 'dlockWriteAcquire',
+  guarded: true,
   keys: (a) => [a.hash, a.readers, a.fence],
   argv: (a) => [a.owner, a.leaseMs, a.watchdog ? '1' : '0'],
   lua: `${READ_WRITE_LUA}${NEXT_TOKEN_LUA}

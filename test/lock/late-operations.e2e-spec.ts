@@ -1,0 +1,127 @@
+import { Redis } from 'ioredis';
+import { LockClient } from 'nestjs-distributed-lock';
+import { reentrantAcquire } from '../../libs/distributed-lock/src/core/scripts/reentrant-acquire.script.js';
+import { reentrantRelease } from '../../libs/distributed-lock/src/core/scripts/reentrant-release.script.js';
+import { useRedis } from '../harness/use-redis.js';
+
+/** ioredis' command object as sendCommand receives it (the part used here). */
+interface SentCommand {
+  name: string;
+  args: unknown[];
+  promise: Promise<unknown>;
+}
+
+/**
+ * A connection that delivers one chosen command late: held back `delayMs` before ioredis writes it, as
+ * a reconnect, a cluster's retry after a failover, or a NOSCRIPT resend can deliver a command its
+ * caller has already given up on. Everything else goes out at once. `late` settles with what Redis
+ * replied to the held-back command.
+ */
+function delayingConnection(port: number, pick: (command: SentCommand) => boolean, delayMs: number): { redis: Redis; late: Promise<unknown> } {
+  const redis = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 2 });
+  const send = redis.sendCommand.bind(redis) as (command: SentCommand, stream?: unknown) => unknown;
+  let resolveLate!: (outcome: unknown) => void;
+  const late = new Promise<unknown>((resolve) => (resolveLate = resolve));
+  let picked = false;
+  (redis as unknown as { sendCommand: (command: SentCommand, stream?: unknown) => unknown }).sendCommand = (command, stream) => {
+    if (picked || !pick(command)) return send(command, stream);
+    picked = true;
+    setTimeout(() => send(command, stream), delayMs);
+    command.promise.then(resolveLate, resolveLate);
+    return command.promise;
+  };
+  return { redis, late };
+}
+
+const isAttemptOn = (name: string) => (command: SentCommand) =>
+  command.name === 'evalsha' && command.args[0] === reentrantAcquire.sha && command.args.includes(`lock:{${name}}`);
+
+/**
+ * Reliability, "outages and abandoned work": an attempt whose caller has gone may still run in Redis
+ * later. Whatever it would take must not be taken, and nothing may be held after a successful unlock().
+ */
+describe('an operation Redis runs after its caller gave up changes nothing', () => {
+  const redis = useRedis();
+  const OPERATION_TIMEOUT = 300;
+
+  it('an attempt delivered after its operation timeout is refused: the owner that got the lock on a retry and unlocked it holds nothing', async () => {
+    const { redis: connection, late } = delayingConnection(redis.server().port, isAttemptOn('late:retry'), 3 * OPERATION_TIMEOUT);
+    const client = await LockClient.connect({ client: connection, operationTimeout: OPERATION_TIMEOUT });
+    try {
+      await client.runInContext(async () => {
+        // The first attempt is held back and given up at the operation timeout; the caller waits on
+        // through the failure and its retry takes the lock.
+        const handle = await client.lock('late:retry', { waitTime: '5s' });
+        await handle.unlock();
+      });
+      const reply = await late; // the first attempt reaches Redis only now, after the unlock
+      expect(String(reply)).toMatch(/^ReplyError: DLOCK_LATE \d+$/);
+      expect(await redis.server().client().exists('lock:{late:retry}')).toBe(0);
+      expect(client.stats().held).toBe(0);
+    } finally {
+      await client.close();
+      connection.disconnect();
+    }
+  });
+
+  it('control: the same attempt without its deadline, delivered after the unlock, takes the lock for an owner that is done with it', async () => {
+    const client = await redis.client();
+    const admin = redis.server().client();
+    let owner = '';
+    await client.runInContext(async () => {
+      const handle = await client.lock('late:control', '30s');
+      owner = (await admin.hget('lock:{late:control}', 'owner'))!;
+      await handle.unlock();
+    });
+    const args = {
+      lock: 'lock:{late:control}',
+      fence: 'lock:{late:control}:fence',
+      owner,
+      leaseMs: 30_000,
+      waitingClient: '',
+      queue: 'not-queued',
+      watchdog: true,
+    } as const;
+    // What a late attempt did before attempts carried a deadline (without one, a guarded script runs unguarded).
+    await admin.eval(reentrantAcquire.lua, 2, ...reentrantAcquire.keys(args), ...reentrantAcquire.argv(args));
+    expect(await admin.hget('lock:{late:control}', 'owner')).toBe(owner);
+    await admin.del('lock:{late:control}');
+  });
+
+  it("the owner's last unlock drops a hold Redis counts beyond what the owner took (a phantom), so nothing stays held", async () => {
+    const client = await redis.client();
+    const admin = redis.server().client();
+    await client.runInContext(async () => {
+      const handle = await client.lock('late:phantom', '30s');
+      await admin.hincrby('lock:{late:phantom}', 'holds', 1); // what a late grant to the same owner left
+      await handle.unlock();
+    });
+    expect(await admin.exists('lock:{late:phantom}')).toBe(0);
+  });
+
+  it('control: the release as an unlock sent it before (one hold) leaves the phantom holding the lock', async () => {
+    const client = await redis.client();
+    const admin = redis.server().client();
+    let owner = '';
+    await client.runInContext(async () => {
+      await client.lock('late:phantom-control', '30s');
+      owner = (await admin.hget('lock:{late:phantom-control}', 'owner'))!;
+      await admin.hincrby('lock:{late:phantom-control}', 'holds', 1);
+    });
+    const k = { lock: 'lock:{late:phantom-control}', fence: 'lock:{late:phantom-control}:fence', channel: 'lock:{late:phantom-control}:released' };
+    const args = {
+      ...k,
+      owner,
+      publish: 'publish',
+      all: false,
+      expectedHolds: undefined,
+      grantLeaseMs: 250,
+      stillWaitingClient: '',
+      alwaysPublish: false,
+    } as const;
+    const remaining = await admin.eval(reentrantRelease.lua, 3, ...reentrantRelease.keys(args), ...reentrantRelease.argv(args));
+    expect(remaining).toBe(1);
+    expect(await admin.hget('lock:{late:phantom-control}', 'owner')).toBe(owner);
+    await client.forceUnlock('late:phantom-control');
+  });
+});
