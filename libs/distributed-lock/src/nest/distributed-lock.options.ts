@@ -139,6 +139,12 @@ export interface DistributedLockMetadata {
   onLocked: OnLocked;
   onLost: OnLost;
   lockAtLeastMs: number | undefined;
+  /**
+   * When Redis fails to answer (LockBackendError): 'throw' (the call fails, closed), or 'skip' (the
+   * method does not run and resolves undefined; counted in the outage log): @ScheduledLock's, whose
+   * caller, a scheduler, can do nothing with the error but log it on every tick.
+   */
+  onUnavailable: 'throw' | 'skip';
   /** `Class.method`, for messages; set when the decorator is applied. */
   where: string;
   /** Set by @DistributedSemaphore: the call takes permits of the semaphore of that name instead of a lock. */
@@ -210,9 +216,9 @@ export function toLockMetadata(keyOrOptions: unknown, leaseTime?: Duration, deco
   });
 }
 
-function finish(metadata: Omit<DistributedLockMetadata, 'via' | 'where'>): DistributedLockMetadata {
+function finish(metadata: Omit<DistributedLockMetadata, 'via' | 'where' | 'onUnavailable'>): DistributedLockMetadata {
   const viaMethod = metadata.keyFromArgs !== undefined || (metadata.key instanceof LockKeyTemplate && metadata.key.source === 'args');
-  return { ...metadata, via: viaMethod ? 'method' : 'interceptor', where: '' };
+  return { ...metadata, via: viaMethod ? 'method' : 'interceptor', where: '', onUnavailable: 'throw' };
 }
 
 function compileKey(key: unknown, argument: string): LockKeyTemplate | LockKeyFactory {

@@ -5,6 +5,7 @@ import {
   InvalidLockArgumentError,
   LockAcquireAbortedError,
   LockAcquireTimeoutError,
+  LockBackendError,
   LockLostError,
   runInLockContext,
   type LockHandle,
@@ -131,6 +132,10 @@ export class DistributedLockRunner implements LockedMethodRunner {
           if (error instanceof LockAcquireTimeoutError && metadata.onLocked !== 'throw') {
             return await this.whenLocked(metadata, { name, waitedMs: performance.now() - calledAt, error, args, context: route?.context });
           }
+          if (error instanceof LockBackendError && metadata.onUnavailable === 'skip') {
+            this.locks.outage.failed(`${metadata.where} skipped`, error, name);
+            return undefined;
+          }
           throw route ? route.mapError(error, name) : error;
         }
         const acquiredAt = performance.now();
@@ -252,7 +257,8 @@ export class DistributedLockRunner implements LockedMethodRunner {
     try {
       await handle.unlock();
     } catch (error) {
-      this.logger.warn(`Releasing lock "${handle.name}" after a locked call failed: ${(error as Error).message}`);
+      if (error instanceof LockBackendError) this.locks.outage.failed('release after a locked call', error, handle.name);
+      else this.logger.warn(`Releasing lock "${handle.name}" after a locked call failed: ${(error as Error).message}`);
     }
   }
 }

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { describePubSubChoice, InvalidLockConfigError, LockClient, type RedisClient } from '../core/index.js';
 import { configDuration } from '../core/config/resolve-lock-client-options.js';
 import { MODULE_ONLY_OPTION_KEYS, type DistributedLockModuleOptions } from './distributed-lock-module.options.js';
+import { OutageLog } from './outage-log.js';
 
 export interface LockServiceSettings {
   defaultWaitMs: number;
@@ -15,8 +16,6 @@ export const DEFAULT_DECORATOR_WAIT_MS = 10_000;
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 /** A renewal that takes longer than this share of the lease leaves too little margin: warn. */
 const SLOW_RENEWAL_SHARE = 1 / 3;
-/** Connection errors repeat on every reconnect attempt; log them at most this often. */
-const CONNECTION_LOG_INTERVAL_MS = 10_000;
 
 /**
  * The injectable lock API: everything `LockClient` offers (lock, tryLock, unlock, withLock, ...),
@@ -26,7 +25,8 @@ const CONNECTION_LOG_INTERVAL_MS = 10_000;
 export class LockService extends LockClient {
   readonly settings: LockServiceSettings;
   private readonly logger = new Logger('DistributedLock');
-  private lastConnectionLog = -Infinity;
+  /** @internal Failures during a Redis outage, logged once when it starts and once when it ends. */
+  readonly outage: OutageLog;
 
   constructor(options: DistributedLockModuleOptions = {}) {
     const { defaultWaitTime, requestContext, unavailableStatus, shutdownTimeout, ...clientOptions } = options ?? {};
@@ -52,16 +52,13 @@ export class LockService extends LockClient {
         );
       }
     });
+    this.outage = new OutageLog(this.logger, this.events);
     this.events.on('background-error', ({ operation, name, error }) => {
-      if (operation === 'connection') {
-        const now = performance.now();
-        if (now - this.lastConnectionLog < CONNECTION_LOG_INTERVAL_MS) return;
-        this.lastConnectionLog = now;
-        this.logger.warn(`Redis connection (${name ?? 'lock'}) to ${this.target}: ${error.message}`);
-        return;
-      }
-      this.logger.warn(`Background ${operation}${name ? ` of lock "${name}"` : ''} failed: ${error.message}`);
+      if (operation === 'close') this.logger.warn(error.message);
+      else if (operation === 'connection') this.outage.failed(`Redis connection to ${this.target}`, error);
+      else this.outage.failed(`background ${operation}`, error, name);
     });
+    this.connections.onCommandReady(() => this.outage.recovered());
   }
 
   /**

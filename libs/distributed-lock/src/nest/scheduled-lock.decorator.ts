@@ -2,7 +2,7 @@ import { InvalidLockArgumentError, type Duration } from '../core/index.js';
 import { toMilliseconds } from '../core/util/duration.js';
 import { assertKnownKeys, isPlainObject } from '../core/util/validate.js';
 import { lockDecorator } from './distributed-lock.decorator.js';
-import { toLockMetadata, type OnLocked, type OnLost } from './distributed-lock.options.js';
+import { toLockMetadata, type DistributedLockMetadata, type OnLocked, type OnLost } from './distributed-lock.options.js';
 import { LockKeyTemplate } from './lock-key.template.js';
 
 export interface ScheduledLockOptions {
@@ -34,7 +34,9 @@ const OPTION_KEYS = ['key', 'lockAtMostFor', 'lockAtLeastFor', 'onLocked', 'onLo
 
 /**
  * A scheduled job (`@Cron`, `@Interval`, a queue consumer...) that runs in one instance only per
- * tick: the lock is tried without waiting, and an instance that finds it held skips the run.
+ * tick: the lock is tried without waiting, and an instance that finds it held skips the run. While
+ * Redis does not answer, every instance skips its runs (fail closed), and the outage is logged once
+ * when it starts and once when it ends, with the number of runs skipped, instead of an error per tick.
  *
  * ```ts
  * @Cron(CronExpression.EVERY_MINUTE)
@@ -59,18 +61,22 @@ export function ScheduledLock(options: ScheduledLockOptions = {}): MethodDecorat
   }
   return (target, propertyKey, descriptor) => {
     const className = typeof target === 'function' ? target.name : target.constructor.name;
-    const metadata = toLockMetadata(
-      {
-        key: options.key ?? `schedule:${className}.${String(propertyKey)}`,
-        leaseTime: options.lockAtMostFor,
-        lockAtLeastFor: options.lockAtLeastFor,
-        waitTime: 0,
-        onLocked: options.onLocked ?? 'skip',
-        ...(options.onLost === undefined ? {} : { onLost: options.onLost }),
-      },
-      undefined,
-      '@ScheduledLock',
-    );
+    const metadata: DistributedLockMetadata = {
+      ...toLockMetadata(
+        {
+          key: options.key ?? `schedule:${className}.${String(propertyKey)}`,
+          leaseTime: options.lockAtMostFor,
+          lockAtLeastFor: options.lockAtLeastFor,
+          waitTime: 0,
+          onLocked: options.onLocked ?? 'skip',
+          ...(options.onLost === undefined ? {} : { onLost: options.onLost }),
+        },
+        undefined,
+        '@ScheduledLock',
+      ),
+      // Redis down: the tick is skipped (fail closed) and counted in the outage log, not thrown at the scheduler.
+      onUnavailable: 'skip',
+    };
     return lockDecorator(metadata, '@ScheduledLock')(target, propertyKey, descriptor);
   };
 }

@@ -100,7 +100,7 @@ export class LockEngine implements LockReleaser {
     this.roundTrips = new RoundTrips(settings.operationTimeoutMs);
     this.background = new BackgroundWork(events, this.roundTrips);
     this.leases = new LeaseKeeper(settings.watchdogTimeoutMs, this.roundTrips, this.background, events, (held, reason) => this.markLost(held, reason));
-    this.releases = new ReleaseProtocol(this.roundTrips, this.background, this.notifier, this.leases, {
+    this.releases = new ReleaseProtocol(this.roundTrips, this.background, this.notifier, this.leases, this.held, {
       released: (held, remaining) => this.released(held, remaining),
       lost: (held, reason) => this.markLost(held, reason),
       forget: (held) => this.forget(held),
@@ -266,28 +266,38 @@ export class LockEngine implements LockReleaser {
     for (const held of this.held.holdersOf(resource)) this.markLost(held, reason);
   }
 
-  /** Stops renewals, wakes waiters with LockClientClosedError, and releases what this process holds. */
+  /**
+   * Stops renewals, wakes waiters with LockClientClosedError, and releases what this process holds.
+   * Ends within one operation timeout, Redis up or down: what Redis has not answered by then (releases,
+   * withdrawals, retries) is given up, and said once, as a `background-error` event of operation `close`.
+   * A lock whose release is given up stays in Redis until its lease runs out (nobody renews it).
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    const closeBy = monotonicNow() + this.settings.operationTimeoutMs;
     this.leases.stop();
     this.notifier.close();
-    await Promise.all(
-      this.held.all().map(async (held) => {
-        this.markLost(held, 'client-closed');
-        try {
-          await this.roundTrips.bounded(held.resource.release(held.owner, true));
-        } catch (error) {
-          this.background.report('release', held.resource.name, error);
-        }
-      }),
-    );
+    for (const held of this.held.all()) {
+      this.markLost(held, 'client-closed');
+      this.background.run('release', held.resource.name, () => this.roundTrips.bounded(held.resource.release(held.owner, true)));
+    }
+    this.background.run('register', undefined, () => this.roundTrips.bounded(this.instance.stop()));
     // Waiters woken by the close above leave in the next turns, some with clean-up in Redis (their
-    // process's waiting mark): let that go out before the connections close.
+    // process's waiting mark): let that start before waiting for the background work.
     await new Promise((resolve) => setImmediate(resolve));
-    await this.background.settled();
-    await this.roundTrips.bounded(this.instance.stop()).catch((error: unknown) => this.background.report('register', undefined, error));
+    const unfinished = await this.background.settledBy(closeBy);
     this.roundTrips.stop();
+    if (unfinished.size > 0) {
+      const what = [...unfinished].map(([operation, count]) => `${count} ${operation}`).join(', ');
+      this.events.emit('background-error', {
+        operation: 'close',
+        error: new Error(
+          `close() gave up on work Redis did not answer within the operation timeout (${this.settings.operationTimeoutMs} ms): ${what}. ` +
+            'Locks whose release was given up stay in Redis until their leases run out.',
+        ),
+      });
+    }
   }
 
   /** A release's reply: holds left, and at zero the lock is gone for this owner. */

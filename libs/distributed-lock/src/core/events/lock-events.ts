@@ -60,9 +60,9 @@ export interface LockBackgroundErrorEvent {
   /**
    * What the library was doing in the background when Redis failed (`register`: this process's
    * label for inspection; `elect`: a leader election's campaign, or its onElected / onRevoked
-   * callback, failed).
+   * callback, failed; `close`: close() gave up on work Redis did not answer in time, once per close).
    */
-  operation: 'renew' | 'release' | 'unmark' | 'subscribe' | 'unsubscribe' | 'connection' | 'register' | 'elect';
+  operation: 'renew' | 'release' | 'unmark' | 'subscribe' | 'unsubscribe' | 'connection' | 'register' | 'elect' | 'close';
   name?: string;
   error: Error;
 }

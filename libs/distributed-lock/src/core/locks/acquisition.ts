@@ -8,7 +8,7 @@ import { LockAcquireAbortedError } from '../errors/lock-acquire-aborted.error.js
 import { LockBackendError } from '../errors/lock-backend.error.js';
 import { LockClientClosedError } from '../errors/lock-client-closed.error.js';
 import { monotonicNow } from '../util/clock.js';
-import { pause } from '../util/late-timer.js';
+import { pause, settleWithin } from '../util/late-timer.js';
 import type { Waiter } from '../waiting/waiter.js';
 import type { AcquireRequest } from './acquire-options.js';
 import type { AttemptResult, Granted, LockKindContract } from './lock-kind.js';
@@ -37,6 +37,12 @@ export class Acquisition {
   private readonly willWait: boolean;
   private readonly calledAt = monotonicNow();
   private readonly deadline: number;
+  /**
+   * When the caller has its answer at the latest, whatever Redis does: an attempt starts only before
+   * the deadline and is given up one operation timeout after it started, so the deadline plus one
+   * operation timeout. Clean-up still running then goes on in the background. (Infinity without a deadline.)
+   */
+  private readonly answerBy: number;
   /** The caller is in this process's queue of waiters for the lock. */
   private queued = false;
   /** An attempt failed with an unknown outcome: it may have been granted without our knowing. */
@@ -58,6 +64,7 @@ export class Acquisition {
     this.signal = request.signal;
     this.willWait = request.waitMs > 0;
     this.deadline = this.calledAt + request.waitMs;
+    this.answerBy = this.deadline + engine.settings.operationTimeoutMs;
   }
 
   /** Acquires, waiting per the request. Returns the handle, or the last seen TTL on timeout. */
@@ -78,8 +85,20 @@ export class Acquisition {
       throw error;
     } finally {
       finished();
-      if (!granted) await this.leaveNothingBehind();
+      if (!granted) await this.leaveNothingBehindWithin();
     }
+  }
+
+  /** leaveNothingBehind, awaited until `answerBy` at the latest; past it, it finishes in the background. */
+  private async leaveNothingBehindWithin(): Promise<void> {
+    const cleanUp = this.leaveNothingBehind();
+    const { engine, lock } = this;
+    const done = await settleWithin(
+      cleanUp.then(() => true),
+      this.answerBy - monotonicNow(),
+      () => false,
+    );
+    if (!done) engine.background.run('release', lock.name, () => cleanUp);
   }
 
   private async attemptOrWait(): Promise<AcquireOutcome> {
@@ -124,6 +143,8 @@ export class Acquisition {
       const ready = await notifier.ready(waiter, this.deadline, signal, monotonicNow);
       if (ready === 'aborted') throw new LockAcquireAbortedError(lock.name, signal?.reason);
       if (ready === 'closed') throw new LockClientClosedError(`wait for lock "${lock.name}"`);
+      // The subscription took the whole wait (an outage): no attempt starts after the deadline.
+      if (ready === 'timeout' && !waiter.handover) return this.endOfWait(firstTtl, firstError);
       // First in the local queue: retry now that the subscription is in place, in case the lock was
       // released in between. Queued behind others: such a release woke the head; wait for our turn.
       // A wake-up addressed to this waiter (a semaphore's) that came before it joined: look now.
@@ -147,6 +168,7 @@ export class Acquisition {
           }
           attemptNow = true;
         }
+        if (attemptNow && monotonicNow() >= this.deadline) return this.endOfWait(ttl, lastError);
         if (attemptNow) {
           try {
             const startedAt = monotonicNow();
@@ -248,8 +270,11 @@ export class Acquisition {
     const held = engine.held.find(this.key);
     const expected = held?.active && held.token === result.token ? held.holds + 1 : 1;
     if (result.holds > expected && engine.held.acquisitionsInFlight(this.key) <= 1) {
-      return engine.roundTrips.bounded(lock.adjustHolds(this.owner, expected)).then(
-        () => this.register(result, expected, startedAt),
+      // Bounded by the answer's deadline too: past it, Redis's count is kept (the owner's last unlock
+      // drops every hold anyway, see ReleaseProtocol.release).
+      const adjusted = engine.roundTrips.bounded(lock.adjustHolds(this.owner, expected)).then(() => true);
+      return settleWithin(adjusted, this.answerBy - monotonicNow(), () => false).then(
+        (done) => this.register(result, done ? expected : result.holds, startedAt),
         (error: unknown) => {
           engine.background.report('release', lock.name, error);
           return this.register(result, result.holds, startedAt);
@@ -335,7 +360,7 @@ export class Acquisition {
         try {
           return await engine.roundTrips.bounded(handover.withdraw());
         } catch (error) {
-          if (attempt >= 2) throw error;
+          if (attempt >= 2 || engine.isClosed) throw error;
           await pause(100 * 2 ** attempt);
         }
       }

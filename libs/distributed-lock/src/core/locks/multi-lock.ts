@@ -3,6 +3,7 @@ import { LockNotHeldError } from '../errors/lock-not-held.error.js';
 import type { LockEngine, Owner } from '../engine/lock-engine.js';
 import { LockHandle, type HeldLockHandle } from '../engine/lock-handle.js';
 import { monotonicNow } from '../util/clock.js';
+import { settleWithin } from '../util/late-timer.js';
 import type { Duration } from '../util/duration.js';
 import { lockRequest, tryLockRequest, type AcquireRequest, type LockOptions, type TryLockOptions } from './acquire-options.js';
 import type { LockInspection } from '../inspection/lock-inspection.js';
@@ -145,10 +146,16 @@ export class MultiLock {
     return states.some(Boolean);
   }
 
-  /** Acquires every lock for `owner`; returns the handle, or the last seen TTL when the wait ran out. */
+  /**
+   * Acquires every lock for `owner`; returns the handle, or the last seen TTL when the wait ran out.
+   * No lock's wait starts after the deadline, so the answer comes by the deadline plus one operation
+   * timeout (each lock's Acquisition keeps to it), and a partial acquisition is given back in parallel
+   * within the same bound (then in the background).
+   */
   async acquire(owner: Owner, request: AcquireRequest): Promise<MultiLockHandle | { ttl: number }> {
     this.engine.assertOpen(`acquire multi-lock "${this.name}"`);
     const deadline = monotonicNow() + request.waitMs;
+    const answerBy = deadline + this.engine.settings.operationTimeoutMs;
     const taken: HeldLockHandle[] = [];
     try {
       // Fast path: everything at once, no waiting. Anything busy: undo, then go in canonical order.
@@ -159,31 +166,39 @@ export class MultiLock {
       }
       if (failure) throw failure.reason;
       if (taken.length === this.locks.length) return new MultiLockHandle(taken);
-      await this.undo(taken.splice(0));
-      if (request.waitMs <= 0) {
-        const busy = first.find((result) => result.status === 'fulfilled' && 'ttl' in result.value) as PromiseFulfilledResult<{ ttl: number }>;
-        return { ttl: busy.value.ttl };
-      }
+      await this.undo(taken.splice(0), answerBy);
+      const busy = first.find((result) => result.status === 'fulfilled' && 'ttl' in result.value) as PromiseFulfilledResult<{ ttl: number }>;
+      if (request.waitMs <= 0) return { ttl: busy.value.ttl };
       for (const lock of this.locks) {
-        const waitMs = Number.isFinite(request.waitMs) ? Math.max(0, deadline - monotonicNow()) : Infinity;
+        const waitMs = Number.isFinite(request.waitMs) ? deadline - monotonicNow() : Infinity;
+        if (waitMs <= 0) {
+          await this.undo(taken.splice(0), answerBy);
+          return { ttl: busy.value.ttl };
+        }
         const outcome = await lock.acquire(owner, { ...request, waitMs });
         if ('ttl' in outcome) {
-          await this.undo(taken.splice(0));
+          await this.undo(taken.splice(0), answerBy);
           return outcome;
         }
         taken.push(outcome);
       }
       return new MultiLockHandle(taken);
     } catch (error) {
-      await this.undo(taken.splice(0));
+      await this.undo(taken.splice(0), answerBy);
       throw error;
     }
   }
 
-  /** Releases a partial acquisition, last taken first. Failures are reported, not thrown. */
-  private async undo(handles: HeldLockHandle[]): Promise<void> {
-    for (const handle of handles.reverse()) {
-      await handle.unlock().catch((error: unknown) => this.engine.background.report('release', handle.name, error));
-    }
+  /**
+   * Releases a partial acquisition, every lock at once; awaited until `answerBy` at the latest, then
+   * left to finish in the background. Failures are reported, not thrown.
+   */
+  private async undo(handles: HeldLockHandle[], answerBy: number): Promise<void> {
+    if (handles.length === 0) return;
+    const released = Promise.all(
+      handles.map((handle) => handle.unlock().catch((error: unknown) => this.engine.background.report('release', handle.name, error))),
+    ).then(() => true);
+    const done = await settleWithin(released, answerBy - monotonicNow(), () => false);
+    if (!done) this.engine.background.run('release', this.name, () => released);
   }
 }

@@ -23,9 +23,10 @@ export function pause(ms: number): Promise<void> {
 /**
  * Settles like `promise`, or with what `onTimeout` returns (or throws) if `ms` pass first (a late
  * timer: after a stall, a value that came in time still wins). The timer is cleared either way;
- * `promise` itself runs on.
+ * `promise` itself runs on. `ms` Infinity: no timer (setTimeout would take it for 1 ms).
  */
 export function settleWithin<T, F>(promise: Promise<T>, ms: number, onTimeout: () => F): Promise<T | F> {
+  if (ms === Infinity) return promise;
   return new Promise<T | F>((resolve, reject) => {
     const cancel = afterTimeout(Math.max(0, ms), () => {
       try {
