@@ -97,11 +97,13 @@ export function semaphoreSuite(fx: ModeFixture): void {
       const h1 = await semaphore(holderClient).acquire(1, '60s');
       const h2 = await semaphore(holderClient).acquire(1, '60s');
       const served: string[] = [];
+      const tokens: Record<string, number> = {};
       const take = (client: LockClient, tag: string, permits: number): Promise<PermitsHandle> =>
         semaphore(client)
           .acquire(permits, { waitTime: '20s' })
           .then((handle) => {
             served.push(tag);
+            tokens[tag] = handle.token;
             return handle;
           });
       const wantsTwo = take(a, 'two', 2);
@@ -116,7 +118,11 @@ export function semaphoreSuite(fx: ModeFixture): void {
       expect(served).toEqual(['two']);
       await two.release();
       const handles = await Promise.all(ones);
-      expect(served).toEqual(['two', 'one-b', 'one-c']);
+      // b and c both fit once two's permits are back: their callers may hear of it in either order, but
+      // Redis granted them in line order, and the tokens (drawn at each grant) say so.
+      expect(served.slice().sort()).toEqual(['one-b', 'one-c', 'two']);
+      expect(tokens['one-b']).toBeGreaterThan(tokens.two!);
+      expect(tokens['one-c']).toBeGreaterThan(tokens['one-b']!);
       await Promise.all(handles.map((handle) => handle.release()));
       expect(await semaphore(holderClient).queueLength()).toBe(0);
     });
