@@ -2,7 +2,9 @@
 // env: REDIS_* (the lock Redis, often through a fault proxy), RESOURCE_PORT (the protected resource's
 // Redis, never faulted), LOCK_NAME, CONTEXTS, WATCHDOG (ms), WAIT_MS, OPERATION_TIMEOUT (ms).
 // Each section: lock -> fenced read -> short work -> throwIfLost() -> fenced write -> unlock.
-// Prints {"type":"ready"}, then {"type":"progress", accepted, lastAccepted, errors} every 200 ms.
+// Prints {"type":"ready"}, then {"type":"progress", accepted, lastAccepted, errors} every 200 ms; at the
+// end, "done" with every accepted write's time, the counts, and any lock reported lost after its
+// unlock() had resolved (lostAfterUnlock).
 // stdin: "hold-next" -> the next holder reports {"type":"holding"} and lingers 300 ms in its section
 // (so the test can pause or kill it while it holds); "stop" -> {"type":"done", ...} and exit.
 import { createInterface } from 'node:readline';
@@ -23,6 +25,13 @@ let refused = 0; // fenced reads or writes refused: a stale holder stopped by th
 let abandoned = 0; // sections that found the lock lost (throwIfLost) before writing
 const errors = {}; // by code
 const untyped = [];
+// Tokens whose unlock() resolved, and 'lost' reports of any of them afterwards: a lock reported lost
+// after its successful unlock means Redis kept a hold the caller did not know of.
+const unlocked = new Set();
+const lostAfterUnlock = [];
+client.events.on('lost', ({ token, reason }) => {
+  if (unlocked.has(token)) lostAfterUnlock.push({ token, reason });
+});
 let stopping = false;
 let holdNext = false;
 const typed = (error) => typeof error?.code === 'string' && error.code.startsWith('LOCK_');
@@ -76,6 +85,7 @@ await Promise.all(
         }
         try {
           await handle.unlock();
+          unlocked.add(handle.token);
         } catch (error) {
           count('unlock', error);
         }
@@ -87,4 +97,4 @@ clearInterval(progress);
 lines.close();
 await client.close();
 resourceRedis.disconnect();
-send({ type: 'done', accepted, refused, abandoned, errors, untyped });
+send({ type: 'done', accepted, refused, abandoned, errors, untyped, lostAfterUnlock });
