@@ -1,5 +1,5 @@
-import { withRedis6 } from '../harness/redis6.js';
+import { withServer } from '../harness/servers.js';
 import { describeLockConformance } from './lock-conformance.js';
 
 // The same suite against a Redis 6 cluster: no sharded pub/sub, so unlock notifications go over plain pub/sub.
-withRedis6('lock conformance: cluster on Redis 6', ({ bin, version }) => describeLockConformance('cluster', { bin, label: `Redis ${version}` }));
+withServer('redis-6.0', 'lock conformance: cluster on Redis 6.0', ({ bin, label }) => describeLockConformance('cluster', { bin, label }));
