@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run setup`: everything a fresh machine needs, using Node built-ins only (it runs before
 // node_modules exists). 1) npm dependencies from the lockfile, 2) redis-server >= 7 (Debian's
-// package, installed when missing and possible), 3) the build.
+// package, installed when missing and possible), 3) the other servers of the compatibility tests
+// (Redis 6.0 and 8.0, Valkey 8.1 and 9, in .cache/), 4) the build.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
@@ -91,7 +92,9 @@ if (major === undefined || major < MIN_REDIS_MAJOR) {
 }
 console.log(`[setup] ${execFileSync('redis-server', ['--version'], { encoding: 'utf8' }).trim()}`);
 if (!has('redis-cli')) console.log('[setup] note: redis-cli is not on PATH; the tests do not need it.');
-(await import('./setup-redis6.mjs')).setupRedis6(); // Redis 6 beside it, for the compatibility tests (never fails set-up)
+
+step('fetching the other servers the compatibility tests run on (scripts/servers.mjs)');
+await (await import('./setup-servers.mjs')).setupServers(); // beside the system's redis-server, never instead of it; never fails set-up
 
 step('building the library and the demo app (npm run build)');
 run('npm', ['run', 'build', '--silent']);

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { LockClient, LockService, type LockClientOptions, type PubSubChoice } from 'nestjs-distributed-lock';
 import { startCluster, startSingle, withClient, type ServerSettings, type Topology } from 'redis-topology';
 import { nextEvent } from '../harness/wait.js';
-import { withRedis6 } from '../harness/redis6.js';
+import { withServer } from '../harness/servers.js';
 
 /**
  * Unlock notifications use sharded pub/sub on a cluster that has it (Redis 7+) and plain pub/sub on
@@ -98,6 +98,6 @@ function pubsubSelection(label: string, server: ServerSettings, expected: { clus
 }
 
 pubsubSelection('Redis 7 (the system redis-server)', {}, { cluster: /^Unlock notifications: sharded pub\/sub \(SSUBSCRIBE\)$/ });
-withRedis6('unlock notifications on Redis 6', ({ bin, version }) =>
+withServer('redis-6.0', 'unlock notifications on Redis 6.0', ({ bin, version }) =>
   pubsubSelection(`Redis ${version}`, { bin }, { cluster: /^Unlock notifications: plain pub\/sub \(Redis 6\.\d+\.\d+ cluster has no sharded pub\/sub\)$/ }),
 );

@@ -15,6 +15,12 @@ export type FixtureMode = TopologyMode | 'memory';
 export interface ModeFixture {
   readonly mode: FixtureMode;
   /**
+   * 'full': every test (the system's redis-server in every mode, and the in-memory store). 'core': the
+   * part that proves the protocol on another server version cheaply (describeLockConformanceCore):
+   * tests registered with `itFull(fx)` or `itAcrossProcesses(fx)` are left out.
+   */
+  readonly scope: ConformanceScope;
+  /**
    * Whether other OS processes can share the locks (false for the in-memory store): tests that
    * start worker processes are registered with `acrossProcesses(fx)` instead of `it`.
    */
@@ -62,14 +68,29 @@ function scriptCallsIn(info: string): number {
     .reduce((sum, line) => sum + Number(/calls=(\d+)/.exec(line)![1]), 0);
 }
 
-/** `it` for a test that needs other processes to share the locks; skipped where they cannot. */
+export type ConformanceScope = 'full' | 'core';
+
+/** Registers nothing: a test the fixture's scope leaves out is not part of that run at all. */
+const leftOut = (() => undefined) as unknown as jest.It;
+
+/**
+ * `it` for a test that needs other processes to share the locks; skipped where they cannot, left out
+ * of the core (worker processes prove the library across processes, which the full suite does; to
+ * the server they are only more connections).
+ */
 export function itAcrossProcesses(fx: ModeFixture): jest.It {
+  if (fx.scope === 'core') return leftOut;
   return fx.acrossProcesses ? it : it.skip;
 }
 
+/** `it` for a test of the full suite only: what the core leaves out (a long wait, or ground it covers already). */
+export function itFull(fx: ModeFixture): jest.It {
+  return fx.scope === 'core' ? leftOut : it;
+}
+
 /** `server`: which redis-server binary the topology runs (default: the one on PATH). */
-export function useMode(mode: FixtureMode, server: ServerSettings = {}): ModeFixture {
-  return mode === 'memory' ? useMemoryStore() : useTopology(mode, server);
+export function useMode(mode: FixtureMode, server: ServerSettings = {}, scope: ConformanceScope = 'full'): ModeFixture {
+  return mode === 'memory' ? useMemoryStore() : useTopology(mode, server, scope);
 }
 
 /**
@@ -85,6 +106,7 @@ function useMemoryStore(): ModeFixture {
   const { keyspace } = store;
   return {
     mode: 'memory',
+    scope: 'full',
     acrossProcesses: false,
     topology: () => {
       throw new Error('the in-memory store has no Redis topology');
@@ -122,7 +144,7 @@ function useMemoryStore(): ModeFixture {
   };
 }
 
-function useTopology(mode: TopologyMode, server: ServerSettings): ModeFixture {
+function useTopology(mode: TopologyMode, server: ServerSettings, scope: ConformanceScope): ModeFixture {
   let topology: Topology | undefined;
   let admin: Redis[] = [];
   let cluster: Cluster | undefined;
@@ -158,6 +180,7 @@ function useTopology(mode: TopologyMode, server: ServerSettings): ModeFixture {
 
   const fixture: ModeFixture = {
     mode,
+    scope,
     acrossProcesses: true,
     topology: () => topology!,
     env: () => ({ ...topology!.env }),

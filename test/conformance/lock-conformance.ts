@@ -1,5 +1,6 @@
 import type { ServerSettings } from 'redis-topology';
-import { useMode, type FixtureMode } from './fixture.js';
+import { withServer, type FoundServer, type ServerId } from '../harness/servers.js';
+import { useMode, type FixtureMode, type ModeFixture } from './fixture.js';
 import { fencingSuite } from './suites/fencing.suite.js';
 import { handoverSuite } from './suites/handover.suite.js';
 import { leaderElectionSuite } from './suites/leader-election.suite.js';
@@ -22,17 +23,50 @@ import { watchdogSuite } from './suites/watchdog.suite.js';
 export function describeLockConformance(mode: FixtureMode, server: ServerSettings & { label?: string } = {}): void {
   describe(`lock conformance: ${mode}${server.label ? ` on ${server.label}` : ''}`, () => {
     const fx = useMode(mode, { bin: server.bin });
-    mutualExclusionSuite(fx);
-    reentrancySuite(fx);
-    ownershipSuite(fx);
-    tryLockSuite(fx);
-    wakeUpSuite(fx);
-    handoverSuite(fx);
-    waiterCleanupSuite(fx);
-    fencingSuite(fx);
-    watchdogSuite(fx);
-    lockFamilySuite(fx);
-    semaphoreSuite(fx);
-    leaderElectionSuite(fx);
+    allSuites(fx);
   });
+}
+
+/**
+ * The core of the suite, for the servers besides the system's (scripts/servers.mjs): the same suites
+ * with the tests that start worker processes, wait out long leases or cover ground the others
+ * already cover left out (`itFull`, `itAcrossProcesses`). What is left runs every lock kind's scripts
+ * and unlock notifications against the server: mutual exclusion with its control, reentrancy,
+ * ownership, tryLock, wake-up and hand-over, waiters that give up, fencing tokens, lease expiry, a
+ * fair lock, a semaphore, a read-write lock and a leader election; the full suite runs on the
+ * system's redis-server in every mode.
+ */
+export function describeLockConformanceCore(mode: 'single' | 'cluster', server: FoundServer): void {
+  describe(`lock conformance core: ${mode} on ${server.label}`, () => {
+    const fx = useMode(mode, { bin: server.bin }, 'core');
+    const pubsub = mode === 'cluster' && server.entry.shardedPubSub ? 'sharded' : 'plain';
+    it(`unlock notifications go over ${pubsub} pub/sub`, async () => {
+      const client = await fx.client();
+      expect(client.unlockNotifications?.flavour).toBe(pubsub);
+    });
+    allSuites(fx);
+  });
+}
+
+/** The core in single and cluster mode on server `id`; skipped, with the reason, when set-up could not fetch it. */
+export function describeServerConformance(id: ServerId): void {
+  withServer(id, `lock conformance core on ${id}`, (server) => {
+    describeLockConformanceCore('single', server);
+    describeLockConformanceCore('cluster', server);
+  });
+}
+
+function allSuites(fx: ModeFixture): void {
+  mutualExclusionSuite(fx);
+  reentrancySuite(fx);
+  ownershipSuite(fx);
+  tryLockSuite(fx);
+  wakeUpSuite(fx);
+  handoverSuite(fx);
+  waiterCleanupSuite(fx);
+  fencingSuite(fx);
+  watchdogSuite(fx);
+  lockFamilySuite(fx);
+  semaphoreSuite(fx);
+  leaderElectionSuite(fx);
 }

@@ -1,6 +1,6 @@
 import { runInNewLockContext } from 'nestjs-distributed-lock';
 import { FENCE_COUNTER_TTL_MS } from '../../../libs/distributed-lock/src/core/scripts/next-token.lua.js';
-import type { ModeFixture } from '../fixture.js';
+import { itFull, type ModeFixture } from '../fixture.js';
 
 export function fencingSuite(fx: ModeFixture): void {
   describe('fencing tokens', () => {
@@ -26,7 +26,7 @@ export function fencingSuite(fx: ModeFixture): void {
       for (let i = 1; i < tokens.length; i++) expect(tokens[i]).toBeGreaterThan(tokens[i - 1]!);
     });
 
-    it('a reentrant acquisition returns the token of the hold it joins', async () => {
+    itFull(fx)('a reentrant acquisition returns the token of the hold it joins', async () => {
       const client = await fx.client();
       await runInNewLockContext(async () => {
         const outer = await client.lock('fence:b');
@@ -75,7 +75,7 @@ export function fencingSuite(fx: ModeFixture): void {
       expect((await fx.pttl('lock:{fence:e}:fence')).every((ttl) => ttl > 0)).toBe(true);
     });
 
-    it('a counter running ahead of the clock floor lives longer by that much, so it cannot expire before the floor passes it', async () => {
+    itFull(fx)('a counter running ahead of the clock floor lives longer by that much, so it cannot expire before the floor passes it', async () => {
       const client = await fx.client();
       const aheadMs = 10 * 60_000;
       // As if one name had drawn tokens faster than a thousand per millisecond for a while.

@@ -1,7 +1,7 @@
 import { MAX_HANDOVER_STREAK, type LockClient, type LockHandle } from 'nestjs-distributed-lock';
 import { stopAllWorkers, WorkerProcess } from '../../harness/worker-process.js';
 import { nextEvent, until } from '../../harness/wait.js';
-import { itAcrossProcesses, type ModeFixture } from '../fixture.js';
+import { itAcrossProcesses, itFull, type ModeFixture } from '../fixture.js';
 
 /** Resolves once `client` has subscribed to a lock's channel: one of its callers waits. */
 const queued = (client: LockClient): Promise<unknown> => nextEvent(client.events, 'subscription', (e: { subscribed: boolean }) => e.subscribed);
@@ -70,7 +70,7 @@ export function handoverSuite(fx: ModeFixture): void {
       expect(await fx.keyExistsAnywhere('lock:{hand:turns}')).toBe(false);
     });
 
-    it('a process whose callers gave up is no longer marked as waiting, so the lock does not go to it', async () => {
+    itFull(fx)('a process whose callers gave up is no longer marked as waiting, so the lock does not go to it', async () => {
       const holderClient = await fx.client();
       const quitter = await fx.client();
       const stayer = await fx.client();
@@ -87,7 +87,7 @@ export function handoverSuite(fx: ModeFixture): void {
       await handle.unlock();
     });
 
-    it('a caller aborted during its first attempt (which marked its process as waiting) unmarks it', async () => {
+    itFull(fx)('a caller aborted during its first attempt (which marked its process as waiting) unmarks it', async () => {
       const holderClient = await fx.client();
       const aborted = await fx.client();
       const holder = await holderClient.lock('hand:abort', '30s');

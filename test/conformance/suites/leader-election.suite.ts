@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { LeaderElection, LeaderElectionOptions, Leadership, LeadershipRevoked, LockClient } from 'nestjs-distributed-lock';
 import { stopAllWorkers, WorkerProcess } from '../../harness/worker-process.js';
 import { nextEvent, until } from '../../harness/wait.js';
-import { itAcrossProcesses, type ModeFixture } from '../fixture.js';
+import { itAcrossProcesses, itFull, type ModeFixture } from '../fixture.js';
 
 /** A resource that refuses writes fenced with a lower term than it has seen. */
 class FencedResource {
@@ -93,7 +93,7 @@ export function leaderElectionSuite(fx: ModeFixture): void {
     });
 
     describe('checker: the actions of two terms never overlap in time', () => {
-      it('control: candidates that act without the election overlap', async () => {
+      itFull(fx)('control: candidates that act without the election overlap', async () => {
         const actions: Action[] = [];
         const stop = new AbortController();
         const fake = (who: string): Leadership =>
@@ -113,7 +113,7 @@ export function leaderElectionSuite(fx: ModeFixture): void {
         expect(overlaps(actions, (action) => action.who).length).toBeGreaterThan(0);
       });
 
-      it('with the election: terms follow each other as leaders resign and stand again', async () => {
+      itFull(fx)('with the election: terms follow each other as leaders resign and stand again', async () => {
         const clients = [await fx.client(), await fx.client(), await fx.client()];
         const actions: Action[] = [];
         const elections = clients.map((client, i) => stand(client, 'elect:checked', { onElected: actEvery(`c${i}`, actions) }));
@@ -132,7 +132,7 @@ export function leaderElectionSuite(fx: ModeFixture): void {
       });
     });
 
-    it('a leader whose lease is lost is told (signal, isLeader, throwIfLost); the next term is higher, so its fenced writes are refused', async () => {
+    itFull(fx)('a leader whose lease is lost is told (signal, isLeader, throwIfLost); the next term is higher, so its fenced writes are refused', async () => {
       const leaderClient = await fx.client({ watchdogTimeout: 600 });
       const other = await fx.client();
       const resource = new FencedResource();
@@ -160,7 +160,7 @@ export function leaderElectionSuite(fx: ModeFixture): void {
       await first.resign();
     });
 
-    it('stepDownWhenDone: the term lasts as long as the work; the candidate then stands again', async () => {
+    itFull(fx)('stepDownWhenDone: the term lasts as long as the work; the candidate then stands again', async () => {
       const [a, b] = [await fx.client(), await fx.client()];
       let runs = 0;
       const worker = stand(a, 'elect:step', { stepDownWhenDone: true, standAgainAfter: '20ms', onElected: async () => void runs++ });

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { LockNotHeldError, UnsupportedLockOperationError, type LockClient, type LockHandle } from 'nestjs-distributed-lock';
 import { stopAllWorkers, WorkerProcess } from '../../harness/worker-process.js';
 import { nextEvent, until } from '../../harness/wait.js';
-import { itAcrossProcesses, type ModeFixture } from '../fixture.js';
+import { itAcrossProcesses, itFull, type ModeFixture } from '../fixture.js';
 
 /** Runs `fn` in a new lock context of `client`: a separate owner. */
 const as = <T>(client: LockClient, fn: () => Promise<T>): Promise<T> => client.runInContext(fn);
@@ -34,7 +34,7 @@ function fairLockSuite(fx: ModeFixture): void {
   describe('fair lock', () => {
     afterEach(stopAllWorkers);
 
-    it('is reentrant with one token, and each new holder gets a higher one', async () => {
+    itFull(fx)('is reentrant with one token, and each new holder gets a higher one', async () => {
       const client = await fx.client();
       const lock = client.getFairLock('fair:reentry');
       await as(client, async () => {
@@ -120,7 +120,7 @@ function fairLockSuite(fx: ModeFixture): void {
       expect(await lock.queueLength()).toBe(0);
     });
 
-    it('a waiter that becomes first in its process keeps its place in the queue while the one before it holds the lock', async () => {
+    itFull(fx)('a waiter that becomes first in its process keeps its place in the queue while the one before it holds the lock', async () => {
       // Renewals every 300 ms; places expire after 150 ms without a refresh.
       const [a, b, holderClient] = [await fx.client({ watchdogTimeout: 900 }), await fx.client(), await fx.client()];
       const lock = (client: LockClient) => client.getFairLock('fair:promoted', { queueTimeout: 150 });
@@ -150,7 +150,7 @@ function fairLockSuite(fx: ModeFixture): void {
       expect(order).toEqual(['a1', 'a2', 'b1']);
     });
 
-    it('a waiter that gives up leaves the queue, and tryLock without wait never queues', async () => {
+    itFull(fx)('a waiter that gives up leaves the queue, and tryLock without wait never queues', async () => {
       const client = await fx.client();
       const lock = client.getFairLock('fair:give-up');
       const holder = await lock.lock();
@@ -170,7 +170,7 @@ function fairLockSuite(fx: ModeFixture): void {
       expect(client.stats()).toEqual({ held: 0, renewing: 0, waitingChannels: 0 });
     });
 
-    it('excludes concurrent owners: read-modify-write loses no update', async () => {
+    itFull(fx)('excludes concurrent owners: read-modify-write loses no update', async () => {
       const [a, b] = [await fx.client(), await fx.client()];
       const key = 'fair:counter';
       const work = (client: LockClient) =>
@@ -216,7 +216,7 @@ function readWriteLockSuite(fx: ModeFixture): void {
       expect(await fx.keyExistsAnywhere('lock:{rw:basic}:rw')).toBe(false);
     });
 
-    it('outside any context, unlock by name releases the one holder; with two readers the name is ambiguous: a typed error', async () => {
+    itFull(fx)('outside any context, unlock by name releases the one holder; with two readers the name is ambiguous: a typed error', async () => {
       const client = await fx.client();
       const rw = client.getReadWriteLock('rw:outside');
       const w = await rw.writeLock().lock();
@@ -238,7 +238,7 @@ function readWriteLockSuite(fx: ModeFixture): void {
       expect(await fx.keyExistsAnywhere('lock:{rw:outside}:rw')).toBe(false);
     });
 
-    it('is reentrant on both sides; the writer may read (downgrade) but a reader may not write (upgrade)', async () => {
+    itFull(fx)('is reentrant on both sides; the writer may read (downgrade) but a reader may not write (upgrade)', async () => {
       const client = await fx.client();
       const rw = client.getReadWriteLock('rw:reentry');
       await as(client, async () => {
@@ -324,17 +324,17 @@ function readWriteLockSuite(fx: ModeFixture): void {
         return { count: Number(await clients[0]!.redis.get(counter)), torn };
       }
 
-      it('control: without the lock, writes are lost or reads are torn', async () => {
+      itFull(fx)('control: without the lock, writes are lost or reads are torn', async () => {
         const { count, torn } = await run(false, 'rw:control');
         expect(count < 30 || torn > 0).toBe(true);
       });
 
-      it('with the read-write lock: no lost write, no torn read', async () => {
+      itFull(fx)('with the read-write lock: no lost write, no torn read', async () => {
         expect(await run(true, 'rw:checked')).toEqual({ count: 30, torn: 0 });
       });
     });
 
-    it('the watchdog keeps both sides alive without leaseTime', async () => {
+    itFull(fx)('the watchdog keeps both sides alive without leaseTime', async () => {
       const client = await fx.client({ watchdogTimeout: 1200 });
       const rw = client.getReadWriteLock('rw:dog');
       const renewed = { read: 0, write: 0 };
@@ -360,7 +360,7 @@ function readWriteLockSuite(fx: ModeFixture): void {
 
 function multiLockSuite(fx: ModeFixture): void {
   describe('multi-lock', () => {
-    it('takes all or nothing: a busy member means none is taken, and a partial take is undone', async () => {
+    itFull(fx)('takes all or nothing: a busy member means none is taken, and a partial take is undone', async () => {
       const client = await fx.client();
       const names = ['multi:c', 'multi:a', 'multi:b'];
       if (fx.mode === 'cluster') {
@@ -423,11 +423,11 @@ function multiLockSuite(fx: ModeFixture): void {
         return overlaps;
       }
 
-      it('control: without the lock, sections over shared names overlap', async () => {
+      itFull(fx)('control: without the lock, sections over shared names overlap', async () => {
         expect(await run(false)).toBeGreaterThan(0);
       });
 
-      it('with multi-locks given in clashing orders: no overlap and no deadlock', async () => {
+      itFull(fx)('with multi-locks given in clashing orders: no overlap and no deadlock', async () => {
         expect(await run(true)).toBe(0);
       });
     });

@@ -1,6 +1,6 @@
 import { LockLostError, LockNotHeldError } from 'nestjs-distributed-lock';
 import { nextEvent } from '../../harness/wait.js';
-import type { ModeFixture } from '../fixture.js';
+import { itFull, type ModeFixture } from '../fixture.js';
 
 export function ownershipSuite(fx: ModeFixture): void {
   describe('only the holder releases', () => {
@@ -17,7 +17,7 @@ export function ownershipSuite(fx: ModeFixture): void {
       await holder.unlock();
     });
 
-    it('a double unlock through one handle is a typed error, and does not touch a later holder', async () => {
+    itFull(fx)('a double unlock through one handle is a typed error, and does not touch a later holder', async () => {
       const client = await fx.client();
       const first = await client.lock('own:b');
       await first.unlock();

@@ -1,5 +1,5 @@
 import { LockNotHeldError, runInNewLockContext } from 'nestjs-distributed-lock';
-import type { ModeFixture } from '../fixture.js';
+import { itFull, type ModeFixture } from '../fixture.js';
 
 export function reentrancySuite(fx: ModeFixture): void {
   describe('reentrancy and lock contexts', () => {
@@ -39,24 +39,27 @@ export function reentrancySuite(fx: ModeFixture): void {
       await holder.unlock();
     });
 
-    it('outside any context each acquisition is its own owner, and lock(name) ... unlock(name) releases it (a script, a cron job, onModuleInit)', async () => {
-      const client = await fx.client();
-      const handle = await client.lock('re:c');
-      expect(await client.tryLock('re:c')).toBe(false); // another acquisition outside a context: another owner
-      expect(await client.getHoldCount('re:c')).toBe(1); // by name, outside a context: the one that holds it
-      expect(await client.isHeldByCurrentContext('re:c')).toBe(true);
-      await client.unlock('re:c');
-      expect(handle.isHeld).toBe(false);
-      expect(await fx.keyExistsAnywhere('lock:{re:c}')).toBe(false);
-      expect(client.stats().renewing).toBe(0); // nothing left held and renewed
-      // Nothing held outside a context any more: a typed error, not a guess.
-      const error = await client.unlock('re:c').catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(LockNotHeldError);
-      expect((error as LockNotHeldError).code).toBe('LOCK_NOT_HELD');
-      await expect(handle.unlock()).rejects.toBeInstanceOf(LockNotHeldError);
-    });
+    itFull(fx)(
+      'outside any context each acquisition is its own owner, and lock(name) ... unlock(name) releases it (a script, a cron job, onModuleInit)',
+      async () => {
+        const client = await fx.client();
+        const handle = await client.lock('re:c');
+        expect(await client.tryLock('re:c')).toBe(false); // another acquisition outside a context: another owner
+        expect(await client.getHoldCount('re:c')).toBe(1); // by name, outside a context: the one that holds it
+        expect(await client.isHeldByCurrentContext('re:c')).toBe(true);
+        await client.unlock('re:c');
+        expect(handle.isHeld).toBe(false);
+        expect(await fx.keyExistsAnywhere('lock:{re:c}')).toBe(false);
+        expect(client.stats().renewing).toBe(0); // nothing left held and renewed
+        // Nothing held outside a context any more: a typed error, not a guess.
+        const error = await client.unlock('re:c').catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(LockNotHeldError);
+        expect((error as LockNotHeldError).code).toBe('LOCK_NOT_HELD');
+        await expect(handle.unlock()).rejects.toBeInstanceOf(LockNotHeldError);
+      },
+    );
 
-    it('outside any context, concurrent workers using lock(name) ... unlock(name) still exclude each other', async () => {
+    itFull(fx)('outside any context, concurrent workers using lock(name) ... unlock(name) still exclude each other', async () => {
       const client = await fx.client();
       let inside = 0;
       let overlaps = 0;
@@ -75,7 +78,7 @@ export function reentrancySuite(fx: ModeFixture): void {
       expect(await fx.keyExistsAnywhere('lock:{re:g}')).toBe(false);
     });
 
-    it('withLock nests without deadlock and exposes the current lock to the code it runs', async () => {
+    itFull(fx)('withLock nests without deadlock and exposes the current lock to the code it runs', async () => {
       const client = await fx.client();
       const tokens = await client.withLock('re:d', async (outer) => {
         expect(client.currentLock()).toBe(outer);
@@ -90,7 +93,7 @@ export function reentrancySuite(fx: ModeFixture): void {
       expect(await fx.keyExistsAnywhere('lock:{re:d}')).toBe(false);
     });
 
-    it('a reentrant acquisition with a shorter lease never shortens the lease already held', async () => {
+    itFull(fx)('a reentrant acquisition with a shorter lease never shortens the lease already held', async () => {
       const client = await fx.client();
       await runInNewLockContext(async () => {
         const outer = await client.lock('re:e', '20s');
@@ -101,7 +104,7 @@ export function reentrancySuite(fx: ModeFixture): void {
       });
     });
 
-    it('two clients (two processes, in effect) never share an owner, even with equal context numbers', async () => {
+    itFull(fx)('two clients (two processes, in effect) never share an owner, even with equal context numbers', async () => {
       const one = await fx.client();
       const two = await fx.client();
       await runInNewLockContext(async () => {

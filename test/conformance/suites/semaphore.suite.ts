@@ -9,7 +9,7 @@ import {
 } from 'nestjs-distributed-lock';
 import { stopAllWorkers, WorkerProcess } from '../../harness/worker-process.js';
 import { nextEvent, until } from '../../harness/wait.js';
-import { itAcrossProcesses, type ModeFixture } from '../fixture.js';
+import { itAcrossProcesses, itFull, type ModeFixture } from '../fixture.js';
 
 const PROCESSES = 3;
 const CONTEXTS = 4;
@@ -53,29 +53,32 @@ export function semaphoreSuite(fx: ModeFixture): void {
       expect(client.stats()).toEqual({ held: 0, renewing: 0, waitingChannels: 0 });
     });
 
-    it('its size is stored at first use and then Redis counts: trySetPermits, setPermits, addPermits; a request larger than the size is refused', async () => {
-      const client = await fx.client();
-      const first = client.getSemaphore('sem:size', { permits: 2 });
-      expect(await first.getPermits()).toBe(2);
-      const other = client.getSemaphore('sem:size', { permits: 5 }); // the stored size wins
-      expect(await other.getPermits()).toBe(2);
-      expect(await other.trySetPermits(5)).toBe(false);
-      expect(await client.getSemaphore('sem:size-new', { permits: 1 }).trySetPermits(4)).toBe(true);
-      expect(await client.getSemaphore('sem:size-new', { permits: 1 }).getPermits()).toBe(4);
-      const held = await first.acquire(2);
-      expect(await first.addPermits(1)).toBe(3);
-      expect(await first.availablePermits()).toBe(1);
-      await first.setPermits(1); // below what is held: nobody loses permits, newcomers wait
-      expect(await first.availablePermits()).toBe(0);
-      expect(held.isHeld).toBe(true);
-      await expect(first.addPermits(-2)).rejects.toBeInstanceOf(InvalidLockArgumentError);
-      await expect(first.acquire(2, { waitTime: '1s' })).rejects.toThrow(/2 asked of semaphore "sem:size", whose size is 1/);
-      expect(await first.queueLength()).toBe(0);
-      await held.release();
-      expect(await first.availablePermits()).toBe(1);
-      expect(() => client.getSemaphore('sem:size', { permits: -1 })).toThrow(InvalidLockArgumentError);
-      await expect(first.acquire(0)).rejects.toBeInstanceOf(InvalidLockArgumentError);
-    });
+    itFull(fx)(
+      'its size is stored at first use and then Redis counts: trySetPermits, setPermits, addPermits; a request larger than the size is refused',
+      async () => {
+        const client = await fx.client();
+        const first = client.getSemaphore('sem:size', { permits: 2 });
+        expect(await first.getPermits()).toBe(2);
+        const other = client.getSemaphore('sem:size', { permits: 5 }); // the stored size wins
+        expect(await other.getPermits()).toBe(2);
+        expect(await other.trySetPermits(5)).toBe(false);
+        expect(await client.getSemaphore('sem:size-new', { permits: 1 }).trySetPermits(4)).toBe(true);
+        expect(await client.getSemaphore('sem:size-new', { permits: 1 }).getPermits()).toBe(4);
+        const held = await first.acquire(2);
+        expect(await first.addPermits(1)).toBe(3);
+        expect(await first.availablePermits()).toBe(1);
+        await first.setPermits(1); // below what is held: nobody loses permits, newcomers wait
+        expect(await first.availablePermits()).toBe(0);
+        expect(held.isHeld).toBe(true);
+        await expect(first.addPermits(-2)).rejects.toBeInstanceOf(InvalidLockArgumentError);
+        await expect(first.acquire(2, { waitTime: '1s' })).rejects.toThrow(/2 asked of semaphore "sem:size", whose size is 1/);
+        expect(await first.queueLength()).toBe(0);
+        await held.release();
+        expect(await first.availablePermits()).toBe(1);
+        expect(() => client.getSemaphore('sem:size', { permits: -1 })).toThrow(InvalidLockArgumentError);
+        await expect(first.acquire(0)).rejects.toBeInstanceOf(InvalidLockArgumentError);
+      },
+    );
 
     it("a waiter is woken by the release, not by the holder's lease running out", async () => {
       const client = await fx.client();
@@ -91,7 +94,7 @@ export function semaphoreSuite(fx: ModeFixture): void {
       await handle.release();
     });
 
-    it('serves waiters in arrival order across clients: one asking for several permits is not overtaken by ones asking for one', async () => {
+    itFull(fx)('serves waiters in arrival order across clients: one asking for several permits is not overtaken by ones asking for one', async () => {
       const [holderClient, a, b, c] = [await fx.client(), await fx.client(), await fx.client(), await fx.client()];
       const semaphore = (client: LockClient) => client.getSemaphore('sem:order', { permits: 2 });
       const h1 = await semaphore(holderClient).acquire(1, '60s');
@@ -127,7 +130,7 @@ export function semaphoreSuite(fx: ModeFixture): void {
       expect(await semaphore(holderClient).queueLength()).toBe(0);
     });
 
-    it('a waiter that gives up (timeout, abort) leaves the line and leaves nothing behind; tryAcquire without a wait never queues', async () => {
+    itFull(fx)('a waiter that gives up (timeout, abort) leaves the line and leaves nothing behind; tryAcquire without a wait never queues', async () => {
       const client = await fx.client();
       const semaphore = client.getSemaphore('sem:gone', { permits: 1 });
       const holder = await semaphore.acquire(1, '30s');
@@ -153,7 +156,7 @@ export function semaphoreSuite(fx: ModeFixture): void {
       expect(client.stats()).toEqual({ held: 0, renewing: 0, waitingChannels: 0 });
     });
 
-    it("a lease that runs out aborts the holder's signal and gives its permits back", async () => {
+    itFull(fx)("a lease that runs out aborts the holder's signal and gives its permits back", async () => {
       const client = await fx.client();
       const semaphore = client.getSemaphore('sem:lease', { permits: 1 });
       const holder = await semaphore.acquire(1, '300ms');

@@ -1,7 +1,7 @@
 import { LockAcquireTimeoutError } from 'nestjs-distributed-lock';
 import { nextEvent } from '../../harness/wait.js';
 import { reentrantAcquire } from '../../../libs/distributed-lock/src/core/scripts/reentrant-acquire.script.js';
-import type { ModeFixture } from '../fixture.js';
+import { itFull, type ModeFixture } from '../fixture.js';
 
 export function tryLockSuite(fx: ModeFixture): void {
   describe('tryLock and bounded waits', () => {
@@ -32,7 +32,7 @@ export function tryLockSuite(fx: ModeFixture): void {
       }
     });
 
-    it('a wait that runs out makes no attempt after its deadline', async () => {
+    itFull(fx)('a wait that runs out makes no attempt after its deadline', async () => {
       const client = await fx.client();
       const holder = await client.lock('try:g', '30s');
       // Count the acquire scripts this client sends (on its first node: once per attempt in every mode).
@@ -54,7 +54,7 @@ export function tryLockSuite(fx: ModeFixture): void {
       await holder.unlock();
     });
 
-    it('answers false when the lock stays taken for the whole wait', async () => {
+    itFull(fx)('answers false when the lock stays taken for the whole wait', async () => {
       const client = await fx.client();
       const holder = await client.lock('try:c', '30s');
       expect(await client.tryLock('try:c', 150, '1s')).toBe(false);

@@ -1,6 +1,6 @@
 import { LockAcquireAbortedError, LockClientClosedError, type LockClient } from 'nestjs-distributed-lock';
 import { nextEvent, until } from '../../harness/wait.js';
-import type { ModeFixture } from '../fixture.js';
+import { itFull, type ModeFixture } from '../fixture.js';
 
 function subscribed(client: LockClient, value: boolean): Promise<unknown> {
   return nextEvent(client.events, 'subscription', (e: { subscribed: boolean }) => e.subscribed === value);
@@ -36,7 +36,7 @@ export function waiterCleanupSuite(fx: ModeFixture): void {
       await holder.unlock();
     });
 
-    it('a waiter that leaves does not take the wake-up meant for the one behind it', async () => {
+    itFull(fx)('a waiter that leaves does not take the wake-up meant for the one behind it', async () => {
       const client = await fx.client();
       const holder = await client.lock('gone:c', '30s');
       const quitter = client.tryLock('gone:c', 150);
@@ -48,7 +48,7 @@ export function waiterCleanupSuite(fx: ModeFixture): void {
       if (handle) await handle.unlock();
     });
 
-    it('many waiters on few keys, all served: no subscription, timer or listener is left', async () => {
+    itFull(fx)('many waiters on few keys, all served: no subscription, timer or listener is left', async () => {
       const client = await fx.client();
       const KEYS = ['gone:many:1', 'gone:many:2', 'gone:many:3'];
       const holders = await Promise.all(KEYS.map((key) => client.lock(key)));
@@ -71,7 +71,7 @@ export function waiterCleanupSuite(fx: ModeFixture): void {
       expect(client.events.listenerCount('acquired')).toBe(0);
     });
 
-    it('closing the client fails pending waits with a typed error', async () => {
+    itFull(fx)('closing the client fails pending waits with a typed error', async () => {
       const client = await fx.client();
       const other = await fx.client();
       const holder = await other.lock('gone:d', '30s');

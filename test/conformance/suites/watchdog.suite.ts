@@ -1,7 +1,7 @@
 import { LockLostError } from 'nestjs-distributed-lock';
 import { stopAllWorkers, WorkerProcess } from '../../harness/worker-process.js';
 import { nextEvent, until } from '../../harness/wait.js';
-import { itAcrossProcesses, type ModeFixture } from '../fixture.js';
+import { itAcrossProcesses, itFull, type ModeFixture } from '../fixture.js';
 
 // Long enough that a CI stall of several hundred ms (2 cores shared with other topologies) cannot cost a
 // renewal; short enough for 3x to pass in a few seconds. 600 ms once lost a lease on a loaded CI machine.
@@ -11,7 +11,7 @@ export function watchdogSuite(fx: ModeFixture): void {
   describe('watchdog and leases', () => {
     afterEach(stopAllWorkers);
 
-    it('keeps a lock without leaseTime alive past 3x the watchdog timeout, and stops on unlock', async () => {
+    itFull(fx)('keeps a lock without leaseTime alive past 3x the watchdog timeout, and stops on unlock', async () => {
       const client = await fx.client({ watchdogTimeout: WATCHDOG_MS });
       let renewals = 0;
       client.events.on('renewed', () => renewals++);
