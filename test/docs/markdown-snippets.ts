@@ -238,8 +238,12 @@ function decoratorCode(span: string): string[] | undefined {
   const rest = span.slice(decorators[0].length).trim();
   const list = decorators[0].trim();
   // A parameter after them: on that parameter. Alone: on a method, or else on a parameter.
-  if (/^[A-Za-z_$][\w$]*\??\s*:/.test(rest)) return [withConventionalNames(`export class InlineParameter {\n  method(${span}) {}\n}`)];
-  if (rest !== '') return undefined;
+  if (/^[A-Za-z_$][\w$]*\??\s*:/.test(rest)) {
+    const onParameter = `export class InlineParameter {\n  method(${span}) {}\n}`;
+    return parses(onParameter) ? [withConventionalNames(onParameter)] : undefined;
+  }
+  // A signature written as a decorator (`@Redlock(keys, duration?)`, `@X((a) => ...)`) does not parse: not code.
+  if (rest !== '' || !parses(`export class InlineDecorated {\n  ${list}\n  method() {}\n}`)) return undefined;
   return [
     withConventionalNames(`export class InlineDecorated {\n  ${list}\n  method(..._args: any[]): any {}\n}`),
     withConventionalNames(`export class InlineParameter {\n  method(${list} _parameter: any) {}\n}`),
