@@ -173,6 +173,8 @@ export interface ClusterOptions extends ServerSettings {
   replicasPerMaster?: number;
   /** cluster-node-timeout: how long a silent node takes to be considered failing. */
   nodeTimeoutMs?: number;
+  /** More redis-server arguments for every node (e.g. `--cluster-require-full-coverage no`). */
+  args?: string[];
 }
 
 const SLOTS = 16384;
@@ -187,6 +189,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Topolo
     // waiting repl-diskless-sync-delay (5 s) for more replicas to ask; here they all ask together at
     // formation, so the wait only held up every cluster start by 5 s.
     ...['--repl-diskless-sync-delay', '0'],
+    ...(options.args ?? []),
   ];
   const servers: RedisServer[] = [];
   try {

@@ -89,6 +89,9 @@ export function leaderElectionSuite(fx: ModeFixture): void {
       await Promise.all(elections.map((election) => election.resign()));
       await until(() => clients.every((client) => client.stats().waitingChannels === 0), 'the waiters to unsubscribe');
       for (const client of clients) expect(client.stats()).toEqual({ held: 0, renewing: 0, waitingChannels: 0 });
+      // A resigned waiter withdraws its process in the background (a grant addressed to it is passed
+      // on); close() waits for that work, so nothing may be left once every client has closed.
+      await Promise.all(clients.map((client) => client.close()));
       expect(await fx.keyExistsAnywhere('lock:{leader:elect:basic}')).toBe(false);
     });
 

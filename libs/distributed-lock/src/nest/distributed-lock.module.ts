@@ -67,13 +67,16 @@ export class DistributedLockModule extends ConfigurableDistributedLockModule imp
     await Promise.all([this.locks.connect(), this.runner.init()]);
   }
 
-  /** Decorated calls in flight finish first (bounded by shutdownTimeout), while the HTTP server still answers. */
+  /**
+   * Decorated calls in flight finish first, while the HTTP server still answers, and locks kept for
+   * lockAtLeastFor are released: both within shutdownTimeout.
+   */
   async beforeApplicationShutdown(): Promise<void> {
     await this.runner.drain(this.locks.settings.shutdownTimeoutMs);
   }
 
+  /** The client closes: within the operation timeout, plus up to 1 s for its connections (see LockClient.close). */
   async onApplicationShutdown(): Promise<void> {
-    await this.runner.releaseDeferred();
     await this.locks.close();
   }
 }

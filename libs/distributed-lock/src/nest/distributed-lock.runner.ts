@@ -166,42 +166,38 @@ export class DistributedLockRunner implements LockedMethodRunner {
   }
 
   /**
-   * Shutdown, first step: waits up to `timeoutMs` for decorated calls in flight to finish (their
-   * locks are released as they end). True if none was left.
+   * Shutdown, first step: releases the locks kept for lockAtLeastFor, and waits for decorated calls in
+   * flight to finish (their locks are released as they end), both up to `timeoutMs`. True if no call
+   * was left. What is still unreleased then is released by the client's close().
    */
   async drain(timeoutMs: number): Promise<boolean> {
     this.shuttingDown = true;
-    if (this.inFlight === 0) return true;
-    let resolveIdle!: () => void;
-    const idle = new Promise<void>((resolve) => {
-      resolveIdle = resolve;
-    });
-    this.idle.add(resolveIdle);
-    const finished = await settleWithin(
-      idle.then(() => true),
-      timeoutMs,
-      () => false,
-    );
-    this.idle.delete(resolveIdle);
-    if (!finished) {
-      this.logger.warn(
-        `${this.inFlight} locked call(s) still running after the shutdown timeout (${timeoutMs} ms); their locks are released now and their lost-lease signals abort.`,
-      );
-    }
-    return finished;
-  }
-
-  /** Shutdown, second step: releases the locks kept for lockAtLeastFor now, before the client closes. */
-  async releaseDeferred(): Promise<void> {
-    this.shuttingDown = true;
-    const handles = [...this.deferred.entries()];
+    const deferred = [...this.deferred.entries()];
     this.deferred.clear();
-    await Promise.all(
-      handles.map(([handle, cancel]) => {
+    const released = Promise.all(
+      deferred.map(([handle, cancel]) => {
         cancel();
         return this.unlockQuietly(handle);
       }),
     );
+    let resolveIdle!: () => void;
+    const idle = new Promise<void>((resolve) => {
+      resolveIdle = resolve;
+    });
+    if (this.inFlight === 0) resolveIdle();
+    else this.idle.add(resolveIdle);
+    const finished = await settleWithin(
+      Promise.all([idle, released]).then(() => true),
+      timeoutMs,
+      () => false,
+    );
+    this.idle.delete(resolveIdle);
+    if (!finished && this.inFlight > 0) {
+      this.logger.warn(
+        `${this.inFlight} locked call(s) still running after the shutdown timeout (${timeoutMs} ms); their locks are released now and their lost-lease signals abort.`,
+      );
+    }
+    return this.inFlight === 0;
   }
 
   /**

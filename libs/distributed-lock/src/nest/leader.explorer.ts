@@ -1,4 +1,5 @@
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { settleWithin } from '../core/util/late-timer.js';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { LeaderElection, Leadership } from '../core/index.js';
 import { LEADER_METADATA, type LeaderMetadata } from './leader.decorator.js';
@@ -43,7 +44,10 @@ export class LeaderExplorer implements OnApplicationBootstrap, BeforeApplication
 
   /** Resigns every election: leaders stop (up to shutdownTimeout) and hand over at once. */
   async beforeApplicationShutdown(): Promise<void> {
-    await Promise.all(this.elections.splice(0).map((election) => election.resign(this.locks.settings.shutdownTimeoutMs)));
+    // Within shutdownTimeout in all: a leadership whose release Redis has not answered by then is
+    // released by the client's close().
+    const timeoutMs = this.locks.settings.shutdownTimeoutMs;
+    await settleWithin(Promise.all(this.elections.splice(0).map((election) => election.resign(timeoutMs))), timeoutMs, () => undefined);
   }
 
   private stand(metadata: LeaderMetadata, run: (leadership: Leadership) => unknown): LeaderElection {
