@@ -5,7 +5,7 @@ import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { DistributedLockHealthIndicator } from 'nestjs-distributed-lock';
 import { AppModule } from '../../apps/inventory/src/app.module.js';
-import { reentrantAcquire } from '../../libs/distributed-lock/src/core/scripts/reentrant-acquire.script.js';
+import { reentrantAcquire } from '../../libs/distributed-lock/src/core/locks/reentrant/reentrant-acquire.script.js';
 import { useRedis } from '../harness/use-redis.js';
 import { until } from '../harness/wait.js';
 

@@ -2,7 +2,7 @@ import { Cluster, Redis } from 'ioredis';
 import { LockClient, type LockClientOptions } from 'nestjs-distributed-lock';
 import { InMemoryLockStore } from 'nestjs-distributed-lock/testing';
 import { startTopology, withClient, type ServerSettings, type Topology, type TopologyMode } from 'redis-topology';
-import { LOCK_SCRIPTS } from '../../libs/distributed-lock/src/core/scripts/index.js';
+import { LOCK_SCRIPTS } from '../../libs/distributed-lock/src/core/lock-scripts.js';
 
 /** A Redis topology, or the in-memory store users' unit tests run on (single process only). */
 export type FixtureMode = TopologyMode | 'memory';

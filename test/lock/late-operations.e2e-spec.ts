@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { LockClient } from 'nestjs-distributed-lock';
-import { reentrantAcquire } from '../../libs/distributed-lock/src/core/scripts/reentrant-acquire.script.js';
-import { reentrantRelease } from '../../libs/distributed-lock/src/core/scripts/reentrant-release.script.js';
+import { reentrantAcquire } from '../../libs/distributed-lock/src/core/locks/reentrant/reentrant-acquire.script.js';
+import { exclusiveRelease } from '../../libs/distributed-lock/src/core/locks/exclusive/exclusive-release.script.js';
 import { useRedis } from '../harness/use-redis.js';
 
 /** ioredis' command object as sendCommand receives it (the part used here). */
@@ -119,7 +119,7 @@ describe('an operation Redis runs after its caller gave up changes nothing', () 
       stillWaitingClient: '',
       alwaysPublish: false,
     } as const;
-    const remaining = await admin.eval(reentrantRelease.lua, 3, ...reentrantRelease.keys(args), ...reentrantRelease.argv(args));
+    const remaining = await admin.eval(exclusiveRelease.lua, 3, ...exclusiveRelease.keys(args), ...exclusiveRelease.argv(args));
     expect(remaining).toBe(1);
     expect(await admin.hget('lock:{late:phantom-control}', 'owner')).toBe(owner);
     await client.forceUnlock('late:phantom-control');

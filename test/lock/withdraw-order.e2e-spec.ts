@@ -1,7 +1,7 @@
-import { reentrantAcquire } from '../../libs/distributed-lock/src/core/scripts/reentrant-acquire.script.js';
-import { fairLeave } from '../../libs/distributed-lock/src/core/scripts/fair-leave.script.js';
+import { reentrantAcquire } from '../../libs/distributed-lock/src/core/locks/reentrant/reentrant-acquire.script.js';
+import { fairLeave } from '../../libs/distributed-lock/src/core/locks/fair/fair-leave.script.js';
 import type { LockScript } from '../../libs/distributed-lock/src/core/scripts/lock-script.js';
-import { reentrantWithdraw } from '../../libs/distributed-lock/src/core/scripts/reentrant-withdraw.script.js';
+import { reentrantWithdraw } from '../../libs/distributed-lock/src/core/locks/reentrant/reentrant-withdraw.script.js';
 import { useRedis } from '../harness/use-redis.js';
 
 /**

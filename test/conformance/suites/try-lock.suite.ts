@@ -1,6 +1,6 @@
 import { LockAcquireTimeoutError } from 'nestjs-distributed-lock';
 import { nextEvent } from '../../harness/wait.js';
-import { reentrantAcquire } from '../../../libs/distributed-lock/src/core/scripts/reentrant-acquire.script.js';
+import { reentrantAcquire } from '../../../libs/distributed-lock/src/core/locks/reentrant/reentrant-acquire.script.js';
 import { itFull, type ModeFixture } from '../fixture.js';
 
 export function tryLockSuite(fx: ModeFixture): void {

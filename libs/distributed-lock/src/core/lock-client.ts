@@ -1,27 +1,32 @@
+import { randomUUID } from 'node:crypto';
 import type { LockClientOptions } from './config/lock-client-options.js';
 import { resolveLockClientOptions } from './config/resolve-lock-client-options.js';
-import type { RedisClient } from './connection/connection-strategy.js';
+import type { RedisClient } from './config/redis-client.js';
 import { LockConnections } from './connection/lock-connections.js';
-import type { PubSubChoice } from './connection/pubsub-selector.js';
+import type { PubSubChoice } from './events/pubsub-choice.js';
 import { getLockContext, runInNewLockContext } from './context/lock-context.js';
 import { UnsupportedLockOperationError } from './errors/unsupported-lock-operation.error.js';
 import { LockEvents } from './events/lock-events.js';
 import { LockEngine } from './engine/lock-engine.js';
-import type { LockHandle } from './engine/lock-handle.js';
+import type { LockHandle } from './context/lock-handle.js';
 import type { LockOptions, TryLockOptions } from './locks/acquire-options.js';
 import { BaseLock } from './locks/base-lock.js';
-import { FairLock } from './locks/fair-lock.js';
-import { MultiLock } from './locks/multi-lock.js';
-import { ReadWriteLock } from './locks/read-write-lock.js';
-import { RedLock } from './locks/red-lock.js';
-import { ReentrantLock } from './locks/reentrant-lock.js';
-import type { RedisMode } from './connection/connection-config.js';
+import { FairLock } from './locks/fair/fair-lock.js';
+import { MultiLock } from './locks/multi/multi-lock.js';
+import { ReadWriteLock } from './locks/read-write/read-write-lock.js';
+import { RedLock } from './locks/redlock/red-lock.js';
+import { ReentrantLock } from './locks/reentrant/reentrant-lock.js';
+import type { RedisMode } from './config/connection-config.js';
 import { describe, toMilliseconds, type Duration } from './util/duration.js';
 import { ClientMetrics } from './metrics/client-metrics.js';
 import type { InspectedLockKind, ListLocksOptions, LockInspection } from './inspection/lock-inspection.js';
 import { assertKnownKeys, assertLockName, isPlainObject } from './util/validate.js';
 import { InvalidLockArgumentError } from './errors/invalid-lock-argument.error.js';
-import { createSemaphore, type Semaphore, type SemaphoreOptions } from './locks/semaphore.js';
+import { createSemaphore, type Semaphore, type SemaphoreOptions } from './locks/semaphore/semaphore.js';
+import { createLockServices, type LockServices } from './locks/lock-services.js';
+import { InstanceRegistration } from './inspection/instance-registration.js';
+import { LockInspector } from './inspection/lock-inspector.js';
+import { LockLines } from './waiting/lock-lines.js';
 import { createElection, type LeaderElection, type LeaderElectionOptions } from './leader/leader-election.js';
 
 /** How many plain lock objects `getLock` keeps for reuse before it starts afresh. */
@@ -57,6 +62,11 @@ export class LockClient {
   readonly mode: RedisMode | 'client';
   protected readonly engine: LockEngine;
   protected readonly connections: LockConnections;
+  /** What this client's lock objects are given (see LockServices). */
+  private readonly services: LockServices;
+  /** This process's label for lock inspection, written when it first takes part in locking. */
+  private readonly instance: InstanceRegistration;
+  private readonly inspector: LockInspector;
   private readonly lazyConnect: boolean;
   private connecting: Promise<void> | undefined;
   /** Recently used plain lock objects by name (see getLock). */
@@ -72,31 +82,45 @@ export class LockClient {
     this.target = this.connections.target;
     this.mode = this.connections.mode;
     this.lazyConnect = resolved.lazyConnect;
+    const clientId = randomUUID();
+    const nodes = this.connections.lockNodes(resolved.operationTimeoutMs);
+    const lines = new LockLines(this.connections.subscriberPort(), this.events, clientId, resolved.handoverTurnMs);
+    this.instance = new InstanceRegistration(nodes[0]!.redis, resolved.keyPrefix, clientId, resolved.instanceName, (error) =>
+      this.engine.background.report('register', undefined, error),
+    );
     this.engine = new LockEngine(
-      this.connections.lockNodes(resolved.operationTimeoutMs),
-      this.connections.subscriberPort(),
+      clientId,
+      nodes,
+      lines,
       {
         keyPrefix: resolved.keyPrefix,
         watchdogTimeoutMs: resolved.watchdogTimeoutMs,
         operationTimeoutMs: resolved.operationTimeoutMs,
         pubsub: this.connections.pubsub,
         replicaAck: resolved.replicaAck,
-        handoverTurnMs: resolved.handoverTurnMs,
-        instanceName: resolved.instanceName,
       },
       this.events,
+      () => this.instance.announce(),
       [...this.connections.replicaReaders],
     );
-    // Waiters whose attempts failed while a command connection was down look again as soon as it is back.
-    this.connections.onCommandReady(() => this.engine.notifier.wakeAll());
-    // A new connection may lead to another server (a failover): its clock is read again (see NodeClock).
-    this.connections.onCommandReady(() => this.engine.nodes.forEach((node) => node.clock.reset()));
-    // Redis may have lost this process's inspection label (a restart): write it again.
-    this.connections.onCommandReady(() => this.engine.instance.refresh());
     const { engine } = this;
+    this.inspector = new LockInspector({
+      node: nodes[0]!,
+      keys: engine.keys,
+      clientId,
+      waiterCount: (channel) => lines.count(channel),
+      query: (operation, name, run) => engine.query(operation, name, run),
+    });
+    this.services = createLockServices(engine, (name, kind) => this.inspector.inspect(name, kind));
+    // Waiters whose attempts failed while a command connection was down look again as soon as it is back.
+    this.connections.onCommandReady(() => lines.wakeAll());
+    // A new connection may lead to another server (a failover): its clock is read again (see NodeClock).
+    this.connections.onCommandReady(() => nodes.forEach((node) => node.clock.reset()));
+    // Redis may have lost this process's inspection label (a restart): write it again.
+    this.connections.onCommandReady(() => this.instance.refresh());
     this.metrics = new ClientMetrics(resolved.metrics, {
       events: this.events,
-      waiting: () => engine.notifier.waiting,
+      waiting: () => lines.waiting,
       heldByKind: () => engine.held.countByKind(),
     });
   }
@@ -135,6 +159,8 @@ export class LockClient {
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.metrics.stop();
+      // This process's label goes with the rest of the close (within its bound, see LockEngine.close).
+      this.engine.background.run('register', undefined, () => this.engine.roundTrips.bounded(this.instance.stop()));
       await this.engine.close();
       await this.connections.close();
     })();
@@ -157,7 +183,7 @@ export class LockClient {
     return {
       held: this.engine.held.size,
       renewing: this.engine.renewingCount,
-      waitingChannels: this.engine.notifier.activeChannels,
+      waitingChannels: this.engine.lines.activeChannels,
     };
   }
 
@@ -171,7 +197,7 @@ export class LockClient {
     let lock = this.plainLocks.get(name);
     if (lock) return lock;
     assertLockName(name);
-    lock = this.mode === 'redlock' ? new RedLock(this.engine, name) : new ReentrantLock(this.engine, name);
+    lock = this.mode === 'redlock' ? new RedLock(this.services, name) : new ReentrantLock(this.services, name);
     // Lock objects hold no state of their own: keep recent ones, so a hot name does not rebuild its keys.
     if (this.plainLocks.size >= PLAIN_LOCK_CACHE_SIZE) this.plainLocks.clear();
     this.plainLocks.set(name, lock);
@@ -188,7 +214,7 @@ export class LockClient {
     assertKnownKeys(options, ['queueTimeout'], 'fair lock options');
     const queueTimeoutMs = options.queueTimeout === undefined ? undefined : toMilliseconds(options.queueTimeout, 'queueTimeout', { min: 30 });
     this.assertSingleNode(name, 'use a fair lock');
-    return new FairLock(this.engine, name, queueTimeoutMs);
+    return new FairLock(this.services, name, queueTimeoutMs);
   }
 
   /**
@@ -198,7 +224,7 @@ export class LockClient {
   getReadWriteLock(name: string): ReadWriteLock {
     assertLockName(name);
     this.assertSingleNode(name, 'use a read-write lock');
-    return new ReadWriteLock(this.engine, name);
+    return new ReadWriteLock(this.services, name);
   }
 
   /**
@@ -209,7 +235,7 @@ export class LockClient {
   getMultiLock(locks: readonly (string | BaseLock)[]): MultiLock {
     if (!Array.isArray(locks)) throw new InvalidLockArgumentError('multi-lock names', `expected an array of lock names, got ${describe(locks)}.`);
     return new MultiLock(
-      this.engine,
+      this.services,
       locks.map((lock: unknown, i) => {
         if (lock instanceof BaseLock) return lock;
         if (typeof lock === 'object' && lock !== null) {
@@ -298,7 +324,7 @@ export class LockClient {
    * mode, as the first node sees it.
    */
   inspect(name: string, kind?: InspectedLockKind): Promise<LockInspection> {
-    return this.engine.inspector.inspect(name, kind);
+    return this.inspector.inspect(name, kind);
   }
 
   /**
@@ -307,7 +333,7 @@ export class LockClient {
    * at most `limit` names (default 100).
    */
   list(pattern?: string, options?: ListLocksOptions): Promise<LockInspection[]> {
-    return this.engine.inspector.list(pattern, options);
+    return this.inspector.list(pattern, options);
   }
 
   /** Runs `fn` as a new owner (a new lock context), e.g. one per job or per worker. */
@@ -330,7 +356,7 @@ export class LockClient {
    * (UnsupportedLockOperationError).
    */
   getSemaphore(name: string, options: SemaphoreOptions): Semaphore {
-    return createSemaphore(this.engine, this.mode, name, options);
+    return createSemaphore(this.services, this.mode, name, options);
   }
 
   /**

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Cluster, Redis } from 'ioredis';
 import type { Duration, RedisClient } from '../core/index.js';
-import { LOCK_SCRIPTS } from '../core/scripts/index.js';
+import { LOCK_SCRIPTS } from '../core/lock-scripts.js';
 import { toMilliseconds } from '../core/util/duration.js';
 import { settleWithin } from '../core/util/late-timer.js';
 import { LockService } from './lock.service.js';

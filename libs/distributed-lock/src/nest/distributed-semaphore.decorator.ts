@@ -1,5 +1,5 @@
 import { InvalidLockArgumentError, type Duration } from '../core/index.js';
-import { permitCount } from '../core/locks/semaphore.js';
+import { permitCount } from '../core/locks/semaphore/semaphore.js';
 import { describe, toMilliseconds } from '../core/util/duration.js';
 import { isPlainObject } from '../core/util/validate.js';
 import { lockDecorator } from './distributed-lock.decorator.js';

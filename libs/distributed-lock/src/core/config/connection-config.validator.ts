@@ -1,5 +1,5 @@
 import { InvalidLockConfigError } from '../errors/invalid-lock-config.error.js';
-import { REDIS_MODES, type ConnectionConfig, type HostPort } from '../connection/connection-config.js';
+import { REDIS_MODES, type ConnectionConfig, type HostPort } from './connection-config.js';
 import { describe } from '../util/duration.js';
 import { isPlainObject } from '../util/validate.js';
 

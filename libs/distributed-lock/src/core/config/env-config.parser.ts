@@ -9,7 +9,7 @@ import {
   type RedlockConnectionConfig,
   type SentinelConnectionConfig,
   type SingleConnectionConfig,
-} from '../connection/connection-config.js';
+} from './connection-config.js';
 import { parseBoolean, parseDb, parseHostPort, parseHostPortList, parseNatMap, parsePort } from './env-parsers.js';
 
 export type Environment = Record<string, string | undefined>;

@@ -1,5 +1,5 @@
 import { InvalidLockConfigError } from '../errors/invalid-lock-config.error.js';
-import type { HostPort } from '../connection/connection-config.js';
+import type { HostPort } from './connection-config.js';
 
 const HOST_PORT = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s[\]]+)):(\d{1,5})$/;
 

@@ -1,5 +1,5 @@
-import type { ConnectionConfig } from '../connection/connection-config.js';
-import type { RedisClient, RedisCompatibleClient } from '../connection/connection-strategy.js';
+import type { ConnectionConfig } from './connection-config.js';
+import type { RedisClient, RedisCompatibleClient } from './redis-client.js';
 import type { InMemoryLockStore } from '../memory/in-memory-lock-store.js';
 import type { LockMetricsOptions } from '../metrics/lock-metrics.options.js';
 import type { Duration } from '../util/duration.js';

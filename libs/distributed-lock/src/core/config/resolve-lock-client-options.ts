@@ -1,7 +1,7 @@
 import { InvalidLockConfigError } from '../errors/invalid-lock-config.error.js';
 import { DistributedLockError } from '../errors/distributed-lock.error.js';
-import { createConnectionStrategy } from '../connection/create-connection-strategy.js';
-import type { ConnectionStrategy, RedisClient } from '../connection/connection-strategy.js';
+import type { ConnectionConfig } from './connection-config.js';
+import type { RedisClient } from './redis-client.js';
 import { describe, toMilliseconds } from '../util/duration.js';
 import { isPlainObject } from '../util/validate.js';
 import { resolveMetricsOptions, type LockMetricsOptions } from '../metrics/lock-metrics.options.js';
@@ -19,8 +19,8 @@ import {
 } from './lock-client-options.js';
 
 export interface ResolvedLockClientOptions {
-  /** Set when the library creates its own connections. */
-  strategy: ConnectionStrategy | undefined;
+  /** Set when the library creates its own connections (validated; see connection/create-connection-strategy.ts). */
+  connection: ConnectionConfig | undefined;
   /** Set when the user brought a client. */
   client: RedisClient | undefined;
   keyPrefix: string;
@@ -58,10 +58,12 @@ export function resolveLockClientOptions(input: LockClientOptions, extraKeys: re
   if (options.client !== undefined && typeof (options.client as { defineCommand?: unknown }).defineCommand !== 'function') {
     throw new InvalidLockConfigError('client', 'expected an ioredis (or iovalkey) Redis or Cluster instance.');
   }
-  const strategy =
+  const connection =
     options.client !== undefined
       ? undefined
-      : createConnectionStrategy(options.connection !== undefined ? validateConnectionConfig(options.connection) : readConnectionConfigFromEnv(env));
+      : options.connection !== undefined
+        ? validateConnectionConfig(options.connection)
+        : readConnectionConfigFromEnv(env);
 
   const keyPrefix = options.keyPrefix ?? env.LOCK_KEY_PREFIX ?? DEFAULT_KEY_PREFIX;
   const prefixSetting = options.keyPrefix !== undefined ? 'keyPrefix' : 'LOCK_KEY_PREFIX';
@@ -73,7 +75,7 @@ export function resolveLockClientOptions(input: LockClientOptions, extraKeys: re
   }
 
   const replicaAck = asConfigError(() => (options.replicaAck !== undefined ? parseReplicaAck(options.replicaAck, 'replicaAck') : replicaAckFromEnv(env)));
-  if (replicaAck && strategy?.mode === 'redlock') {
+  if (replicaAck && connection?.mode === 'redlock') {
     throw new InvalidLockConfigError(
       options.replicaAck !== undefined ? 'replicaAck' : 'LOCK_REPLICA_ACK',
       'replica acknowledgement does not apply to redlock mode: its nodes are independent masters. Unset it, or use a replicated mode.',
@@ -81,7 +83,7 @@ export function resolveLockClientOptions(input: LockClientOptions, extraKeys: re
   }
 
   return {
-    strategy,
+    connection,
     // An ioredis-compatible client and an InMemoryLockStore answer the part of the ioredis API the library uses.
     client: options.client as RedisClient | undefined,
     replicaAck,

@@ -1,5 +1,5 @@
 import { Cluster, type ClusterOptions } from 'ioredis';
-import { formatHostPort, type ClusterConnectionConfig } from './connection-config.js';
+import { formatHostPort, type ClusterConnectionConfig } from '../config/connection-config.js';
 import type { ConnectionStrategy, NodeConnections } from './connection-strategy.js';
 import { baseRedisOptions } from './redis-options.js';
 

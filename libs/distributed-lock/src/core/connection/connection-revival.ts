@@ -1,4 +1,4 @@
-import type { RedisClient } from './connection-strategy.js';
+import type { RedisClient } from '../config/redis-client.js';
 
 /** First pause before reconnecting a connection ioredis gave up; it doubles up to the maximum. */
 const FIRST_PAUSE_MS = 100;

@@ -1,22 +1,5 @@
-import type { Cluster, Redis } from 'ioredis';
-import type { RedisMode } from './connection-config.js';
-
-/** Any ioredis connection the library can run lock scripts on. */
-export type RedisClient = Redis | Cluster;
-
-/**
- * A client with ioredis' API that a user may pass as the `client` option: an ioredis `Redis` or
- * `Cluster`, or one of a fork such as iovalkey (Valkey's ioredis). Listed here is only what tells
- * such a client apart; the library uses it as it uses ioredis (scripts with defineCommand and
- * EVALSHA, one extra connection from `duplicate()`), and the conformance and compatibility tests
- * run it so.
- */
-export interface RedisCompatibleClient {
-  readonly isCluster: boolean;
-  readonly status: string;
-  defineCommand(name: string, definition: { lua: string; numberOfKeys?: number }): void;
-  duplicate(...args: never[]): unknown;
-}
+import type { RedisClient } from '../config/redis-client.js';
+import type { RedisMode } from '../config/connection-config.js';
 
 /**
  * One place lock state lives: a connection that runs the lock scripts, and a separate one for

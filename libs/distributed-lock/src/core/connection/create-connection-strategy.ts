@@ -1,4 +1,4 @@
-import type { ConnectionConfig } from './connection-config.js';
+import type { ConnectionConfig } from '../config/connection-config.js';
 import type { ConnectionStrategy } from './connection-strategy.js';
 import { ClusterConnectionStrategy } from './cluster.strategy.js';
 import { MasterSlaveConnectionStrategy } from './master-slave.strategy.js';

@@ -1,4 +1,4 @@
-import type { RedisClient } from './connection-strategy.js';
+import type { RedisClient } from '../config/redis-client.js';
 import { LockConnectionError } from '../errors/lock-connection.error.js';
 import { settleWithin } from '../util/late-timer.js';
 

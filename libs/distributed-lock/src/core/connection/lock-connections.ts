@@ -1,12 +1,14 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { ResolvedLockClientOptions } from '../config/resolve-lock-client-options.js';
-import { LockNode } from '../engine/lock-node.js';
+import { LockNode } from './lock-node.js';
 import { LockConnectionError } from '../errors/lock-connection.error.js';
 import type { LockEvents } from '../events/lock-events.js';
-import { combineSubscriberPorts, createSubscriberPort, type SubscriberPort } from '../waiting/subscriber-port.js';
-import type { RedisMode } from './connection-config.js';
-import type { NodeConnections, RedisClient } from './connection-strategy.js';
+import { combineSubscriberPorts, createSubscriberPort, type SubscriberPort } from './subscriber-port.js';
+import type { RedisMode } from '../config/connection-config.js';
+import type { NodeConnections } from './connection-strategy.js';
+import type { RedisClient } from '../config/redis-client.js';
 import { ConnectionRevival } from './connection-revival.js';
+import { createConnectionStrategy } from './create-connection-strategy.js';
 import { closeConnection, establishConnection } from './establish-connection.js';
 import { PubSubSelector } from './pubsub-selector.js';
 
@@ -32,7 +34,7 @@ export class LockConnections {
   private readonly revival = new ConnectionRevival();
 
   constructor(resolved: ResolvedLockClientOptions, events: LockEvents) {
-    const { strategy } = resolved;
+    const strategy = resolved.connection && createConnectionStrategy(resolved.connection);
     let mayShard: boolean;
     if (strategy) {
       this.nodes = strategy.createNodes();

@@ -1,6 +1,7 @@
 import { Redis, type RedisOptions } from 'ioredis';
-import { formatHostPort, type MasterSlaveConnectionConfig } from './connection-config.js';
-import type { ConnectionStrategy, NodeConnections, RedisClient } from './connection-strategy.js';
+import { formatHostPort, type MasterSlaveConnectionConfig } from '../config/connection-config.js';
+import type { ConnectionStrategy, NodeConnections } from './connection-strategy.js';
+import type { RedisClient } from '../config/redis-client.js';
 import { baseRedisOptions } from './redis-options.js';
 
 /**

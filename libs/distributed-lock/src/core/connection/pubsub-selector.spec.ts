@@ -1,5 +1,6 @@
-import type { RedisClient } from './connection-strategy.js';
-import { describePubSubChoice, PubSubSelector, type PubSubChoice } from './pubsub-selector.js';
+import type { RedisClient } from '../config/redis-client.js';
+import { describePubSubChoice, type PubSubChoice } from '../events/pubsub-choice.js';
+import { PubSubSelector } from './pubsub-selector.js';
 
 /** A server that answers COMMAND INFO and INFO as told (real servers: test/compat/pubsub-selection.e2e-spec.ts). */
 function server(answers: { command?: unknown; info?: unknown }): { client: RedisClient; asked: string[] } {

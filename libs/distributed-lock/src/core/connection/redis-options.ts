@@ -1,5 +1,5 @@
 import type { RedisOptions } from 'ioredis';
-import type { CommonConnectionConfig } from './connection-config.js';
+import type { CommonConnectionConfig } from '../config/connection-config.js';
 
 /**
  * The ioredis options every connection we create starts from:

@@ -1,5 +1,5 @@
 import { Redis, type RedisOptions } from 'ioredis';
-import { formatHostPort, type RedlockConnectionConfig } from './connection-config.js';
+import { formatHostPort, type RedlockConnectionConfig } from '../config/connection-config.js';
 import type { ConnectionStrategy, NodeConnections } from './connection-strategy.js';
 import { baseRedisOptions } from './redis-options.js';
 

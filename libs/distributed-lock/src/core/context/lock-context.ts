@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { LockHandle } from '../engine/lock-handle.js';
+import type { LockHandle } from './lock-handle.js';
 
 /**
  * A lock context is our answer to Redisson's "thread": the unit that owns locks. An HTTP request, a

@@ -3,8 +3,9 @@ import type { LockLostReason } from '../errors/lock-lost.error.js';
 import { LockBackendError } from '../errors/lock-backend.error.js';
 import { LockNotHeldError } from '../errors/lock-not-held.error.js';
 import { monotonicNow } from '../util/clock.js';
-import { UnlockNotifier } from '../waiting/unlock-notifier.js';
-import type { SubscriberPort } from '../waiting/subscriber-port.js';
+import { LockLines } from '../waiting/lock-lines.js';
+import { parseRelease, type ReleaseReply } from '../scripts/script-replies.js';
+import type { SubscriberPort } from '../connection/subscriber-port.js';
 import { BackgroundWork } from './background-work.js';
 import { HeldLock } from './held-lock.js';
 import { HeldLocks } from './held-locks.js';
@@ -32,11 +33,12 @@ class ScriptedResource implements LeaseResource {
     readonly id = `lock:{${name}}`,
   ) {}
 
-  release(owner: string, all: boolean, expected?: number): Promise<number> {
+  /** Replies with the scripted release codes, read as the release scripts' replies are (parseRelease). */
+  release(owner: string, all: boolean, expected?: number): Promise<ReleaseReply> {
     this.releaseCalls.push({ owner, all, expected });
     const next = this.releases.shift() ?? 0;
     if (next === 'hang') return new Promise(() => undefined);
-    return next instanceof Error ? Promise.reject(next) : Promise.resolve(next);
+    return next instanceof Error ? Promise.reject(next) : Promise.resolve(parseRelease(next));
   }
 
   renew(): Promise<RenewResult> {
@@ -165,12 +167,12 @@ describe('ReleaseProtocol', () => {
     const events = new LockEvents();
     const trips = new RoundTrips(50);
     const background = new BackgroundWork(events, trips);
-    const notifier = new UnlockNotifier(silentPort, events, 'me');
+    const lines = new LockLines(silentPort, events, 'me');
     const keeper = new LeaseKeeper(1000, trips, background, events, () => undefined);
     const released: [HeldLock, number][] = [];
     const lost: string[] = [];
     const handedOver: string[] = [];
-    const protocol = new ReleaseProtocol(trips, background, notifier, keeper, new HeldLocks(), {
+    const protocol = new ReleaseProtocol(trips, background, lines, keeper, new HeldLocks(), {
       released: (held, remaining) => {
         held.holds = remaining;
         if (remaining === 0) held.active = false;

@@ -1,5 +1,6 @@
 import type { ReplicaAck } from '../config/replica-ack.js';
 import type { LockKind } from '../events/lock-events.js';
+import type { ReleaseReply } from '../scripts/script-replies.js';
 
 /**
  * Outcome of one renewal: renewed for `validityMs` from its start; or not renewed, either because the
@@ -7,6 +8,16 @@ import type { LockKind } from '../events/lock-events.js';
  * the previous deadline stands.
  */
 export type RenewResult = { renewed: true; validityMs: number } | { renewed: false; lost: boolean };
+
+/** What a hand-over came to (see LockHandover.handOver). */
+export type HandOverReply =
+  | { readonly outcome: 'not-owner' }
+  /** The owner holds more than this hold (and `all` was not set): one hold dropped, nothing handed over. */
+  | { readonly outcome: 'held'; readonly remaining: number }
+  /** The successor holds it now, with a new fencing token and its own lease. */
+  | { readonly outcome: 'handed-over'; readonly token: number }
+  /** Asked to yield, the release found another process waiting and granted the lock to the one that has waited longest. */
+  | { readonly outcome: 'yielded' };
 
 /** What a hand-over needs: who releases, who takes over and for how long, and whether to yield. */
 export interface HandOverArgs {
@@ -34,12 +45,8 @@ export interface HandOverArgs {
  * (fair, read-write, RedLock) free the lock and let waiters race, or keep their own queue.
  */
 export interface LockHandover {
-  /**
-   * Drops the owner's last hold and gives the lock to the successor in one step. [-1, 0]: not the
-   * owner; [holds left, 0]: not the last hold (never with `all`); [0, token]: handed over; [0, -1]: asked to yield and
-   * another process waits, so the lock was granted to the process that has waited longest instead.
-   */
-  handOver(args: HandOverArgs): Promise<[number, number]>;
+  /** Drops the owner's last hold and gives the lock to the successor in one step. */
+  handOver(args: HandOverArgs): Promise<HandOverReply>;
   /** This process no longer waits for the lock: its waiting mark goes, and a grant to it is passed on. */
   withdraw(): Promise<void>;
 }
@@ -54,13 +61,8 @@ export interface LeaseResource {
   readonly channel: string;
   /** Lengthens the lease if `owner` still holds the lock. */
   renew(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<RenewResult>;
-  /**
-   * Drops one hold (or all); -1 when `owner` does not hold it, else the holds left. With
-   * `expectedHolds`, only if the lock has exactly that many holds (-2 otherwise): for retries. A kind
-   * whose releases grant the lock to another waiting process replies RELEASED_TO_ANOTHER_PROCESS (-3)
-   * instead of 0 when that happened (see ReleaseProtocol, which counts it as a hand-over).
-   */
-  release(owner: string, all: boolean, expectedHolds?: number): Promise<number>;
+  /** Drops one hold of `owner` (or all). With `expectedHolds`, only if the lock has exactly that many holds: for retries. */
+  release(owner: string, all: boolean, expectedHolds?: number): Promise<ReleaseReply>;
   /** Present on kinds that hand the lock over (see LockHandover). */
   readonly handover?: LockHandover;
 }

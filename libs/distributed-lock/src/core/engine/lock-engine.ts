@@ -1,14 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import type { ReplicaAck } from '../config/replica-ack.js';
-import type { RedisClient } from '../connection/connection-strategy.js';
+import type { RedisClient } from '../config/redis-client.js';
 import { getLockContext, nextOwnerSequence, type LockContext } from '../context/lock-context.js';
 import { LockAcquireTimeoutError } from '../errors/lock-acquire-timeout.error.js';
 import { LockClientClosedError } from '../errors/lock-client-closed.error.js';
 import { LockLostError, type LockLostReason } from '../errors/lock-lost.error.js';
 import type { LockEvents } from '../events/lock-events.js';
 import { monotonicNow } from '../util/clock.js';
-import type { SubscriberPort } from '../waiting/subscriber-port.js';
-import { UnlockNotifier } from '../waiting/unlock-notifier.js';
+import type { LockLines } from '../waiting/lock-lines.js';
 import { BackgroundWork } from './background-work.js';
 import { HeldLock } from './held-lock.js';
 import { HeldLocks } from './held-locks.js';
@@ -16,11 +14,9 @@ import { HoldTimes } from './hold-times.js';
 import type { RegistryKey } from './registry-key.js';
 import type { LeaseResource } from './lease-resource.js';
 import { LeaseKeeper } from './lease-keeper.js';
-import { HeldLockHandle, type LockReleaser } from './lock-handle.js';
-import { InstanceRegistration } from '../inspection/instance-registration.js';
-import { LockInspector } from '../inspection/lock-inspector.js';
-import { LockKeys } from './lock-keys.js';
-import type { LockNode } from './lock-node.js';
+import { HeldLockHandle, type LockReleaser } from './held-lock-handle.js';
+import { LockKeys } from '../scripts/lock-keys.js';
+import type { LockNode } from '../connection/lock-node.js';
 import { ReleaseProtocol } from './release-protocol.js';
 import { RoundTrips } from './round-trips.js';
 
@@ -32,10 +28,6 @@ export interface LockEngineSettings {
   pubsub: { readonly sharded: boolean };
   /** Every lock's default; a lock may override it. */
   replicaAck: ReplicaAck | undefined;
-  /** See LockClientOptions.handoverTurn. */
-  handoverTurnMs: number;
-  /** See LockClientOptions.instanceName. */
-  instanceName?: string | undefined;
 }
 
 /** Who acquires: an owner id, and whether it was made outside any lock context (see LockEngine.byName). */
@@ -61,23 +53,17 @@ export interface Grant {
 }
 
 /**
- * The machinery every lock kind of one client shares, assembled from parts with one job each: the
- * registry of held locks (HeldLocks), bounded round trips (RoundTrips), the leases (LeaseKeeper), the
- * release protocol (ReleaseProtocol), background work, and the unlock notifier. It owns what ties
- * them together: owner ids, registering a grant, losing a lock, and closing.
+ * What one client's locks share, assembled from parts with one job each: the registry of held locks
+ * (HeldLocks), bounded round trips (RoundTrips), the leases (LeaseKeeper), the release protocol
+ * (ReleaseProtocol), background work, and this process's lock lines (waiting/). It owns what ties
+ * them together: owner ids, registering an acquisition, losing a lock, and closing.
  */
 export class LockEngine implements LockReleaser {
-  /** Random per client: the first half of every owner id this client writes to Redis. */
-  readonly clientId = randomUUID();
   readonly keys: LockKeys;
-  readonly notifier: UnlockNotifier;
   readonly roundTrips: RoundTrips;
   readonly background: BackgroundWork;
   readonly held = new HeldLocks();
   readonly releases: ReleaseProtocol;
-  /** This process's label for lock inspection, written when it first takes part in locking. */
-  readonly instance: InstanceRegistration;
-  readonly inspector: LockInspector;
   private readonly leases: LeaseKeeper;
   /** Recent hold durations by lock name, for when to retry a busy lock. */
   private readonly holdTimes = new HoldTimes();
@@ -85,22 +71,25 @@ export class LockEngine implements LockReleaser {
   private closed = false;
 
   /**
-   * `nodes`: where lock state lives (one node, or RedLock's independent masters). `staleReaders`:
-   * replicas that may answer reads that are stale by design (master-slave mode).
+   * `nodes`: where lock state lives (one node, or RedLock's independent masters). `lines`: this
+   * process's waiting callers (built with this engine's clientId). `staleReaders`: replicas that may
+   * answer reads that are stale by design (master-slave mode). `announce`: called at each acquisition
+   * (this process's label for inspection is written once, at the first).
    */
   constructor(
+    readonly clientId: string,
     readonly nodes: LockNode[],
-    subscriber: SubscriberPort,
+    readonly lines: LockLines,
     readonly settings: LockEngineSettings,
     readonly events: LockEvents,
+    readonly announce: () => void,
     private readonly staleReaders: RedisClient[] = [],
   ) {
     this.keys = new LockKeys(settings.keyPrefix);
-    this.notifier = new UnlockNotifier(subscriber, events, this.clientId, settings.handoverTurnMs);
     this.roundTrips = new RoundTrips(settings.operationTimeoutMs);
     this.background = new BackgroundWork(events, this.roundTrips);
     this.leases = new LeaseKeeper(settings.watchdogTimeoutMs, this.roundTrips, this.background, events, (held, reason) => this.markLost(held, reason));
-    this.releases = new ReleaseProtocol(this.roundTrips, this.background, this.notifier, this.leases, this.held, {
+    this.releases = new ReleaseProtocol(this.roundTrips, this.background, this.lines, this.leases, this.held, {
       released: (held, remaining) => this.released(held, remaining),
       lost: (held, reason) => this.markLost(held, reason),
       forget: (held) => this.forget(held),
@@ -109,23 +98,6 @@ export class LockEngine implements LockReleaser {
         if (this.events.listenerCount('handover') > 0) this.events.emit('handover', { name: held.resource.name, kind: held.resource.kind, to });
       },
       isClosed: () => this.closed,
-    });
-    this.instance = new InstanceRegistration(this.node.redis, settings.keyPrefix, this.clientId, settings.instanceName, (error) =>
-      this.background.report('register', undefined, error),
-    );
-    this.inspector = new LockInspector({
-      node: this.node,
-      keys: this.keys,
-      clientId: this.clientId,
-      waiterCount: (channel) => this.notifier.waiterCount(channel),
-      query: async (operation, name, run) => {
-        this.assertOpen(`${operation} "${name}"`);
-        try {
-          return await this.roundTrips.bounded(run());
-        } catch (error) {
-          throw this.roundTrips.failure(operation, name, error);
-        }
-      },
     });
   }
 
@@ -161,6 +133,16 @@ export class LockEngine implements LockReleaser {
 
   assertOpen(operation: string): void {
     if (this.closed) throw new LockClientClosedError(operation);
+  }
+
+  /** One bounded read or administrative call of `operation` on lock `name`; failures become LockBackendError. */
+  async query<T>(operation: string, name: string, run: () => Promise<T>): Promise<T> {
+    this.assertOpen(`${operation} "${name}"`);
+    try {
+      return await this.roundTrips.bounded(run());
+    } catch (error) {
+      throw this.roundTrips.failure(operation, name, error);
+    }
   }
 
   ownerOf(context: LockContext): string {
@@ -277,12 +259,11 @@ export class LockEngine implements LockReleaser {
     this.closed = true;
     const closeBy = monotonicNow() + this.settings.operationTimeoutMs;
     this.leases.stop();
-    this.notifier.close();
+    this.lines.close();
     for (const held of this.held.all()) {
       this.markLost(held, 'client-closed');
       this.background.run('release', held.resource.name, () => this.roundTrips.bounded(held.resource.release(held.owner, true)));
     }
-    this.background.run('register', undefined, () => this.roundTrips.bounded(this.instance.stop()));
     // Waiters woken by the close above leave in the next turns, some with clean-up in Redis (their
     // process's waiting mark): let that start before waiting for the background work.
     await new Promise((resolve) => setImmediate(resolve));

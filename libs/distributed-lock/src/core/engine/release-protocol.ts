@@ -1,14 +1,14 @@
 import type { LockLostReason } from '../errors/lock-lost.error.js';
 import { LockNotHeldError } from '../errors/lock-not-held.error.js';
-import { RELEASED_TO_ANOTHER_PROCESS } from '../scripts/reentrant-release.script.js';
+import type { ReleaseReply } from '../scripts/script-replies.js';
 import { monotonicNow } from '../util/clock.js';
 import { pause, settleWithin } from '../util/late-timer.js';
-import type { UnlockNotifier } from '../waiting/unlock-notifier.js';
-import type { Waiter } from '../waiting/waiter.js';
+import type { LockLines } from '../waiting/lock-lines.js';
+import type { Succession } from '../waiting/lock-line.js';
 import type { BackgroundWork } from './background-work.js';
 import type { HeldLock } from './held-lock.js';
 import type { HeldLocks } from './held-locks.js';
-import type { LeaseResource } from './lease-resource.js';
+import type { HandOverReply, LeaseResource } from './lease-resource.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import type { RoundTrips } from './round-trips.js';
 
@@ -35,7 +35,7 @@ export class ReleaseProtocol {
   constructor(
     private readonly roundTrips: RoundTrips,
     private readonly background: BackgroundWork,
-    private readonly notifier: UnlockNotifier,
+    private readonly lines: LockLines,
     private readonly keeper: LeaseKeeper,
     private readonly registry: HeldLocks,
     private readonly outcomes: ReleaseOutcomes,
@@ -60,19 +60,19 @@ export class ReleaseProtocol {
     const { resource } = held;
     const last = expected === 1 && this.registry.acquisitionsInFlight(held.key) === 0;
     if (expected === 1 && resource.handover && !held.replicaAck && !this.outcomes.isClosed()) {
-      const next = this.notifier.nextHandover(resource.channel, held.acquiredAt);
-      if (next) return this.handOver(held, next.waiter, next.yieldToOthers, next.last, last);
+      const successor = this.lines.nextHandover(resource.channel, held.acquiredAt);
+      if (successor) return this.handOver(held, successor, last);
     }
-    let remaining: number;
+    let reply: ReleaseReply;
     try {
-      remaining = await this.roundTrips.bounded(resource.release(held.owner, last));
+      reply = await this.roundTrips.bounded(resource.release(held.owner, last));
     } catch (error) {
       // Unknown outcome (the master died mid-call, a failover...). Retry until it is known, so the
       // lock does not sit in Redis for the rest of its lease, or block its owner's next acquisition.
       this.retry(held, expected);
       throw this.roundTrips.failure('unlock', name, error);
     }
-    this.applyReply(held, remaining);
+    this.applyReply(held, reply);
   }
 
   /**
@@ -106,12 +106,11 @@ export class ReleaseProtocol {
    * The successor's lease counts from the start of this call (Redis granted it later, so the local
    * deadline is never the later one). A successor that stopped waiting meanwhile gives the lock back.
    */
-  private async handOver(held: HeldLock, successor: Waiter, yieldToOthers: boolean, successorIsLast: boolean, all: boolean): Promise<void> {
+  private async handOver(held: HeldLock, successor: Succession, all: boolean): Promise<void> {
     const { resource } = held;
-    const handover = successor.handover!;
-    const terms = successor.handoverTerms!;
+    const { terms } = successor;
     const startedAt = monotonicNow();
-    let reply: [number, number];
+    let reply: HandOverReply;
     try {
       reply = await this.roundTrips.bounded(
         resource.handover!.handOver({
@@ -119,8 +118,8 @@ export class ReleaseProtocol {
           successor: terms.owner,
           leaseMs: terms.leaseMs,
           successorWatchdog: terms.watchdog === true,
-          yieldToOthers,
-          successorIsLast,
+          yieldToOthers: successor.yieldToOthers,
+          successorIsLast: successor.last,
           all,
         }),
       );
@@ -128,43 +127,46 @@ export class ReleaseProtocol {
       // Unknown outcome: the successor looks for itself (if it was granted, its attempt finds it
       // holding the lock and the extra hold is corrected; if it ends without the lock, whatever is
       // held in its name is released); our release is retried as usual.
-      if (!handover.settle({ granted: false, uncertain: true })) this.releaseFor(resource, terms.owner);
-      successor.notify();
+      if (!successor.settle({ granted: false, uncertain: true })) this.releaseFor(resource, terms.owner);
+      successor.wake();
       this.retry(held, 1);
       throw this.roundTrips.failure('unlock', resource.name, error);
     }
-    const [remaining, token] = reply;
-    if (remaining === 0 && token > 0) {
-      this.outcomes.handedOver(held, 'local');
-      this.outcomes.released(held, 0);
-      if (!handover.settle({ granted: true, token, startedAt })) this.releaseFor(resource, terms.owner);
-      successor.notify();
-      return;
+    switch (reply.outcome) {
+      case 'handed-over':
+        this.outcomes.handedOver(held, 'local');
+        this.outcomes.released(held, 0);
+        if (!successor.settle({ granted: true, token: reply.token, startedAt })) this.releaseFor(resource, terms.owner);
+        successor.wake();
+        return;
+      case 'yielded':
+        // Granted to the process that has waited longest; ours are queued behind it in Redis and will
+        // be told (grant or release) when it is their turn, so the successor sleeps on.
+        successor.settle({ granted: false });
+        successor.forget();
+        this.outcomes.handedOver(held, 'process');
+        this.outcomes.released(held, 0);
+        return;
+      case 'held':
+        successor.settle({ granted: false });
+        successor.wake();
+        this.applyReply(held, { outcome: 'released', remaining: reply.remaining, toAnotherProcess: false });
+        return;
+      case 'not-owner':
+        successor.settle({ granted: false });
+        successor.wake();
+        this.applyReply(held, reply);
     }
-    handover.settle({ granted: false });
-    if (remaining === 0) {
-      // Yielded: granted to the process that has waited longest; ours are queued behind it in Redis
-      // and will be told (grant or release) when it is their turn, so the successor sleeps on.
-      if (successor.handover === handover) successor.handover = undefined;
-      this.outcomes.handedOver(held, 'process');
-      this.outcomes.released(held, 0);
-      return;
-    }
-    successor.notify();
-    this.applyReply(held, remaining);
   }
 
-  /** A release's reply: the holds left, or -1 when Redis no longer records us as the holder. */
-  private applyReply(held: HeldLock, remaining: number): void {
-    if (remaining === RELEASED_TO_ANOTHER_PROCESS) {
-      this.outcomes.handedOver(held, 'process');
-      remaining = 0;
-    }
-    if (remaining < 0) {
+  /** A release's reply: the holds left (0: gone for this owner), or not the owner any more (LockNotHeldError). */
+  private applyReply(held: HeldLock, reply: ReleaseReply): void {
+    if (reply.outcome !== 'released') {
       this.outcomes.lost(held, 'not-owner');
       throw new LockNotHeldError(held.resource.name, 'its lease ran out or it was force-unlocked, so another owner may hold it now');
     }
-    this.outcomes.released(held, remaining);
+    if (reply.toAnotherProcess) this.outcomes.handedOver(held, 'process');
+    this.outcomes.released(held, reply.remaining);
   }
 
   /**
@@ -178,17 +180,17 @@ export class ReleaseProtocol {
       for (let attempt = 0; held.active && !this.outcomes.isClosed() && monotonicNow() < held.validUntil; attempt++) {
         await pause(Math.min(100 * 2 ** attempt, 1000));
         if (!held.active || this.outcomes.isClosed()) return;
-        let reply: number;
+        let reply: ReleaseReply;
         try {
           reply = await this.roundTrips.bounded(held.resource.release(held.owner, false, expected));
         } catch (error) {
           this.background.report('release', held.resource.name, error);
           continue;
         }
-        // -1: gone (the lost release deleted it, or the lease ran out); -2: that release did go through;
-        // -3: this one freed it, granting it to another process.
-        if (reply === RELEASED_TO_ANOTHER_PROCESS) this.outcomes.handedOver(held, 'process');
-        this.outcomes.released(held, reply === -1 || reply === RELEASED_TO_ANOTHER_PROCESS ? 0 : reply === -2 ? expected - 1 : reply);
+        // Not the owner: gone (the lost release deleted it, or the lease ran out). Already applied: that
+        // release did go through. Released: this one did it (and may have granted it to another process).
+        if (reply.outcome === 'released' && reply.toAnotherProcess) this.outcomes.handedOver(held, 'process');
+        this.outcomes.released(held, reply.outcome === 'not-owner' ? 0 : reply.outcome === 'already-applied' ? expected - 1 : reply.remaining);
         this.keeper.resumeRenewals(held);
         return;
       }

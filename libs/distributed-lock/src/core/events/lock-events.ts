@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import type { PubSubChoice } from '../connection/pubsub-selector.js';
+import type { PubSubChoice } from './pubsub-choice.js';
 import type { LockLostReason } from '../errors/lock-lost.error.js';
 
 /**

@@ -1,5 +1,5 @@
 import { InvalidLockArgumentError } from '../errors/invalid-lock-argument.error.js';
-import type { FencedCommand } from '../scripts/fenced-ops.script.js';
+import type { FencedCommand } from './fenced-ops.script.js';
 import { describe } from '../util/duration.js';
 
 /** A value Redis stores as a string. */

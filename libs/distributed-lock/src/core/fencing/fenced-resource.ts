@@ -1,7 +1,7 @@
-import type { RedisClient } from '../connection/connection-strategy.js';
+import type { RedisClient } from '../config/redis-client.js';
 import { InvalidLockArgumentError } from '../errors/invalid-lock-argument.error.js';
 import { StaleTokenError } from '../errors/stale-token.error.js';
-import { fencedOps, type FencedOpsArgs, type FencedOpsReply } from '../scripts/fenced-ops.script.js';
+import { fencedOps, type FencedOpsArgs, type FencedOpsReply } from './fenced-ops.script.js';
 import type { ScriptArgument } from '../scripts/lock-script.js';
 import { describe } from '../util/duration.js';
 import { assertLockName } from '../util/validate.js';

@@ -1,4 +1,4 @@
-import type { ExclusiveState, InspectLockReply, QueueState, ReadWriteHolderState, SemaphoreState } from '../scripts/inspect-lock.script.js';
+import type { ExclusiveState, InspectLockReply, QueueState, ReadWriteHolderState, SemaphoreState } from './inspect-lock.script.js';
 import type { InspectedLockKind, LockHolderInfo, LockInspection, LockInstanceInfo, LockWaiterInfo } from './lock-inspection.js';
 
 /** The inspect script's reply for one name, with the clients it mentions. */

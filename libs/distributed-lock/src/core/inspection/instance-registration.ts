@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import type { RedisClient } from '../connection/connection-strategy.js';
+import type { RedisClient } from '../config/redis-client.js';
 import type { LockInstanceInfo } from './lock-inspection.js';
 
 /** How long a process's registration lives without a refresh (a process that died leaves it this long). */

@@ -1,7 +1,7 @@
-import type { LockKeys } from '../engine/lock-keys.js';
-import type { LockNode } from '../engine/lock-node.js';
+import type { LockKeys } from '../scripts/lock-keys.js';
+import type { LockNode } from '../connection/lock-node.js';
 import { InvalidLockArgumentError } from '../errors/invalid-lock-argument.error.js';
-import { inspectLock } from '../scripts/inspect-lock.script.js';
+import { inspectLock } from './inspect-lock.script.js';
 import { describe } from '../util/duration.js';
 import { assertLockName, MAX_LOCK_NAME_LENGTH } from '../util/validate.js';
 import { clientsIn, inspectionsOf, inUse, type InspectedName } from './inspection-reply.js';

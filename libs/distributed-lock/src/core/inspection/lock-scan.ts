@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import type { RedisClient } from '../connection/connection-strategy.js';
+import type { RedisClient } from '../config/redis-client.js';
 import type { InspectedLockKind } from './lock-inspection.js';
 
 /** Keys read per SCAN call (a hint to Redis: each call stays short whatever the keyspace's size). */

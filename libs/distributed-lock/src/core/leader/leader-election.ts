@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { getLockContext, runInNewLockContext, runWithCurrentLock, type LockContext } from '../context/lock-context.js';
-import type { LockHandle } from '../engine/lock-handle.js';
+import type { LockHandle } from '../context/lock-handle.js';
 import { InvalidLockArgumentError } from '../errors/invalid-lock-argument.error.js';
 import { LockClientClosedError } from '../errors/lock-client-closed.error.js';
 import { LockLostError, type LockLostReason } from '../errors/lock-lost.error.js';

@@ -1,4 +1,4 @@
-import type { LockHandle } from '../engine/lock-handle.js';
+import type { LockHandle } from '../context/lock-handle.js';
 import type { LockLostReason } from '../errors/lock-lost.error.js';
 
 /**

@@ -1,6 +1,12 @@
 import type { ReplicaAck } from '../config/replica-ack.js';
-import type { LockEngine, Owner } from '../engine/lock-engine.js';
-import type { HeldLockHandle } from '../engine/lock-handle.js';
+import type { BackgroundWork } from '../engine/background-work.js';
+import type { HeldLocks } from '../engine/held-locks.js';
+import type { Grant, LockEngineSettings, Owner } from '../engine/lock-engine.js';
+import type { ReleaseProtocol } from '../engine/release-protocol.js';
+import type { RoundTrips } from '../engine/round-trips.js';
+import type { LockEvents } from '../events/lock-events.js';
+import type { LockLines } from '../waiting/lock-lines.js';
+import type { HeldLockHandle } from '../engine/held-lock-handle.js';
 import { registryKey, type RegistryKey } from '../engine/registry-key.js';
 import { AbandonedOperation } from '../engine/round-trips.js';
 import { DistributedLockError } from '../errors/distributed-lock.error.js';
@@ -9,7 +15,7 @@ import { LockBackendError } from '../errors/lock-backend.error.js';
 import { LockClientClosedError } from '../errors/lock-client-closed.error.js';
 import { monotonicNow } from '../util/clock.js';
 import { pause, settleWithin } from '../util/late-timer.js';
-import type { Waiter } from '../waiting/waiter.js';
+import type { Place } from '../waiting/lock-line.js';
 import type { AcquireRequest } from './acquire-options.js';
 import type { AttemptResult, Granted, LockKindContract } from './lock-kind.js';
 
@@ -17,6 +23,26 @@ import type { AttemptResult, Granted, LockKindContract } from './lock-kind.js';
 const ERROR_BACKOFF_MS = [50, 100, 200, 400, 800, 1000];
 /** Pause when the lock exists without an expiry (should not happen with this library's keys). */
 const NO_TTL_PAUSE_MS = 100;
+
+/**
+ * What an acquisition needs, and all it may touch (the engine provides it; unit specs fake it): the
+ * client's settings, its lines of waiting callers, the registry of held locks, releases, bounded round
+ * trips, background work, events, and registering what it acquired.
+ */
+export interface AcquisitionPort {
+  readonly settings: Pick<LockEngineSettings, 'watchdogTimeoutMs' | 'operationTimeoutMs' | 'replicaAck'>;
+  readonly events: LockEvents;
+  readonly lines: Pick<LockLines, 'count' | 'join'>;
+  readonly held: Pick<HeldLocks, 'beginAcquisition' | 'find' | 'acquisitionsInFlight'>;
+  readonly releases: Pick<ReleaseProtocol, 'settled' | 'releaseFor'>;
+  readonly roundTrips: Pick<RoundTrips, 'bounded' | 'failure'>;
+  readonly background: Pick<BackgroundWork, 'run' | 'report'>;
+  readonly isClosed: boolean;
+  assertOpen(operation: string): void;
+  /** Called at each acquisition: this process's label for inspection is written at the first. */
+  announce(): void;
+  register(grant: Grant): HeldLockHandle;
+}
 
 /** What an acquisition comes to: the handle, or the holder's remaining lease when the wait ran out. */
 export type AcquireOutcome = HeldLockHandle | { ttl: number };
@@ -52,28 +78,28 @@ export class Acquisition {
 
   constructor(
     private readonly lock: LockKindContract,
-    private readonly engine: LockEngine,
+    private readonly port: AcquisitionPort,
     private readonly who: Owner,
     request: AcquireRequest,
   ) {
     this.owner = who.id;
     this.key = registryKey(who.id, lock);
-    this.leaseMs = request.leaseMs ?? engine.settings.watchdogTimeoutMs;
+    this.leaseMs = request.leaseMs ?? port.settings.watchdogTimeoutMs;
     this.watchdog = request.leaseMs === undefined;
-    this.replicaAck = request.replicaAck === undefined ? engine.settings.replicaAck : (request.replicaAck ?? undefined);
+    this.replicaAck = request.replicaAck === undefined ? port.settings.replicaAck : (request.replicaAck ?? undefined);
     this.signal = request.signal;
     this.willWait = request.waitMs > 0;
     this.deadline = this.calledAt + request.waitMs;
-    this.answerBy = this.deadline + engine.settings.operationTimeoutMs;
+    this.answerBy = this.deadline + port.settings.operationTimeoutMs;
   }
 
   /** Acquires, waiting per the request. Returns the handle, or the last seen TTL on timeout. */
   async run(): Promise<AcquireOutcome> {
-    const { engine, lock } = this;
-    engine.assertOpen(`acquire lock "${lock.name}"`);
+    const { port, lock } = this;
+    port.assertOpen(`acquire lock "${lock.name}"`);
     if (this.signal?.aborted) throw new LockAcquireAbortedError(lock.name, this.signal.reason);
-    engine.instance.announce(); // once per process (see InstanceRegistration)
-    const finished = engine.held.beginAcquisition(this.key);
+    port.announce(); // once per process (see InstanceRegistration)
+    const finished = port.held.beginAcquisition(this.key);
     let granted = false;
     try {
       const outcome = await this.attemptOrWait();
@@ -81,7 +107,7 @@ export class Acquisition {
       return outcome;
     } catch (error) {
       const outcome = error instanceof LockAcquireAbortedError ? 'aborted' : 'error';
-      engine.events.emit('failed', { name: lock.name, kind: lock.kind, outcome, waitedMs: this.waited(), error: error as Error });
+      port.events.emit('failed', { name: lock.name, kind: lock.kind, outcome, waitedMs: this.waited(), error: error as Error });
       throw error;
     } finally {
       finished();
@@ -92,24 +118,24 @@ export class Acquisition {
   /** leaveNothingBehind, awaited until `answerBy` at the latest; past it, it finishes in the background. */
   private async leaveNothingBehindWithin(): Promise<void> {
     const cleanUp = this.leaveNothingBehind();
-    const { engine, lock } = this;
+    const { port, lock } = this;
     const done = await settleWithin(
       cleanUp.then(() => true),
       this.answerBy - monotonicNow(),
       () => false,
     );
-    if (!done) engine.background.run('release', lock.name, () => cleanUp);
+    if (!done) port.background.run('release', lock.name, () => cleanUp);
   }
 
   private async attemptOrWait(): Promise<AcquireOutcome> {
-    const { engine, lock } = this;
-    const held = engine.held.find(this.key);
+    const { port, lock } = this;
+    const held = port.held.find(this.key);
     // This owner's last release of this lock had an unknown outcome and is being retried: wait
     // for it, or a re-entry could stack a hold on a lock that was meant to be released.
-    if (held?.releasing && !(await engine.releases.settled(held, this.deadline))) return this.timedOut(0);
+    if (held?.releasing && !(await port.releases.settled(held, this.deadline))) return this.timedOut(0);
     // Callers of this process already wait for this lock: queue behind them instead of overtaking them
     // (a release here hands the lock to the first of them). Not when re-entering a lock we hold.
-    if (this.willWait && this.handsOverToMe() && engine.notifier.waiterCount(lock.channel) > 0 && !engine.held.find(this.key)?.active) {
+    if (this.willWait && this.handsOverToMe() && port.lines.count(lock.channel) > 0 && !port.held.find(this.key)?.active) {
       return this.waitFor(0, undefined);
     }
     let first: AttemptResult | undefined;
@@ -130,40 +156,38 @@ export class Acquisition {
 
   /** Waits in this process's queue for the lock, attempting when woken, until granted or the deadline. */
   private async waitFor(firstTtl: number, firstError: LockBackendError | undefined): Promise<AcquireOutcome> {
-    const { engine, lock, signal } = this;
-    const { notifier } = engine;
+    const { port, lock, signal } = this;
     const withdraw = lock.handover ? () => this.withdraw() : undefined;
-    const waiter = notifier.join(lock.channel, this.deadline, lock.shared, withdraw);
-    const addressedEarly = notifier.claim(waiter, this.owner);
-    this.queued = true;
     // A plain lock released by another caller of this process may be handed to this one directly.
-    if (this.handsOverToMe()) waiter.handoverTerms = { owner: this.owner, leaseMs: this.leaseMs, watchdog: this.watchdog };
+    const terms = this.handsOverToMe() ? { owner: this.owner, leaseMs: this.leaseMs, watchdog: this.watchdog } : undefined;
+    const place = port.lines.join(lock.channel, { deadline: this.deadline, shared: lock.shared, owner: this.owner, terms }, withdraw);
+    this.queued = true;
     let acquired = false;
     try {
-      const ready = await notifier.ready(waiter, this.deadline, signal, monotonicNow);
+      const ready = await place.ready(signal);
       if (ready === 'aborted') throw new LockAcquireAbortedError(lock.name, signal?.reason);
       if (ready === 'closed') throw new LockClientClosedError(`wait for lock "${lock.name}"`);
       // The subscription took the whole wait (an outage): no attempt starts after the deadline.
-      if (ready === 'timeout' && !waiter.handover) return this.endOfWait(firstTtl, firstError);
+      if (ready === 'timeout' && !place.beingHandedOver) return this.endOfWait(firstTtl, firstError);
       // First in the local queue: retry now that the subscription is in place, in case the lock was
       // released in between. Queued behind others: such a release woke the head; wait for our turn.
       // A wake-up addressed to this waiter (a semaphore's) that came before it joined: look now.
-      let attemptNow = notifier.isHead(waiter) || addressedEarly;
+      let attemptNow = place.isHead || place.addressedEarly;
       let ttl = firstTtl;
       let failures = firstError ? 1 : 0;
       let lastError = firstError;
       // Without a deadline, an outage must still surface: give up after operationTimeout of failures.
       let failingSince = firstError ? this.calledAt : undefined;
-      const failureBudget = Number.isFinite(this.deadline) ? Infinity : engine.settings.operationTimeoutMs;
+      const failureBudget = Number.isFinite(this.deadline) ? Infinity : port.settings.operationTimeoutMs;
       for (;;) {
-        if (waiter.handover) {
+        const handingOver = place.takeHandover();
+        if (handingOver) {
           // A release in this process chose us: the lock may be ours without asking Redis.
-          const handed = await waiter.handover.result;
-          waiter.handover = undefined;
+          const handed = await handingOver;
           if (!handed.granted && handed.uncertain) this.uncertain = true;
           if (handed.granted) {
             acquired = true;
-            engine.events.emit('waited', { name: lock.name, kind: lock.kind, waitedMs: this.waited() });
+            port.events.emit('waited', { name: lock.name, kind: lock.kind, waitedMs: this.waited() });
             return this.register({ acquired: true, token: handed.token, holds: 1 }, 1, handed.startedAt);
           }
           attemptNow = true;
@@ -178,7 +202,7 @@ export class Acquisition {
             failingSince = undefined;
             if (result.acquired) {
               acquired = true;
-              engine.events.emit('waited', { name: lock.name, kind: lock.kind, waitedMs: this.waited() });
+              port.events.emit('waited', { name: lock.name, kind: lock.kind, waitedMs: this.waited() });
               return await this.granted(result, startedAt);
             }
             ttl = result.ttl;
@@ -193,19 +217,18 @@ export class Acquisition {
         attemptNow = true;
         const remaining = this.deadline - monotonicNow();
         if (remaining <= 0) return this.endOfWait(ttl, lastError);
-        const sleep = lastError ? ERROR_BACKOFF_MS[Math.min(failures++, ERROR_BACKOFF_MS.length - 1)]! : this.pauseMs(waiter, ttl);
-        const outcome = await waiter.wait(Math.min(sleep, lock.maxPauseMs, remaining), signal);
+        const sleep = lastError ? ERROR_BACKOFF_MS[Math.min(failures++, ERROR_BACKOFF_MS.length - 1)]! : this.pauseMs(place, ttl);
+        const outcome = await place.wait(Math.min(sleep, lock.maxPauseMs, remaining), signal);
         if (outcome === 'aborted') throw new LockAcquireAbortedError(lock.name, signal?.reason);
         if (outcome === 'closed') throw new LockClientClosedError(`wait for lock "${lock.name}"`);
         // Slept until the deadline: the wait is over, without one more attempt after it.
-        if (outcome === 'deadline' && !waiter.handover) return this.endOfWait(ttl, lastError);
+        if (outcome === 'deadline' && !place.beingHandedOver) return this.endOfWait(ttl, lastError);
       }
     } finally {
       this.queued = false;
-      notifier.leave(waiter, acquired, this.leaseMs);
       // Leaving while a local release was handing us the lock: give it back if it was (or may have been) granted.
-      const handed = acquired ? undefined : waiter.handover?.decline();
-      if (handed && (handed.granted || handed.uncertain)) engine.releases.releaseFor(lock, this.owner);
+      const handed = place.leave(acquired, this.leaseMs);
+      if (handed && (handed.granted || handed.uncertain)) port.releases.releaseFor(lock, this.owner);
     }
   }
 
@@ -213,8 +236,8 @@ export class Acquisition {
    * How long a waiter sleeps when nothing failed: the first in the queue watches the holder's lease
    * (for a holder that dies without releasing); the others sleep until their turn or their deadline.
    */
-  private pauseMs(waiter: Waiter, ttl: number): number {
-    if (!this.engine.notifier.isHead(waiter)) return Infinity;
+  private pauseMs(place: Place, ttl: number): number {
+    if (!place.isHead) return Infinity;
     return ttl > 0 ? ttl : NO_TTL_PAUSE_MS;
   }
 
@@ -230,8 +253,8 @@ export class Acquisition {
    * The caller notes when it started the attempt: a grant's lease counts from then.
    */
   private async attemptOnce(): Promise<AttemptResult> {
-    const { engine, lock, signal } = this;
-    engine.assertOpen(`acquire lock "${lock.name}"`);
+    const { port, lock, signal } = this;
+    port.assertOpen(`acquire lock "${lock.name}"`);
     const pending = lock.attempt({
       owner: this.owner,
       leaseMs: this.leaseMs,
@@ -241,13 +264,13 @@ export class Acquisition {
       queued: this.queued,
     });
     try {
-      return await engine.roundTrips.bounded(pending, signal);
+      return await port.roundTrips.bounded(pending, signal);
     } catch (error) {
       if (error instanceof AbandonedOperation) {
         this.abandoned = pending;
         pending.then(
           (late) => {
-            if (late.acquired) engine.background.run('release', lock.name, () => engine.roundTrips.bounded(lock.release(this.owner, false)));
+            if (late.acquired) port.background.run('release', lock.name, () => port.roundTrips.bounded(lock.release(this.owner, false)));
           },
           () => undefined, // the attempt failed anyway: nothing was granted
         );
@@ -255,7 +278,7 @@ export class Acquisition {
       }
       // Our own errors (a backend error, a refused upgrade) pass as they are; Redis errors get wrapped.
       if (error instanceof DistributedLockError) throw error;
-      throw engine.roundTrips.failure('lock', lock.name, error);
+      throw port.roundTrips.failure('lock', lock.name, error);
     }
   }
 
@@ -266,17 +289,17 @@ export class Acquisition {
    * the local registry is the truth about what the application holds.
    */
   private granted(result: Granted, startedAt: number): HeldLockHandle | Promise<HeldLockHandle> {
-    const { engine, lock } = this;
-    const held = engine.held.find(this.key);
+    const { port, lock } = this;
+    const held = port.held.find(this.key);
     const expected = held?.active && held.token === result.token ? held.holds + 1 : 1;
-    if (result.holds > expected && engine.held.acquisitionsInFlight(this.key) <= 1) {
+    if (result.holds > expected && port.held.acquisitionsInFlight(this.key) <= 1) {
       // Bounded by the answer's deadline too: past it, Redis's count is kept (the owner's last unlock
       // drops every hold anyway, see ReleaseProtocol.release).
-      const adjusted = engine.roundTrips.bounded(lock.adjustHolds(this.owner, expected)).then(() => true);
+      const adjusted = port.roundTrips.bounded(lock.adjustHolds(this.owner, expected)).then(() => true);
       return settleWithin(adjusted, this.answerBy - monotonicNow(), () => false).then(
         (done) => this.register(result, done ? expected : result.holds, startedAt),
         (error: unknown) => {
-          engine.background.report('release', lock.name, error);
+          port.background.report('release', lock.name, error);
           return this.register(result, result.holds, startedAt);
         },
       );
@@ -285,8 +308,8 @@ export class Acquisition {
   }
 
   private register(result: Granted, holds: number, startedAt: number): HeldLockHandle {
-    const { engine, lock } = this;
-    const handle = engine.register({
+    const { port, lock } = this;
+    const handle = port.register({
       resource: lock,
       owner: this.who,
       key: this.key,
@@ -298,14 +321,14 @@ export class Acquisition {
       watchdog: this.watchdog,
       replicaAck: this.replicaAck,
     });
-    if (engine.events.listenerCount('acquired') > 0) {
-      engine.events.emit('acquired', { name: lock.name, kind: lock.kind, waitedMs: this.waited(), reentrant: holds > 1, token: result.token });
+    if (port.events.listenerCount('acquired') > 0) {
+      port.events.emit('acquired', { name: lock.name, kind: lock.kind, waitedMs: this.waited(), reentrant: holds > 1, token: result.token });
     }
     return handle;
   }
 
   private timedOut(ttl: number): { ttl: number } {
-    this.engine.events.emit('failed', { name: this.lock.name, kind: this.lock.kind, outcome: 'timeout', waitedMs: this.waited() });
+    this.port.events.emit('failed', { name: this.lock.name, kind: this.lock.kind, outcome: 'timeout', waitedMs: this.waited() });
     return { ttl };
   }
 
@@ -326,15 +349,15 @@ export class Acquisition {
    * process as waiting), the process withdraws: its mark goes and a grant to it is passed on.
    */
   private async leaveNothingBehind(): Promise<void> {
-    const { engine, lock } = this;
-    if (engine.held.acquisitionsInFlight(this.key) === 0) {
-      if (this.uncertain && !engine.held.find(this.key)?.active) engine.releases.releaseFor(lock, this.owner);
+    const { port, lock } = this;
+    if (port.held.acquisitionsInFlight(this.key) === 0) {
+      if (this.uncertain && !port.held.find(this.key)?.active) port.releases.releaseFor(lock, this.owner);
       if (this.willWait && lock.abandon) {
         await this.abandonedAttemptRan();
-        await lock.abandon(this.owner).catch((error: unknown) => engine.background.report('release', lock.name, error));
+        await lock.abandon(this.owner).catch((error: unknown) => port.background.report('release', lock.name, error));
       }
     }
-    if (this.willWait && engine.notifier.waiterCount(lock.channel) === 0) this.withdraw();
+    if (this.willWait && port.lines.count(lock.channel) === 0) this.withdraw();
   }
 
   /**
@@ -344,23 +367,23 @@ export class Acquisition {
    * restart, a failover) is sent again, as EVAL, after its NOSCRIPT reply, behind what was sent since.
    */
   private async abandonedAttemptRan(): Promise<void> {
-    if (this.abandoned) await this.engine.roundTrips.bounded(this.abandoned).catch(() => undefined);
+    if (this.abandoned) await this.port.roundTrips.bounded(this.abandoned).catch(() => undefined);
   }
 
   /** Withdraws this process from the lock's waiting processes, in the background; best effort. */
   private withdraw(): void {
-    const { engine, lock } = this;
+    const { port, lock } = this;
     const handover = lock.handover;
     if (!handover) return;
-    engine.background.run('unmark', lock.name, async () => {
+    port.background.run('unmark', lock.name, async () => {
       await this.abandonedAttemptRan(); // it may mark this process
       // Best effort, but a mark left behind would cost every process a grant that nobody takes (its lease):
       // a failed attempt is retried twice.
       for (let attempt = 0; ; attempt++) {
         try {
-          return await engine.roundTrips.bounded(handover.withdraw());
+          return await port.roundTrips.bounded(handover.withdraw());
         } catch (error) {
-          if (attempt >= 2 || engine.isClosed) throw error;
+          if (attempt >= 2 || port.isClosed) throw error;
           await pause(100 * 2 ** attempt);
         }
       }

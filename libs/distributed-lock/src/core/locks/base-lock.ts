@@ -1,16 +1,18 @@
 import type { ReplicaAck } from '../config/replica-ack.js';
 import { getLockContext } from '../context/lock-context.js';
 import type { LockHandover, RenewResult } from '../engine/lease-resource.js';
-import type { LockEngine, Owner } from '../engine/lock-engine.js';
-import type { LockHandle } from '../engine/lock-handle.js';
+import type { Owner } from '../engine/lock-engine.js';
+import type { LockHandle } from '../context/lock-handle.js';
 import { registryKey } from '../engine/registry-key.js';
 import { LockNotHeldError } from '../errors/lock-not-held.error.js';
 import type { LockKind } from '../events/lock-events.js';
+import type { ReleaseReply } from '../scripts/script-replies.js';
 import type { LockInspection } from '../inspection/lock-inspection.js';
 import type { Duration } from '../util/duration.js';
 import { lockRequest, tryLockRequest, type AcquireRequest, type LockOptions, type TryLockOptions } from './acquire-options.js';
 import { Acquisition, type AcquireOutcome } from './acquisition.js';
 import type { AttemptArgs, AttemptResult, LockKindContract } from './lock-kind.js';
+import type { LockServices } from './lock-services.js';
 import { withLockOn } from './with-lock.js';
 
 /**
@@ -36,13 +38,13 @@ export abstract class BaseLock implements LockKindContract {
 
   /** `variant`: key suffix of kinds whose state must not mix with a plain lock of the same name. */
   protected constructor(
-    protected readonly engine: LockEngine,
+    protected readonly services: LockServices,
     readonly name: string,
     variant = '',
   ) {
-    this.id = engine.keys.lock(name, variant);
-    this.fenceKey = engine.keys.fence(name);
-    this.channel = engine.keys.channel(name, variant);
+    this.id = services.keys.lock(name, variant);
+    this.fenceKey = services.keys.fence(name);
+    this.channel = services.keys.channel(name, variant);
   }
 
   /** @internal See LockKindContract. */
@@ -57,7 +59,7 @@ export abstract class BaseLock implements LockKindContract {
   /** @internal */
   abstract renew(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<RenewResult>;
   /** @internal */
-  abstract release(owner: string, all: boolean, expectedHolds?: number): Promise<number>;
+  abstract release(owner: string, all: boolean, expectedHolds?: number): Promise<ReleaseReply>;
 
   /** Whether anyone holds the lock. */
   abstract isLocked(): Promise<boolean>;
@@ -73,7 +75,7 @@ export abstract class BaseLock implements LockKindContract {
    * who waits, as Redis has it now (one script: a consistent snapshot). See LockClient.inspect.
    */
   inspect(): Promise<LockInspection> {
-    return this.engine.inspector.inspect(this.name, this.kind === 'read' || this.kind === 'write' ? 'read-write' : this.kind);
+    return this.services.inspect(this.name, this.kind === 'read' || this.kind === 'write' ? 'read-write' : this.kind);
   }
 
   /** Whether the current lock context holds it (Redisson: isHeldByCurrentThread). */
@@ -87,15 +89,15 @@ export abstract class BaseLock implements LockKindContract {
    */
   async lock(leaseTimeOrOptions?: Duration | LockOptions): Promise<LockHandle> {
     const request = lockRequest(leaseTimeOrOptions);
-    const outcome = await this.acquire(this.engine.currentOwner(), request);
-    if ('ttl' in outcome) throw this.engine.timeoutError(this.name, request.waitMs, outcome.ttl);
+    const outcome = await this.acquire(this.services.holds.currentOwner(), request);
+    if ('ttl' in outcome) throw this.services.holds.timeoutError(this.name, request.waitMs, outcome.ttl);
     return outcome;
   }
 
   /** Acquires if possible within `waitTime` (default: no wait); resolves false otherwise. */
   async tryLock(waitTimeOrOptions?: Duration | TryLockOptions, leaseTime?: Duration): Promise<LockHandle | false> {
     const request = tryLockRequest(waitTimeOrOptions, leaseTime);
-    const outcome = await this.acquire(this.engine.currentOwner(), request);
+    const outcome = await this.acquire(this.services.holds.currentOwner(), request);
     return 'ttl' in outcome ? false : outcome;
   }
 
@@ -104,7 +106,7 @@ export abstract class BaseLock implements LockKindContract {
    * it calls is the same owner, so it may re-enter.
    */
   withLock<T>(fn: (lock: LockHandle) => T | Promise<T>, options?: LockOptions): Promise<T> {
-    return withLockOn(this.engine, this.name, () => this.lock(options), fn);
+    return withLockOn(this.services, this.name, () => this.lock(options), fn);
   }
 
   /**
@@ -113,24 +115,24 @@ export abstract class BaseLock implements LockKindContract {
    * process: `lock(name)` then `unlock(name)` works there too (see LockEngine.byName).
    */
   async unlock(): Promise<void> {
-    const named = this.engine.byName(this);
+    const named = this.services.holds.byName(this);
     if (named.owner === undefined) throw new LockNotHeldError(this.name, named.why);
-    const held = this.engine.held.find(registryKey(named.owner, this));
+    const held = this.services.holds.held.find(registryKey(named.owner, this));
     if (!held)
       throw new LockNotHeldError(
         this.name,
         getLockContext() ? 'the current lock context does not hold it' : 'no acquisition made outside a context holds it in this process',
       );
-    await this.engine.release(held);
+    await this.services.holds.release(held);
   }
 
   /** @internal Acquires for `owner`, waiting per `request` (see Acquisition). */
   acquire(owner: Owner, request: AcquireRequest): Promise<AcquireOutcome> {
-    return new Acquisition(this, this.engine, owner, request).run();
+    return new Acquisition(this, this.services.acquisitions, owner, request).run();
   }
 
   /** The owner whose holds a by-name query counts (see LockEngine.byName), or undefined. */
   protected ownerByName(): string | undefined {
-    return this.engine.byName(this).owner;
+    return this.services.holds.byName(this).owner;
   }
 }

@@ -1,6 +1,6 @@
 import { getLockContext, runInLockContext, runWithCurrentLock } from '../context/lock-context.js';
-import type { LockEngine } from '../engine/lock-engine.js';
-import type { LockHandle } from '../engine/lock-handle.js';
+import type { LockServices } from './lock-services.js';
+import type { LockHandle } from '../context/lock-handle.js';
 
 /**
  * Runs `fn` under a lock taken by `acquire` and always releases it. Runs in the caller's lock context
@@ -8,7 +8,12 @@ import type { LockHandle } from '../engine/lock-handle.js';
  * failure to release after `fn` is reported as a background error, not thrown: the work is done, and
  * the fencing token is what protects the resource from a stale holder.
  */
-export function withLockOn<H extends LockHandle, T>(engine: LockEngine, name: string, acquire: () => Promise<H>, fn: (lock: H) => T | Promise<T>): Promise<T> {
+export function withLockOn<H extends LockHandle, T>(
+  services: LockServices,
+  name: string,
+  acquire: () => Promise<H>,
+  fn: (lock: H) => T | Promise<T>,
+): Promise<T> {
   return runInLockContext(async () => {
     const context = getLockContext()!;
     const handle = await acquire();
@@ -16,7 +21,7 @@ export function withLockOn<H extends LockHandle, T>(engine: LockEngine, name: st
       return await runWithCurrentLock(context, handle, () => fn(handle));
     } finally {
       if (handle.isHeld) {
-        await handle.unlock().catch((error: unknown) => engine.background.report('release', name, error));
+        await handle.unlock().catch((error: unknown) => services.report('release', name, error));
       }
     }
   });

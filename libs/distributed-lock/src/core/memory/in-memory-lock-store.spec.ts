@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { jest } from '@jest/globals';
-import { reentrantAcquire as REENTRANT_ACQUIRE_SCRIPT } from '../scripts/reentrant-acquire.script.js';
+import { reentrantAcquire as REENTRANT_ACQUIRE_SCRIPT } from '../locks/reentrant/reentrant-acquire.script.js';
 import { InMemoryLockStore } from './in-memory-lock-store.js';
 import { MemoryKeyspace } from './memory-keyspace.js';
 

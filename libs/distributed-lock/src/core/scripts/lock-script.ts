@@ -2,6 +2,9 @@ import { createHash } from 'node:crypto';
 
 export type ScriptArgument = string | number;
 
+/** Which publish command notifications use: sharded pub/sub (SPUBLISH) in a Redis 7+ cluster. */
+export type PublishCommand = 'publish' | 'spublish';
+
 /**
  * One of the library's Lua scripts: its text, its SHA1 (computed here, for EVALSHA), and how a typed
  * arguments object becomes its KEYS and ARGV. `R` is the reply's type. Run with LockNode.run.
@@ -11,7 +14,7 @@ export type ScriptArgument = string | number;
  * those spread objects slowly: the read lock and the semaphore spent about 40 % of their client CPU per
  * acquire + release on it (100 parallel callers: 89-96 us against 52-56 us per cycle, medians).
  */
-export interface LockScript<A, R> {
+export interface LockScript<A, R, Raw = unknown> {
   /** A name for error messages and the in-memory store's script list; prefixed to avoid clashes. */
   readonly name: string;
   readonly lua: string;
@@ -23,6 +26,8 @@ export interface LockScript<A, R> {
    * deadline, `not-after:<ms>`, as the last ARGV. For every script that changes who holds what.
    */
   readonly guarded: boolean;
+  /** The script's reply as its callers read it (a typed outcome, never a bare -1/-2/-3 to decode). */
+  parse(raw: Raw): R;
   /** Type only: what the script replies. */
   readonly reply?: R;
 }
@@ -58,18 +63,21 @@ end
  * Defines a script: KEYS and ARGV from a named-arguments object, and the SHA1 of its text. `guarded`:
  * the script starts with GUARD_LUA (see LockScript.guarded).
  */
-export function defineLockScript<A, R>(definition: {
+export function defineLockScript<A, R, Raw = R>(definition: {
   name: string;
   lua: string;
   keys: (args: A) => string[];
   argv: (args: A) => ScriptArgument[];
   guarded?: boolean;
-}): LockScript<A, R> {
+  /** Turns the raw reply into what callers read; without it the reply is passed as it is. */
+  parse?: (raw: Raw) => R;
+}): LockScript<A, R, Raw> {
   const guarded = definition.guarded === true;
   const lua = guarded ? `${GUARD_LUA}${definition.lua}` : definition.lua;
-  return { ...definition, lua, guarded, sha: createHash('sha1').update(lua).digest('hex') };
+  const parse = definition.parse ?? ((raw: Raw) => raw as unknown as R);
+  return { ...definition, lua, guarded, parse, sha: createHash('sha1').update(lua).digest('hex') };
 }
 
 /** A lock script whose arguments and reply types are not known here (lists, registration). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyLockScript = LockScript<any, unknown>;
+export type AnyLockScript = LockScript<any, unknown, any>;

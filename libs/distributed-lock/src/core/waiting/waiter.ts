@@ -1,13 +1,4 @@
 import { monotonicNow } from '../util/clock.js';
-import type { Handover } from './handover.js';
-
-/** Who a local release may hand the lock to directly (plain locks without replica acknowledgement). */
-export interface HandoverTerms {
-  readonly owner: string;
-  readonly leaseMs: number;
-  /** Its watchdog will renew the lease (recorded in Redis for inspection). */
-  readonly watchdog?: boolean;
-}
 
 /**
  * Why a wait ended: `notified` (a release, a grant, or someone asking it to look), `timeout` (the
@@ -17,19 +8,13 @@ export interface HandoverTerms {
 export type WaitOutcome = 'notified' | 'timeout' | 'deadline' | 'aborted' | 'closed';
 
 /**
- * One caller waiting for one lock in this process. A notification that arrives while the waiter is
- * busy (retrying) is kept, so the next `wait` returns at once: no wake-up is lost between a failed
- * attempt and going back to sleep.
+ * How one waiting caller sleeps (its Place in a LockLine holds the rest). A notification that arrives
+ * while the waiter is busy (retrying) is kept, so the next `wait` returns at once: no wake-up is lost
+ * between a failed attempt and going back to sleep.
  */
 export class Waiter {
   /** A notification not yet consumed by `wait`. */
   pending = false;
-  /** Set when a release in this process may grant the lock straight to this waiter. */
-  handoverTerms: HandoverTerms | undefined;
-  /** A release in this process is handing the lock to this waiter; settled with its reply. */
-  handover: Handover | undefined;
-  /** The owner id it waits as: a wake-up addressed to it (`next:<owner>`, a semaphore's) wakes it alone. */
-  owner: string | undefined;
   private finish: ((outcome: WaitOutcome) => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
   /** Monotonic time the current timer fires at. */
@@ -38,15 +23,8 @@ export class Waiter {
   private wakeBy: number | undefined;
   private closed = false;
 
-  /**
-   * `deadline`: monotonic time at which the caller stops waiting (Infinity: never). `shared`: it
-   * waits for a shared (read) lock, which the waiters queued right behind it can take at the same time.
-   */
-  constructor(
-    readonly channel: string,
-    readonly deadline: number,
-    readonly shared = false,
-  ) {}
+  /** `deadline`: monotonic time at which the caller stops waiting (Infinity: never). */
+  constructor(readonly deadline: number) {}
 
   /** Asleep in `wait` (not attempting): a release may hand it the lock without racing its attempt. */
   get sleeping(): boolean {

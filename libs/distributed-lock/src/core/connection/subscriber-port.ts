@@ -1,0 +1,64 @@
+import type { RedisClient } from '../config/redis-client.js';
+import type { PubSubSelector } from './pubsub-selector.js';
+
+/** The subscription side of pub/sub, plain or sharded, as the notifier needs it. */
+export interface SubscriberPort {
+  subscribe(channel: string): Promise<unknown>;
+  unsubscribe(channel: string): Promise<unknown>;
+  onMessage(listener: (channel: string, message: string) => void): void;
+  /** Called when the connection is ready again after a drop, or (cluster) its subscriptions moved: messages may have been missed meanwhile. */
+  onReconnect(listener: () => void): void;
+}
+
+/** The part of ioredis' Redis and Cluster used here (their intersection type is unusable). */
+interface PubSubConnection {
+  subscribe(channel: string): Promise<unknown>;
+  unsubscribe(channel: string): Promise<unknown>;
+  ssubscribe(channel: string): Promise<unknown>;
+  sunsubscribe(channel: string): Promise<unknown>;
+  on(event: string, listener: (channel: string, message: string) => void): unknown;
+}
+
+/**
+ * Subscriptions on `client`, sharded or plain as `pubsub` chose (a cluster's subscriber connection
+ * can do both); the first one waits for that choice.
+ */
+export function createSubscriberPort(client: RedisClient, pubsub: PubSubSelector): SubscriberPort {
+  const redis = client as unknown as PubSubConnection;
+  return {
+    subscribe: async (channel) => ((await pubsub.select()).flavour === 'sharded' ? redis.ssubscribe(channel) : redis.subscribe(channel)),
+    unsubscribe: async (channel) => ((await pubsub.select()).flavour === 'sharded' ? redis.sunsubscribe(channel) : redis.unsubscribe(channel)),
+    onMessage: (listener) => {
+      // Only the chosen kind is ever subscribed, so only its messages arrive.
+      for (const event of ['message', 'smessage']) redis.on(event, (channel: string, message: string) => listener(channel, String(message)));
+    },
+    onReconnect: (listener) => {
+      redis.on('ready', listener);
+      // A cluster re-subscribes sharded channels on the slots' new masters after a failover or a
+      // resharding, without a reconnect: messages published meanwhile were lost, so look again.
+      redis.on('subscribersReady', () => {
+        if (pubsub.sharded) listener();
+      });
+    },
+  };
+}
+
+/**
+ * RedLock: one subscription per node. A release publishes on every node that held the lock; the
+ * first message wakes the waiter (the extra ones are absorbed as an already-pending wake-up). A node
+ * that is down does not block the others: subscribing succeeds when any node accepts.
+ */
+export function combineSubscriberPorts(ports: SubscriberPort[]): SubscriberPort {
+  if (ports.length === 1) return ports[0]!;
+  const anyAccepts = async (run: (port: SubscriberPort) => Promise<unknown>): Promise<void> => {
+    const results = await Promise.allSettled(ports.map(run));
+    const accepted = results.some((result) => result.status === 'fulfilled');
+    if (!accepted) throw (results[0] as PromiseRejectedResult).reason;
+  };
+  return {
+    subscribe: (channel) => anyAccepts((port) => port.subscribe(channel)),
+    unsubscribe: (channel) => anyAccepts((port) => port.unsubscribe(channel)),
+    onMessage: (listener) => ports.forEach((port) => port.onMessage(listener)),
+    onReconnect: (listener) => ports.forEach((port) => port.onReconnect(listener)),
+  };
+}

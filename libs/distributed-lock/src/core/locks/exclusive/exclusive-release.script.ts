@@ -1,0 +1,78 @@
+import type { ExclusiveKeys } from './exclusive-keys.js';
+import type { PublishCommand } from '../../scripts/lock-script.js';
+import { GRANT_TO_LONGEST_WAITING_LUA } from './grant-to-longest-waiting.lua.js';
+import { defineLockScript } from '../../scripts/lock-script.js';
+import { parseRelease, type ReleaseReply } from '../../scripts/script-replies.js';
+
+export interface ExclusiveReleaseArgs extends ExclusiveKeys {
+  readonly owner: string;
+  readonly publish: PublishCommand;
+  /** Drop every hold at once (close, giving back a grant) instead of one. */
+  readonly all: boolean;
+  /**
+   * The holds the caller expects before this release, for a retry of a release whose outcome is
+   * unknown: applied only if the lock has exactly that many (else -2: that release went through).
+   */
+  readonly expectedHolds: number | undefined;
+  readonly grantLeaseMs: number;
+  /**
+   * The caller's client id when other callers of its process still wait for the lock ('' otherwise):
+   * when the lock goes to another process, the caller's is marked as waiting, at the back.
+   */
+  readonly stillWaitingClient: string;
+  /**
+   * Publish `released` even when no process was ever marked as waiting while the lock was held: for
+   * kinds whose waiters do not mark their process (the fair lock, RedLock). The plain lock's waiters
+   * always do (a caller that will wait marks its process when its attempt fails), so for it a lock
+   * that never had a mark has nobody to tell, and its release saves the PUBLISH.
+   */
+  readonly alwaysPublish: boolean;
+}
+
+/**
+ * Releases one hold (or all) of an exclusive lock, if the caller owns it. Replies -1 when the caller
+ * is not the owner (nothing changed), -2 when the holds differ from the expected ones (an earlier
+ * release whose reply was lost did go through: nothing changed), the holds left when still held, and
+ * when the caller's last hold is gone: -3 if the lock went to the
+ * process that has waited longest (`grant:<client>` on the channel), else 0: no process was marked
+ * as waiting, so it was deleted and the channel says `released`, so that one waiter per process can
+ * take it (the plain lock skips the message when no process was ever marked while it was held: see
+ * `alwaysPublish`). (-3 tells the hand-over metrics where the lock went; for the holder it means what
+ * 0 means.)
+ */
+export const exclusiveRelease = defineLockScript<ExclusiveReleaseArgs, ReleaseReply, number>({
+  name: 'dlockExclusiveRelease',
+  parse: parseRelease,
+  guarded: true,
+  keys: (a) => [a.lock, a.fence, a.channel],
+  argv: (a) => [a.owner, a.publish, a.all ? 'all' : '1', a.expectedHolds ?? '', a.grantLeaseMs, a.stillWaitingClient, a.alwaysPublish ? '1' : '0'],
+  lua: `${GRANT_TO_LONGEST_WAITING_LUA}
+local lock_key, fence_key, channel = KEYS[1], KEYS[2], KEYS[3]
+local owner_id, publish, count, expected_holds, grant_lease = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local still_waiting_client = ARGV[6] or ''
+local always_publish = ARGV[7] == '1'
+
+local state = redis.call('hmget', lock_key, 'owner', 'holds', 'wseq')
+local holder, holds, anyone_marked = state[1], state[2], state[3]
+if holder ~= owner_id then
+  return -1
+end
+if expected_holds ~= '' and holds ~= expected_holds then
+  return -2
+end
+if count ~= 'all' and tonumber(holds) > 1 then
+  return redis.call('hincrby', lock_key, 'holds', -1)
+end
+if anyone_marked and grant_to_longest_waiting(lock_key, fence_key, channel, publish, grant_lease, '') then
+  if still_waiting_client ~= '' and redis.call('hget', lock_key, 'owner') ~= still_waiting_client .. ':grant' then
+    mark_waiting(lock_key, still_waiting_client)
+  end
+  return -3
+end
+redis.call('del', lock_key)
+if anyone_marked or always_publish then
+  redis.call(publish, channel, 'released')
+end
+return 0
+`,
+});

@@ -1,0 +1,199 @@
+import { LockBackendError } from '../../errors/lock-backend.error.js';
+import { LockQuorumError } from '../../errors/lock-quorum.error.js';
+import type { RenewResult } from '../../engine/lease-resource.js';
+import type { LockNode } from '../../connection/lock-node.js';
+import type { ReleaseReply } from '../../scripts/script-replies.js';
+import type { LockServices } from '../lock-services.js';
+import { registryKey } from '../../engine/registry-key.js';
+import { monotonicNow } from '../../util/clock.js';
+import { settleWithin } from '../../util/late-timer.js';
+import { GRANT_LEASE_MS } from '../../waiting/lock-line.js';
+import { fenceRaise } from './fence-raise.script.js';
+import { forceUnlock } from '../exclusive/force-unlock.script.js';
+import { reentrantAcquire } from '../reentrant/reentrant-acquire.script.js';
+import { exclusiveAdjust } from '../exclusive/exclusive-adjust.script.js';
+import { exclusiveRelease, type ExclusiveReleaseArgs } from '../exclusive/exclusive-release.script.js';
+import { exclusiveRenew } from '../exclusive/exclusive-renew.script.js';
+import { BaseLock } from '../base-lock.js';
+import type { AttemptArgs, AttemptResult } from '../lock-kind.js';
+
+/** Longest a single node may take to answer one step; a slower node counts as not answering. */
+export const REDLOCK_NODE_TIMEOUT_MS = 50;
+/** Clock drift allowance: 1 % of the lease plus 2 ms (the RedLock algorithm's). */
+export const redlockDrift = (leaseMs: number): number => Math.ceil(leaseMs * 0.01) + 2;
+/** After a split vote, contenders back off a random 0..this ms so that one of them wins next time. */
+const SPLIT_VOTE_JITTER_MS = 40;
+
+type NodeReply<T> = { ok: true; value: T } | { ok: false; error: unknown; late: Promise<T> };
+
+/**
+ * RedLock over N independent masters, with the same reentrant semantics as the single-node lock.
+ *
+ * - Acquire: the reentrant script on every node in parallel, each bounded by a short node timeout.
+ *   Held when a majority granted it and validity = lease - elapsed - drift is still positive; grants
+ *   of a failed attempt (and late grants) are released at once. Fewer than a majority answering is a
+ *   LockQuorumError, not "busy".
+ * - Fencing: the token is the highest among the granting majority, then raised on a majority of
+ *   nodes before the handle is returned. Any later majority overlaps it, so tokens keep increasing.
+ * - Renewal: on every node; renewed when a majority confirms (validity counted as above); lost when a
+ *   majority says someone else holds it or it is gone.
+ * - Release: on every node.
+ */
+export class RedLock extends BaseLock {
+  readonly kind = 'reentrant' as const;
+
+  constructor(services: LockServices, name: string) {
+    super(services, name);
+  }
+
+  private get nodes(): readonly LockNode[] {
+    return this.services.nodes;
+  }
+
+  private get quorum(): number {
+    return Math.floor(this.nodes.length / 2) + 1;
+  }
+
+  async attempt({ owner, leaseMs, watchdog }: AttemptArgs): Promise<AttemptResult> {
+    const startedAt = monotonicNow();
+    const replies = await this.onEveryNode((node) =>
+      node.run(reentrantAcquire, { lock: this.id, fence: this.fenceKey, owner, leaseMs, waitingClient: '', queue: 'not-queued', watchdog }),
+    );
+    const granted = replies.flatMap((reply, i) =>
+      reply.ok && reply.value.acquired ? [{ node: this.nodes[i]!, token: reply.value.token, holds: reply.value.holds }] : [],
+    );
+    const denied = replies.flatMap((reply) => (reply.ok && !reply.value.acquired ? [reply.value.ttl] : []));
+    const answered = granted.length + denied.length;
+    const validityMs = leaseMs - (monotonicNow() - startedAt) - redlockDrift(leaseMs);
+    let success = granted.length >= this.quorum && validityMs > 0;
+
+    let token = 0;
+    if (success) {
+      const held = this.services.holds.held.find(registryKey(owner, this));
+      token = held?.active && Math.max(...granted.map((g) => g.holds)) > 1 ? held.token : Math.max(...granted.map((g) => g.token));
+      const raised = await this.onEveryNode((node) => node.run(fenceRaise, { fence: this.fenceKey, lock: this.id, owner, token }));
+      success = raised.filter((reply) => reply.ok).length >= this.quorum && leaseMs - (monotonicNow() - startedAt) - redlockDrift(leaseMs) > 0;
+    }
+    // Late grants from nodes that timed out: keep them if we hold the lock, hand them back otherwise.
+    replies.forEach((reply, i) => {
+      if (!reply.ok) {
+        reply.late.then(
+          (value) => {
+            if (value.acquired && !success) void this.releaseOn(this.nodes[i]!, owner);
+          },
+          () => undefined,
+        );
+      }
+    });
+    if (success) {
+      return { acquired: true, token, holds: Math.max(...granted.map((g) => g.holds)), validityMs: leaseMs - redlockDrift(leaseMs) };
+    }
+    await Promise.all(granted.map((g) => this.releaseOn(g.node, owner)));
+    if (answered < this.quorum) {
+      const failure = replies.find((reply) => !reply.ok) as { error: unknown } | undefined;
+      throw new LockQuorumError(this.name, answered, this.nodes.length, failure?.error);
+    }
+    const positive = denied.filter((ttl) => ttl > 0);
+    // Nobody may hold a majority (a split vote): retry soon, after a random pause.
+    const ttl = granted.length > 0 || positive.length === 0 ? 1 + Math.floor(Math.random() * SPLIT_VOTE_JITTER_MS) : Math.min(...positive);
+    return { acquired: false, ttl };
+  }
+
+  async adjustHolds(owner: string, holds: number): Promise<void> {
+    await this.onEveryNode((node) => node.run(exclusiveAdjust, { lock: this.id, owner, holds }));
+  }
+
+  async renew(owner: string, leaseMs: number): Promise<RenewResult> {
+    const startedAt = monotonicNow();
+    const replies = await this.onEveryNode((node) => node.run(exclusiveRenew, { lock: this.id, owner, leaseMs }));
+    const renewed = replies.filter((reply) => reply.ok && reply.value).length;
+    const refused = replies.filter((reply) => reply.ok && !reply.value).length;
+    if (renewed >= this.quorum) return { renewed: true, validityMs: leaseMs - (monotonicNow() - startedAt) - redlockDrift(leaseMs) };
+    // Lost once too many nodes say it is gone for a majority to remain possible.
+    return { renewed: false, lost: refused > this.nodes.length - this.quorum };
+  }
+
+  async release(owner: string, all: boolean, expectedHolds?: number): Promise<ReleaseReply> {
+    const replies = await this.onEveryNode((node) => node.run(exclusiveRelease, this.releaseArgs(owner, all, expectedHolds)), this.services.operationTimeoutMs);
+    const answers = replies.flatMap((reply) => (reply.ok ? [reply.value] : []));
+    if (answers.length === 0) throw (replies[0] as { error: unknown }).error;
+    // A node that still had a hold answers with what is left; 'already applied' counts as done there.
+    const remaining = Math.max(0, ...answers.map((answer) => (answer.outcome === 'released' ? answer.remaining : 0)));
+    if (remaining > 0 || answers.some((answer) => answer.outcome === 'released')) return { outcome: 'released', remaining, toAnotherProcess: false };
+    return answers.some((answer) => answer.outcome === 'not-owner') ? { outcome: 'not-owner' } : { outcome: 'already-applied' };
+  }
+
+  async isLocked(): Promise<boolean> {
+    const replies = await this.read('isLocked', (node) => node.redis.exists(this.id));
+    return replies.filter((exists) => exists === 1).length >= this.quorum;
+  }
+
+  async getHoldCount(): Promise<number> {
+    const owner = this.ownerByName();
+    if (!owner) return 0;
+    const replies = await this.read('getHoldCount', (node) => node.redis.hmget(this.id, 'owner', 'holds'));
+    const mine = replies.filter(([holder]) => holder === owner).map(([, holds]) => Number(holds));
+    return mine.length >= this.quorum ? Math.max(...mine) : 0;
+  }
+
+  /** The lease left on the majority: the quorum-th longest of the nodes' TTLs, or -2. */
+  async remainTimeToLive(): Promise<number> {
+    const ttls = (await this.read('remainTimeToLive', (node) => node.redis.pttl(this.id))).filter((ttl) => ttl !== -2).sort((a, b) => b - a);
+    return ttls.length >= this.quorum ? ttls[this.quorum - 1]! : -2;
+  }
+
+  async forceUnlock(): Promise<boolean> {
+    const replies = await this.read('forceUnlock', (node) =>
+      node.run(forceUnlock, { lock: this.id, channel: this.channel, publish: this.services.publishCommand() }),
+    );
+    this.services.holds.markResourceLost(this, 'force-unlocked');
+    return replies.some((deleted) => deleted);
+  }
+
+  private releaseOn(node: LockNode, owner: string): Promise<void> {
+    return node
+      .run(exclusiveRelease, this.releaseArgs(owner, false, undefined))
+      .then(() => undefined)
+      .catch((error: unknown) => this.services.report('release', this.name, error));
+  }
+
+  private releaseArgs(owner: string, all: boolean, expectedHolds: number | undefined): ExclusiveReleaseArgs {
+    return {
+      lock: this.id,
+      fence: this.fenceKey,
+      channel: this.channel,
+      owner,
+      publish: this.services.publishCommand(),
+      all,
+      expectedHolds,
+      grantLeaseMs: GRANT_LEASE_MS,
+      stillWaitingClient: '',
+      alwaysPublish: true,
+    };
+  }
+
+  /** Runs `step` on every node in parallel; a node that fails or exceeds `timeoutMs` counts as not answering. */
+  private onEveryNode<T>(step: (node: LockNode) => Promise<T>, timeoutMs = REDLOCK_NODE_TIMEOUT_MS): Promise<NodeReply<T>[]> {
+    return Promise.all(
+      this.nodes.map((node) => {
+        const pending = step(node);
+        return settleWithin(
+          pending.then((value): NodeReply<T> => ({ ok: true, value })),
+          timeoutMs,
+          (): NodeReply<T> => ({ ok: false, error: new Error(`${node.target}: no reply within ${timeoutMs} ms`), late: pending }),
+        ).catch((error: unknown): NodeReply<T> => ({ ok: false, error, late: pending }));
+      }),
+    );
+  }
+
+  /** A read that needs a majority of answers. */
+  private async read<T>(operation: string, step: (node: LockNode) => Promise<T>): Promise<T[]> {
+    this.services.holds.assertOpen(`${operation} "${this.name}"`);
+    const replies = await this.onEveryNode(step, this.services.operationTimeoutMs);
+    const answers = replies.flatMap((reply) => (reply.ok ? [reply.value] : []));
+    if (answers.length < this.quorum) {
+      throw new LockBackendError(operation, this.name, (replies.find((reply) => !reply.ok) as { error: unknown }).error);
+    }
+    return answers;
+  }
+}

@@ -1,0 +1,84 @@
+import type { HandOverArgs, HandOverReply, LockHandover } from '../../engine/lease-resource.js';
+import type { ReleaseReply } from '../../scripts/script-replies.js';
+import { GRANT_LEASE_MS } from '../../waiting/lock-line.js';
+import { ExclusiveHashLock } from '../exclusive/exclusive-hash-lock.js';
+import type { AttemptArgs, AttemptResult } from '../lock-kind.js';
+import type { LockServices } from '../lock-services.js';
+import { reentrantAcquire } from './reentrant-acquire.script.js';
+import { reentrantHandover } from './reentrant-handover.script.js';
+import { reentrantWithdraw } from './reentrant-withdraw.script.js';
+
+/**
+ * Redisson's RLock: an exclusive lock that its owner (a lock context) may take again. Each
+ * acquisition adds a hold, each unlock removes one; at zero the lock goes to the next holder. Lives on
+ * one node: a single Redis, the master of a master-slave or sentinel set, or the master of the lock's
+ * slot in a cluster.
+ *
+ * It hands over (LockHandover): a release gives the lock straight to a waiting caller of the same
+ * process, and waiting processes are marked in the lock's hash so that they take turns.
+ */
+export class ReentrantLock extends ExclusiveHashLock implements LockHandover {
+  readonly kind = 'reentrant' as const;
+
+  constructor(services: LockServices, name: string) {
+    super(services, name, '', true);
+  }
+
+  /** It hands over: the capability is the lock itself (handOver, withdraw). */
+  override get handover(): LockHandover {
+    return this;
+  }
+
+  async attempt({ owner, leaseMs, watchdog, replicaAck, willWait, queued }: AttemptArgs): Promise<AttemptResult> {
+    // A caller that will wait marks this process as waiting when it fails (see the acquire script);
+    // a queued one that succeeds tells whether callers of this process still wait after it.
+    const reply = await this.services.nodes[0]!.run(reentrantAcquire, {
+      lock: this.id,
+      fence: this.fenceKey,
+      owner,
+      leaseMs,
+      waitingClient: willWait ? this.services.clientId : '',
+      queue: !queued ? 'not-queued' : this.services.waitersHere(this.channel) > 1 ? 'others-wait' : 'last',
+      watchdog,
+    });
+    if (reply.acquired && replicaAck) await this.confirmGrant(owner, replicaAck);
+    return reply;
+  }
+
+  release(owner: string, all: boolean, expectedHolds?: number): Promise<ReleaseReply> {
+    return this.hash.release(owner, all, expectedHolds, this.services.waitersHere(this.channel) > 0);
+  }
+
+  /** @internal See LockHandover. */
+  handOver({ owner, successor, leaseMs, successorWatchdog, yieldToOthers, successorIsLast, all }: HandOverArgs): Promise<HandOverReply> {
+    const { lock, fence, channel } = this.hash.keys;
+    return this.services.nodes[0]!.run(reentrantHandover, {
+      lock,
+      fence,
+      channel,
+      owner,
+      successor,
+      leaseMs,
+      client: this.services.clientId,
+      yieldToOthers,
+      publish: this.services.publishCommand(),
+      successorIsLast,
+      grantLeaseMs: GRANT_LEASE_MS,
+      successorWatchdog,
+      all,
+    });
+  }
+
+  /** @internal See LockHandover. */
+  async withdraw(): Promise<void> {
+    const { lock, fence, channel } = this.hash.keys;
+    await this.services.nodes[0]!.run(reentrantWithdraw, {
+      lock,
+      fence,
+      channel,
+      client: this.services.clientId,
+      publish: this.services.publishCommand(),
+      grantLeaseMs: GRANT_LEASE_MS,
+    });
+  }
+}

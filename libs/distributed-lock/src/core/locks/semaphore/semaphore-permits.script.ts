@@ -1,0 +1,74 @@
+import type { PublishCommand } from '../../scripts/lock-script.js';
+import { defineLockScript } from '../../scripts/lock-script.js';
+import { SEMAPHORE_LUA, semaphoreKeyList, type SemaphoreScriptArgs } from './semaphore.lua.js';
+
+/** `read`: nothing changes; `try-set`: set the size if none is stored; `set`: set it; `add`: add to it (may be negative). */
+export type SemaphorePermitsOperation = 'read' | 'try-set' | 'set' | 'add';
+
+export interface SemaphorePermitsArgs extends SemaphoreScriptArgs {
+  readonly operation: SemaphorePermitsOperation;
+  readonly value: number;
+  /** The size stored if none is stored yet, for every operation but `try-set`. */
+  readonly initialPermits: number;
+  readonly publish: PublishCommand;
+}
+
+/**
+ * Reads or changes a semaphore's size (Redisson's availablePermits, trySetPermits, setPermits,
+ * addPermits). Replies {outcome, size, free, queued}: outcome 1 when done, 0 when `try-set` found a
+ * size already stored, -1 when `add` would take the size below zero (nothing changed). Free permits
+ * may be negative for a while after the size was lowered below what holders have. A change that
+ * makes room for the first waiter wakes it; one that makes its request impossible (larger than the
+ * new size) wakes it too, so that it is refused at once rather than holding up the line.
+ */
+/** What a permits operation came to: its outcome (1/0; addPermits: -1 when refused), the size, the free permits, the queue length. */
+export interface SemaphorePermitsReply {
+  readonly outcome: number;
+  readonly size: number;
+  readonly free: number;
+  readonly queued: number;
+}
+
+export const semaphorePermits = defineLockScript<SemaphorePermitsArgs, SemaphorePermitsReply, [number, number, number, number]>({
+  parse: ([outcome, size, free, queued]) => ({ outcome, size, free, queued }),
+  name: 'dlockSemaphorePermits',
+  keys: semaphoreKeyList,
+  argv: (a) => [a.operation, a.value, a.initialPermits, a.publish],
+  lua: `${SEMAPHORE_LUA}
+local state_key, holders_key, queue_key, deadlines_key, channel = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[6]
+local operation, value, initial_permits, publish = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
+
+local now = server_ms()
+drop_dead_waiters(state_key, queue_key, deadlines_key, now)
+local freed = drop_expired_holders(state_key, holders_key, now)
+local outcome = 1
+if operation == 'try-set' then
+  if redis.call('hexists', state_key, 'permits') == 1 then
+    outcome = 0
+  else
+    redis.call('hset', state_key, 'permits', value)
+  end
+else
+  ensure_size(state_key, initial_permits)
+  if operation == 'set' then
+    redis.call('hset', state_key, 'permits', value)
+  elseif operation == 'add' then
+    local size = tonumber(redis.call('hget', state_key, 'permits'))
+    if size + value < 0 then
+      outcome = -1
+    else
+      redis.call('hincrby', state_key, 'permits', value)
+    end
+  end
+end
+
+local size = tonumber(redis.call('hget', state_key, 'permits') or initial_permits)
+if (outcome == 1 and operation ~= 'read') or freed > 0 then
+  local first, wants = first_in_line(state_key, queue_key)
+  if first ~= nil and (wants <= free_permits(state_key) or wants > size) then
+    wake_first(channel, publish, first)
+  end
+end
+return {outcome, size, free_permits(state_key), redis.call('zcard', queue_key)}
+`,
+});

@@ -1,0 +1,74 @@
+/**
+ * Key and channel names of one lock. Every name carries the lock name as a `{hash tag}`, so all keys
+ * of one lock live in one cluster slot and one script can touch them all; every name starts with the
+ * prefix, so an ACL can confine a lock user to `~<prefix>*` and `&<prefix>*`.
+ */
+export class LockKeys {
+  constructor(readonly prefix: string) {}
+
+  /**
+   * The lock itself (a hash). `variant` separates the lock kinds that keep other state under the same
+   * name (`:fair`, `:rw`), so a fair lock and a plain lock called "x" never read each other's hash.
+   */
+  lock(name: string, variant = ''): string {
+    return `${this.prefix}{${name}}${variant}`;
+  }
+
+  /** The fencing-token counter. Never expires, so tokens keep increasing across lock lifetimes. */
+  fence(name: string): string {
+    return `${this.prefix}{${name}}:fence`;
+  }
+
+  /** The channel the release script publishes on. */
+  channel(name: string, variant = ''): string {
+    return `${this.prefix}{${name}}${variant}:released`;
+  }
+
+  /** A fair lock's line: the queue (owner -> arrival) and each entry's deadline, beside its hash `lock(name, ':fair')`. */
+  fairQueue(name: string): { queue: string; deadlines: string } {
+    const hash = this.lock(name, ':fair');
+    return { queue: `${hash}:queue`, deadlines: `${hash}:queue-deadlines` };
+  }
+
+  /** A read-write lock's live readers (owner -> lease end), beside its hash `lock(name, ':rw')`. */
+  readers(name: string): string {
+    return `${this.lock(name, ':rw')}:readers`;
+  }
+
+  /** Every key of the semaphore called `name` (its state is `<prefix>{name}:semaphore`). */
+  semaphore(name: string): SemaphoreKeys {
+    const state = this.lock(name, ':semaphore');
+    return {
+      state,
+      holders: `${state}:holders`,
+      queue: `${state}:queue`,
+      queueDeadlines: `${state}:queue-deadlines`,
+      fence: this.fence(name),
+      channel: this.channel(name, ':semaphore'),
+    };
+  }
+}
+
+/**
+ * The keys of one semaphore, in the order every semaphore script takes them. All carry the
+ * semaphore's `{name}` hash tag: one cluster slot, so one script can touch them all.
+ */
+export interface SemaphoreKeys {
+  /**
+   * Hash: `permits` (the semaphore's size), `used` (permits held by live leases), `h:<holder>` =
+   * `<permits>:<token>` and `d:<holder>` = 1 if its watchdog renews it (for inspection) per holder,
+   * `w:<waiter>` = permits asked for, per queued waiter. Never expires
+   * (it carries the size); the rest is cleaned as leases end and waiters leave.
+   */
+  readonly state: string;
+  /** Sorted set: holder -> server ms at which its lease ends. */
+  readonly holders: string;
+  /** Sorted set: queued waiter -> arrival ticket. */
+  readonly queue: string;
+  /** Sorted set: queued waiter -> server ms after which its place counts as dead (not refreshed). */
+  readonly queueDeadlines: string;
+  /** The fencing-token counter of the name (shared with the locks of the same name). */
+  readonly fence: string;
+  /** The channel on which returned permits are announced. */
+  readonly channel: string;
+}
