@@ -6,9 +6,9 @@ export type RedisClient = Redis | Cluster;
 /**
  * A client with ioredis' API that a user may pass as the `client` option: an ioredis `Redis` or
  * `Cluster`, or one of a fork such as iovalkey (Valkey's ioredis). Listed here is only what tells
- * such a client apart; the library uses it as it uses ioredis (scripts with defineCommand and
- * EVALSHA, one extra connection from `duplicate()`), and the conformance and compatibility tests
- * run it so.
+ * such a client apart (defineCommand is an ioredis method the library does not call: it sends its
+ * scripts as EVALSHA with an EVAL fallback, see LockNode); the library uses it as it uses ioredis (one
+ * extra connection from `duplicate()`), and the conformance and compatibility tests run it so.
  */
 export interface RedisCompatibleClient {
   readonly isCluster: boolean;

@@ -4,15 +4,13 @@ import { LockBackendError } from '../errors/lock-backend.error.js';
 import { LockNotHeldError } from '../errors/lock-not-held.error.js';
 import { monotonicNow } from '../util/clock.js';
 import { LockLines } from '../waiting/lock-lines.js';
-import { parseRelease, type ReleaseReply } from '../scripts/script-replies.js';
+import { parseRelease, type ReleaseReply } from '../scripts/lock-script.js';
 import type { SubscriberPort } from '../connection/subscriber-port.js';
 import { BackgroundWork } from './background-work.js';
-import { HeldLock } from './held-lock.js';
-import { HeldLocks } from './held-locks.js';
+import { HeldLock, HeldLocks, registryKey } from './held-locks.js';
 import { HoldTimes } from './hold-times.js';
 import type { LeaseResource, RenewResult } from './lease-resource.js';
 import { LeaseKeeper } from './lease-keeper.js';
-import { registryKey } from './registry-key.js';
 import { ReleaseProtocol } from './release-protocol.js';
 import { AbandonedOperation, RoundTrips } from './round-trips.js';
 
@@ -121,7 +119,7 @@ describe('LeaseKeeper', () => {
     const lost: [HeldLock, LockLostReason][] = [];
     const keeper = new LeaseKeeper(90, trips, new BackgroundWork(events, trips), events, (held, reason) => {
       held.active = false;
-      keeper.release(held);
+      keeper.stopKeeping(held);
       lost.push([held, reason]);
     });
     return { keeper, lost, events, trips };

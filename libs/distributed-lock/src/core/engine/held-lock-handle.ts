@@ -1,7 +1,7 @@
 import { LockHandle } from '../context/lock-handle.js';
 import { LockLostError } from '../errors/lock-lost.error.js';
 import { LockNotHeldError } from '../errors/lock-not-held.error.js';
-import type { HeldLock } from './held-lock.js';
+import type { HeldLock } from './held-locks.js';
 
 /** What a handle needs from the engine: release, and the lease check at the moment of reading. */
 export interface LockReleaser {

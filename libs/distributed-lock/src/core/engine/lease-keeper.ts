@@ -3,7 +3,7 @@ import type { LockEvents } from '../events/lock-events.js';
 import { monotonicNow } from '../util/clock.js';
 import { afterTimeout } from '../util/late-timer.js';
 import type { BackgroundWork } from './background-work.js';
-import type { HeldLock } from './held-lock.js';
+import type { HeldLock } from './held-locks.js';
 import { LeaseWatchdog } from './lease-watchdog.js';
 import type { RoundTrips } from './round-trips.js';
 
@@ -60,7 +60,7 @@ export class LeaseKeeper {
   }
 
   /** Stops keeping `held`: no deadline check, no renewal. */
-  release(held: HeldLock): void {
+  stopKeeping(held: HeldLock): void {
     held.cancelExpiry?.();
     held.cancelExpiry = undefined;
     this.pauseRenewals(held);

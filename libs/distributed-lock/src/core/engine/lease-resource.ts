@@ -1,6 +1,6 @@
 import type { ReplicaAck } from '../config/replica-ack.js';
 import type { LockKind } from '../events/lock-events.js';
-import type { ReleaseReply } from '../scripts/script-replies.js';
+import type { ReleaseReply } from '../scripts/lock-script.js';
 
 /**
  * Outcome of one renewal: renewed for `validityMs` from its start; or not renewed, either because the

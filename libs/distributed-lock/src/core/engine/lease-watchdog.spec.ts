@@ -1,5 +1,5 @@
 import { jest } from '@jest/globals';
-import type { HeldLock } from './held-lock.js';
+import type { HeldLock } from './held-locks.js';
 import { LeaseWatchdog, RENEWALS_PER_SLICE } from './lease-watchdog.js';
 
 /** The watchdog reads only `renewingSince` of a lock; the renewal itself is the caller's. */

@@ -1,4 +1,4 @@
-import type { HeldLock } from './held-lock.js';
+import type { HeldLock } from './held-locks.js';
 
 /**
  * Renewals started per slice of a round: a process holding 100 000 locks starts its renewals in

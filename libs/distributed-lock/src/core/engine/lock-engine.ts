@@ -8,10 +8,8 @@ import type { LockEvents } from '../events/lock-events.js';
 import { monotonicNow } from '../util/clock.js';
 import type { LockLines } from '../waiting/lock-lines.js';
 import { BackgroundWork } from './background-work.js';
-import { HeldLock } from './held-lock.js';
-import { HeldLocks } from './held-locks.js';
+import { HeldLock, HeldLocks, type RegistryKey } from './held-locks.js';
 import { HoldTimes } from './hold-times.js';
-import type { RegistryKey } from './registry-key.js';
 import type { LeaseResource } from './lease-resource.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { HeldLockHandle, type LockReleaser } from './held-lock-handle.js';
@@ -36,8 +34,8 @@ export interface Owner {
   readonly outsideContext: boolean;
 }
 
-/** What a successful acquisition establishes, for `register`. */
-export interface Grant {
+/** What a successful acquisition establishes, for `register` (one owner's hold on one lock). */
+export interface HoldTerms {
   readonly resource: LeaseResource;
   readonly owner: Owner;
   /** registryKey(owner.id, resource), as the acquisition computed it. */
@@ -45,7 +43,7 @@ export interface Grant {
   readonly token: number;
   readonly holds: number;
   readonly leaseMs: number;
-  /** How long the grant is valid, counted from `startedAt` (the start of the round trip that got it). */
+  /** How long the hold is valid, counted from `startedAt` (the start of the round trip that got it). */
   readonly validityMs: number;
   readonly startedAt: number;
   readonly watchdog: boolean;
@@ -176,35 +174,35 @@ export class LockEngine implements LockReleaser {
   }
 
   /** Records a successful acquisition and returns its handle. */
-  register(grant: Grant): HeldLockHandle {
-    const { resource, owner } = grant;
+  register(terms: HoldTerms): HeldLockHandle {
+    const { resource, owner } = terms;
     if (this.closed) {
       // A reply that arrived after close() released what this process held: give it back too.
       this.releases.releaseFor(resource, owner.id);
       throw new LockClientClosedError(`acquire lock "${resource.name}"`);
     }
-    const validUntil = grant.startedAt + grant.validityMs;
-    let held = this.held.find(grant.key);
-    if (held && held.token !== grant.token) {
+    const validUntil = terms.startedAt + terms.validityMs;
+    let held = this.held.find(terms.key);
+    if (held && held.token !== terms.token) {
       // Redis granted a new lifetime: the one we remember expired there before our timer noticed.
       this.markLost(held, 'lease-expired');
       held = undefined;
     }
     if (held) {
-      held.holds = grant.holds;
-      held.leaseMs = Math.max(held.leaseMs, grant.leaseMs);
-      this.leases.extend(held, validUntil, grant.watchdog);
+      held.holds = terms.holds;
+      held.leaseMs = Math.max(held.leaseMs, terms.leaseMs);
+      this.leases.extend(held, validUntil, terms.watchdog);
     } else {
       held = new HeldLock({
         resource,
         owner: owner.id,
-        token: grant.token,
-        holds: grant.holds,
-        leaseMs: grant.leaseMs,
+        token: terms.token,
+        holds: terms.holds,
+        leaseMs: terms.leaseMs,
         validUntil,
-        watchdog: grant.watchdog,
-        acquiredAt: grant.startedAt,
-        replicaAck: grant.replicaAck,
+        watchdog: terms.watchdog,
+        acquiredAt: terms.startedAt,
+        replicaAck: terms.replicaAck,
         outsideContext: owner.outsideContext,
       });
       this.held.add(held);
@@ -294,7 +292,7 @@ export class LockEngine implements LockReleaser {
 
   private forget(held: HeldLock): void {
     held.active = false;
-    this.leases.release(held);
+    this.leases.stopKeeping(held);
     this.held.remove(held);
   }
 }

@@ -1,13 +1,12 @@
 import type { LockLostReason } from '../errors/lock-lost.error.js';
 import { LockNotHeldError } from '../errors/lock-not-held.error.js';
-import type { ReleaseReply } from '../scripts/script-replies.js';
+import type { ReleaseReply } from '../scripts/lock-script.js';
 import { monotonicNow } from '../util/clock.js';
 import { pause, settleWithin } from '../util/late-timer.js';
 import type { LockLines } from '../waiting/lock-lines.js';
 import type { Succession } from '../waiting/lock-line.js';
 import type { BackgroundWork } from './background-work.js';
-import type { HeldLock } from './held-lock.js';
-import type { HeldLocks } from './held-locks.js';
+import type { HeldLock, HeldLocks } from './held-locks.js';
 import type { HandOverReply, LeaseResource } from './lease-resource.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import type { RoundTrips } from './round-trips.js';
@@ -140,7 +139,7 @@ export class ReleaseProtocol {
         successor.wake();
         return;
       case 'yielded':
-        // Granted to the process that has waited longest; ours are queued behind it in Redis and will
+        // Acquired to the process that has waited longest; ours are queued behind it in Redis and will
         // be told (grant or release) when it is their turn, so the successor sleeps on.
         successor.settle({ granted: false });
         successor.forget();

@@ -1,14 +1,12 @@
 import type { ReplicaAck } from '../config/replica-ack.js';
 import type { BackgroundWork } from '../engine/background-work.js';
-import type { HeldLocks } from '../engine/held-locks.js';
-import type { Grant, LockEngineSettings, Owner } from '../engine/lock-engine.js';
+import { type HeldLocks, registryKey, type RegistryKey } from '../engine/held-locks.js';
+import type { HoldTerms, LockEngineSettings, Owner } from '../engine/lock-engine.js';
 import type { ReleaseProtocol } from '../engine/release-protocol.js';
-import type { RoundTrips } from '../engine/round-trips.js';
+import { type RoundTrips, AbandonedOperation } from '../engine/round-trips.js';
 import type { LockEvents } from '../events/lock-events.js';
 import type { LockLines } from '../waiting/lock-lines.js';
 import type { HeldLockHandle } from '../engine/held-lock-handle.js';
-import { registryKey, type RegistryKey } from '../engine/registry-key.js';
-import { AbandonedOperation } from '../engine/round-trips.js';
 import { DistributedLockError } from '../errors/distributed-lock.error.js';
 import { LockAcquireAbortedError } from '../errors/lock-acquire-aborted.error.js';
 import { LockBackendError } from '../errors/lock-backend.error.js';
@@ -17,7 +15,7 @@ import { monotonicNow } from '../util/clock.js';
 import { pause, settleWithin } from '../util/late-timer.js';
 import type { Place } from '../waiting/lock-line.js';
 import type { AcquireRequest } from './acquire-options.js';
-import type { AttemptResult, Granted, LockKindContract } from './lock-kind.js';
+import type { AttemptResult, Acquired, LockKindContract } from './lock-kind.js';
 
 /** Retry pause after a Redis error while waiting: doubles from 50 ms up to 1 s. */
 const ERROR_BACKOFF_MS = [50, 100, 200, 400, 800, 1000];
@@ -41,7 +39,7 @@ export interface AcquisitionPort {
   assertOpen(operation: string): void;
   /** Called at each acquisition: this process's label for inspection is written at the first. */
   announce(): void;
-  register(grant: Grant): HeldLockHandle;
+  register(terms: HoldTerms): HeldLockHandle;
 }
 
 /** What an acquisition comes to: the handle, or the holder's remaining lease when the wait ran out. */
@@ -149,7 +147,7 @@ export class Acquisition {
       if (!(error instanceof LockBackendError) || !this.willWait) throw error;
       firstError = error;
     }
-    if (first?.acquired) return this.granted(first, startedAt);
+    if (first?.acquired) return this.acquired(first, startedAt);
     if (first && !this.willWait) return this.timedOut(first.ttl);
     return this.waitFor(first?.ttl ?? 0, firstError);
   }
@@ -203,7 +201,7 @@ export class Acquisition {
             if (result.acquired) {
               acquired = true;
               port.events.emit('waited', { name: lock.name, kind: lock.kind, waitedMs: this.waited() });
-              return await this.granted(result, startedAt);
+              return await this.acquired(result, startedAt);
             }
             ttl = result.ttl;
           } catch (error) {
@@ -288,7 +286,7 @@ export class Acquisition {
    * corrected (owner-checked) before the handle is returned. Owner ids never leave this process, so
    * the local registry is the truth about what the application holds.
    */
-  private granted(result: Granted, startedAt: number): HeldLockHandle | Promise<HeldLockHandle> {
+  private acquired(result: Acquired, startedAt: number): HeldLockHandle | Promise<HeldLockHandle> {
     const { port, lock } = this;
     const held = port.held.find(this.key);
     const expected = held?.active && held.token === result.token ? held.holds + 1 : 1;
@@ -307,7 +305,7 @@ export class Acquisition {
     return this.register(result, result.holds, startedAt);
   }
 
-  private register(result: Granted, holds: number, startedAt: number): HeldLockHandle {
+  private register(result: Acquired, holds: number, startedAt: number): HeldLockHandle {
     const { port, lock } = this;
     const handle = port.register({
       resource: lock,

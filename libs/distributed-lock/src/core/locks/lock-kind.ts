@@ -2,9 +2,9 @@ import type { ReplicaAck } from '../config/replica-ack.js';
 import type { LeaseResource } from '../engine/lease-resource.js';
 
 /** A successful attempt: valid for `validityMs` from its start (default: the whole lease). */
-export type Granted = { readonly acquired: true; readonly token: number; readonly holds: number; readonly validityMs?: number };
+export type Acquired = { readonly acquired: true; readonly token: number; readonly holds: number; readonly validityMs?: number };
 /** One attempt's outcome: granted, or not, with the ms until the lock's state can change. */
-export type AttemptResult = Granted | { readonly acquired: false; readonly ttl: number };
+export type AttemptResult = Acquired | { readonly acquired: false; readonly ttl: number };
 
 /** What one attempt asks for. */
 export interface AttemptArgs {

@@ -38,7 +38,7 @@ export class InMemoryLockStore extends EventEmitter implements MemorySubscriber 
   readonly keyspace: MemoryKeyspace;
   readonly isCluster = false;
   status: Status;
-  /** What ioredis calls the commands defined with `defineCommand` (read by the health indicator). */
+  /** The scripts registered with `defineCommand` (ioredis' API, which the store answers; the library itself sends EVALSHA). */
   readonly scriptsSet: Record<string, RegisteredScript> = {};
   private readonly channels = new Set<string>();
 

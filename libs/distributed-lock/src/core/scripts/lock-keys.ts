@@ -14,7 +14,11 @@ export class LockKeys {
     return `${this.prefix}{${name}}${variant}`;
   }
 
-  /** The fencing-token counter. Never expires, so tokens keep increasing across lock lifetimes. */
+  /**
+   * The fencing-token counter. It expires an hour after the name's last token (see next-token.lua.ts):
+   * by then the server clock, the floor of every token, has passed the last token, so tokens keep
+   * increasing across lock lifetimes all the same.
+   */
   fence(name: string): string {
     return `${this.prefix}{${name}}:fence`;
   }

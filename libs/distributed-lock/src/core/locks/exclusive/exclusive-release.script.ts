@@ -1,8 +1,6 @@
 import type { ExclusiveKeys } from './exclusive-keys.js';
-import type { PublishCommand } from '../../scripts/lock-script.js';
+import { type PublishCommand, defineLockScript, parseRelease, type ReleaseReply } from '../../scripts/lock-script.js';
 import { GRANT_TO_LONGEST_WAITING_LUA } from './grant-to-longest-waiting.lua.js';
-import { defineLockScript } from '../../scripts/lock-script.js';
-import { parseRelease, type ReleaseReply } from '../../scripts/script-replies.js';
 
 export interface ExclusiveReleaseArgs extends ExclusiveKeys {
   readonly owner: string;

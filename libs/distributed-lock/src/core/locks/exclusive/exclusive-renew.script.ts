@@ -1,5 +1,4 @@
-import { defineLockScript } from '../../scripts/lock-script.js';
-import { parseFlag } from '../../scripts/script-replies.js';
+import { defineLockScript, parseFlag } from '../../scripts/lock-script.js';
 
 export interface ExclusiveRenewArgs {
   readonly lock: string;

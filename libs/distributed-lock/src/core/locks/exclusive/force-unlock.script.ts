@@ -1,6 +1,4 @@
-import type { PublishCommand } from '../../scripts/lock-script.js';
-import { defineLockScript } from '../../scripts/lock-script.js';
-import { parseFlag } from '../../scripts/script-replies.js';
+import { type PublishCommand, defineLockScript, parseFlag } from '../../scripts/lock-script.js';
 
 export interface ForceUnlockArgs {
   readonly lock: string;

@@ -1,7 +1,6 @@
 import { FAIR_QUEUE_LUA } from './fair-queue.lua.js';
-import { defineLockScript } from '../../scripts/lock-script.js';
+import { defineLockScript, parseAttempt, type AttemptReply } from '../../scripts/lock-script.js';
 import { NEXT_TOKEN_LUA } from '../../scripts/next-token.lua.js';
-import { parseAttempt, type AttemptReply } from '../../scripts/script-replies.js';
 
 export interface FairAcquireArgs {
   readonly lock: string;

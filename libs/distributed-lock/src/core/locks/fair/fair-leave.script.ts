@@ -1,6 +1,5 @@
-import type { PublishCommand } from '../../scripts/lock-script.js';
+import { type PublishCommand, defineLockScript } from '../../scripts/lock-script.js';
 import { FAIR_QUEUE_LUA } from './fair-queue.lua.js';
-import { defineLockScript } from '../../scripts/lock-script.js';
 
 export interface FairLeaveArgs {
   readonly lock: string;

@@ -1,4 +1,4 @@
-import type { ReleaseReply } from '../../scripts/script-replies.js';
+import type { ReleaseReply } from '../../scripts/lock-script.js';
 import type { LockServices } from '../lock-services.js';
 import { fairAcquire } from './fair-acquire.script.js';
 import { fairLeave } from './fair-leave.script.js';

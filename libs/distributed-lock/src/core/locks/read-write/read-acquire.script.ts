@@ -1,7 +1,6 @@
 import { defineLockScript } from '../../scripts/lock-script.js';
 import { NEXT_TOKEN_LUA } from '../../scripts/next-token.lua.js';
-import { READ_WRITE_LUA, type ReadWriteKeys } from './read-write.lua.js';
-import { parseReadWriteAttempt, type WriteAttemptReply } from './read-write.lua.js';
+import { READ_WRITE_LUA, type ReadWriteKeys, parseReadWriteAttempt, type WriteAttemptReply } from './read-write.lua.js';
 
 export interface ReadWriteAcquireArgs extends ReadWriteKeys {
   readonly fence: string;

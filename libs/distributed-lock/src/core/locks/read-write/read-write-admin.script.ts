@@ -1,7 +1,5 @@
-import type { PublishCommand } from '../../scripts/lock-script.js';
-import { defineLockScript } from '../../scripts/lock-script.js';
+import { type PublishCommand, defineLockScript, parseFlag } from '../../scripts/lock-script.js';
 import { READ_WRITE_LUA, type ReadWriteKeys } from './read-write.lua.js';
-import { parseFlag } from '../../scripts/script-replies.js';
 
 export interface ReadWriteAdjustArgs extends ReadWriteKeys {
   readonly owner: string;

@@ -1,7 +1,5 @@
-import type { PublishCommand } from '../../scripts/lock-script.js';
-import { defineLockScript } from '../../scripts/lock-script.js';
+import { type PublishCommand, defineLockScript, parseRelease, type ReleaseReply } from '../../scripts/lock-script.js';
 import { READ_WRITE_LUA, type ReadWriteKeys } from './read-write.lua.js';
-import { parseRelease, type ReleaseReply } from '../../scripts/script-replies.js';
 
 export interface ReadWriteReleaseArgs extends ReadWriteKeys {
   readonly channel: string;

@@ -1,6 +1,5 @@
-import { defineLockScript } from '../../scripts/lock-script.js';
+import { defineLockScript, parseFlag } from '../../scripts/lock-script.js';
 import { READ_WRITE_LUA, type ReadWriteKeys } from './read-write.lua.js';
-import { parseFlag } from '../../scripts/script-replies.js';
 
 export interface ReadWriteRenewArgs extends ReadWriteKeys {
   readonly owner: string;

@@ -1,4 +1,4 @@
-import { parseAttempt, type AttemptReply } from '../../scripts/script-replies.js';
+import { parseAttempt, type AttemptReply } from '../../scripts/lock-script.js';
 
 /**
  * Lua shared by the read-write lock's scripts. The lock is one hash and one sorted set, in the lock's

@@ -1,8 +1,7 @@
 import { defineLockScript } from '../../scripts/lock-script.js';
 import { NEXT_TOKEN_LUA } from '../../scripts/next-token.lua.js';
 import type { ReadWriteAcquireArgs } from './read-acquire.script.js';
-import { READ_WRITE_LUA } from './read-write.lua.js';
-import { parseReadWriteAttempt, type WriteAttemptReply } from './read-write.lua.js';
+import { READ_WRITE_LUA, parseReadWriteAttempt, type WriteAttemptReply } from './read-write.lua.js';
 
 /**
  * Takes or re-enters the write lock: granted when nobody holds anything, or to the writer again.

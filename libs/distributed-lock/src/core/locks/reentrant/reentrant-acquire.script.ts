@@ -1,7 +1,6 @@
-import { defineLockScript } from '../../scripts/lock-script.js';
+import { defineLockScript, parseAttempt, type AttemptReply } from '../../scripts/lock-script.js';
 import { NEXT_TOKEN_LUA } from '../../scripts/next-token.lua.js';
 import { WAITING_MARKS_LUA } from '../exclusive/waiting-marks.lua.js';
-import { parseAttempt, type AttemptReply } from '../../scripts/script-replies.js';
 
 export interface ReentrantAcquireArgs {
   readonly lock: string;

@@ -1,7 +1,6 @@
 import type { ExclusiveKeys } from '../exclusive/exclusive-keys.js';
-import type { PublishCommand } from '../../scripts/lock-script.js';
+import { type PublishCommand, defineLockScript } from '../../scripts/lock-script.js';
 import { GRANT_TO_LONGEST_WAITING_LUA } from '../exclusive/grant-to-longest-waiting.lua.js';
-import { defineLockScript } from '../../scripts/lock-script.js';
 import type { HandOverReply } from '../../engine/lease-resource.js';
 
 export interface ReentrantHandoverArgs extends ExclusiveKeys {

@@ -1,5 +1,5 @@
 import type { HandOverArgs, HandOverReply, LockHandover } from '../../engine/lease-resource.js';
-import type { ReleaseReply } from '../../scripts/script-replies.js';
+import type { ReleaseReply } from '../../scripts/lock-script.js';
 import { GRANT_LEASE_MS } from '../../waiting/lock-line.js';
 import { ExclusiveHashLock } from '../exclusive/exclusive-hash-lock.js';
 import type { AttemptArgs, AttemptResult } from '../lock-kind.js';

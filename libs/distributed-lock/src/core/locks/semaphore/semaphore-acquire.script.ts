@@ -1,8 +1,6 @@
-import type { PublishCommand } from '../../scripts/lock-script.js';
-import { defineLockScript } from '../../scripts/lock-script.js';
+import { type PublishCommand, defineLockScript, parseAttempt, type AttemptReply } from '../../scripts/lock-script.js';
 import { NEXT_TOKEN_LUA } from '../../scripts/next-token.lua.js';
 import { SEMAPHORE_LUA, semaphoreKeyList, type SemaphoreScriptArgs } from './semaphore.lua.js';
-import { parseAttempt, type AttemptReply } from '../../scripts/script-replies.js';
 
 export interface SemaphoreAcquireArgs extends SemaphoreScriptArgs {
   /** The acquisition's own owner id: one holder per acquisition (permits are not reentrant). */

@@ -1,5 +1,4 @@
-import type { PublishCommand } from '../../scripts/lock-script.js';
-import { defineLockScript } from '../../scripts/lock-script.js';
+import { type PublishCommand, defineLockScript } from '../../scripts/lock-script.js';
 import { SEMAPHORE_LUA, semaphoreKeyList, type SemaphoreScriptArgs } from './semaphore.lua.js';
 
 export interface SemaphoreLeaveArgs extends SemaphoreScriptArgs {

@@ -1,5 +1,4 @@
-import type { PublishCommand } from '../../scripts/lock-script.js';
-import { defineLockScript } from '../../scripts/lock-script.js';
+import { type PublishCommand, defineLockScript } from '../../scripts/lock-script.js';
 import { SEMAPHORE_LUA, semaphoreKeyList, type SemaphoreScriptArgs } from './semaphore.lua.js';
 
 /** `read`: nothing changes; `try-set`: set the size if none is stored; `set`: set it; `add`: add to it (may be negative). */

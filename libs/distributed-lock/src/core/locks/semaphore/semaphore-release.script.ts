@@ -1,7 +1,5 @@
-import type { PublishCommand } from '../../scripts/lock-script.js';
-import { defineLockScript } from '../../scripts/lock-script.js';
+import { type PublishCommand, defineLockScript, parseRelease, type ReleaseReply } from '../../scripts/lock-script.js';
 import { SEMAPHORE_LUA, semaphoreKeyList, type SemaphoreScriptArgs } from './semaphore.lua.js';
-import { parseRelease, type ReleaseReply } from '../../scripts/script-replies.js';
 
 export interface SemaphoreReleaseArgs extends SemaphoreScriptArgs {
   readonly owner: string;

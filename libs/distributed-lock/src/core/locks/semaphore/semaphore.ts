@@ -1,7 +1,7 @@
 import { nextOwnerSequence } from '../../context/lock-context.js';
 import type { ReplicaAck } from '../../config/replica-ack.js';
 import type { RenewResult } from '../../engine/lease-resource.js';
-import type { ReleaseReply } from '../../scripts/script-replies.js';
+import type { ReleaseReply } from '../../scripts/lock-script.js';
 import type { LockServices } from '../lock-services.js';
 import type { LockInspection } from '../../inspection/lock-inspection.js';
 import { InvalidLockArgumentError } from '../../errors/invalid-lock-argument.error.js';

@@ -1,0 +1,162 @@
+import type { SubscriberPort } from '../connection/subscriber-port.js';
+import { BackgroundWork } from '../engine/background-work.js';
+import type { HeldLockHandle } from '../engine/held-lock-handle.js';
+import { HeldLocks } from '../engine/held-locks.js';
+import type { RenewResult } from '../engine/lease-resource.js';
+import type { HoldTerms } from '../engine/lock-engine.js';
+import { RoundTrips } from '../engine/round-trips.js';
+import { LockBackendError } from '../errors/lock-backend.error.js';
+import { LockEvents } from '../events/lock-events.js';
+import type { ReleaseReply } from '../scripts/lock-script.js';
+import { LockLines } from '../waiting/lock-lines.js';
+import { Acquisition, type AcquisitionPort } from './acquisition.js';
+import type { AttemptArgs, AttemptResult, LockKindContract } from './lock-kind.js';
+
+/**
+ * One acquisition on its own, without Redis: a scripted lock kind answers its attempts, a fake port
+ * stands for the engine (the real lines, registry, round trips and background work; releases and
+ * registration recorded). Lock semantics themselves are tested against Redis in test/conformance.
+ */
+class ScriptedKind implements LockKindContract {
+  readonly name = 'a';
+  readonly kind = 'reentrant' as const;
+  readonly id = 'lock:{a}';
+  readonly channel = 'lock:{a}:released';
+  readonly shared = false;
+  readonly maxPauseMs = Infinity;
+  readonly attempts: AttemptArgs[] = [];
+  /** What each attempt replies, in order: a result, an error, or a promise the test settles. */
+  readonly replies: (AttemptResult | Error | Promise<AttemptResult>)[] = [];
+  readonly adjusted: number[] = [];
+
+  attempt(args: AttemptArgs): Promise<AttemptResult> {
+    this.attempts.push(args);
+    const next = this.replies.shift() ?? { acquired: false, ttl: 60_000 };
+    return next instanceof Error ? Promise.reject(next) : Promise.resolve(next);
+  }
+  adjustHolds(_owner: string, holds: number): Promise<void> {
+    this.adjusted.push(holds);
+    return Promise.resolve();
+  }
+  renew(): Promise<RenewResult> {
+    return Promise.resolve({ renewed: true, validityMs: 1000 });
+  }
+  release(): Promise<ReleaseReply> {
+    return Promise.resolve({ outcome: 'released', remaining: 0, toAnotherProcess: false });
+  }
+}
+
+/** The subscription port of the lines: subscriptions succeed at once; `publish` delivers a message. */
+class InstantPort implements SubscriberPort {
+  private listener: ((channel: string, message: string) => void) | undefined;
+  subscribe(): Promise<unknown> {
+    return Promise.resolve(1);
+  }
+  unsubscribe(): Promise<unknown> {
+    return Promise.resolve(0);
+  }
+  onMessage(listener: (channel: string, message: string) => void): void {
+    this.listener = listener;
+  }
+  onReconnect(): void {}
+  publish(channel: string, message: string): void {
+    this.listener?.(channel, message);
+  }
+}
+
+function fakePort(timeoutMs = 100): { port: AcquisitionPort; registered: HoldTerms[]; releasedFor: string[]; subscriber: InstantPort; stop(): void } {
+  const events = new LockEvents();
+  const roundTrips = new RoundTrips(timeoutMs);
+  const subscriber = new InstantPort();
+  const registered: HoldTerms[] = [];
+  const releasedFor: string[] = [];
+  const lines = new LockLines(subscriber, events, 'me');
+  const port: AcquisitionPort = {
+    settings: { watchdogTimeoutMs: 30_000, operationTimeoutMs: timeoutMs, replicaAck: undefined },
+    events,
+    lines,
+    held: new HeldLocks(),
+    releases: { settled: () => Promise.resolve(true), releaseFor: (_resource, owner) => void releasedFor.push(owner) },
+    roundTrips,
+    background: new BackgroundWork(events, roundTrips),
+    isClosed: false,
+    assertOpen: () => undefined,
+    announce: () => undefined,
+    register: (terms) => {
+      registered.push(terms);
+      return { token: terms.token } as unknown as HeldLockHandle;
+    },
+  };
+  return { port, registered, releasedFor, subscriber, stop: () => (roundTrips.stop(), lines.close()) };
+}
+
+const owner = { id: 'me:1', outsideContext: false };
+const request = (waitMs: number) => ({ leaseMs: 5000, waitMs, signal: undefined });
+
+describe('Acquisition', () => {
+  it('a free lock is registered from the first attempt, with the lease asked for', async () => {
+    const { port, registered, stop } = fakePort();
+    const kind = new ScriptedKind();
+    kind.replies.push({ acquired: true, token: 7, holds: 1 });
+    const handle = await new Acquisition(kind, port, owner, request(0)).run();
+    expect(handle).toMatchObject({ token: 7 });
+    expect(registered).toMatchObject([{ token: 7, holds: 1, leaseMs: 5000, watchdog: false }]);
+    expect(kind.attempts).toMatchObject([{ owner: 'me:1', willWait: false, queued: false }]);
+    stop();
+  });
+
+  it('a busy lock without a wait: the holder’s remaining lease, one attempt, no place in a line', async () => {
+    const { port, stop } = fakePort();
+    const kind = new ScriptedKind();
+    kind.replies.push({ acquired: false, ttl: 1234 });
+    expect(await new Acquisition(kind, port, owner, request(0)).run()).toEqual({ ttl: 1234 });
+    expect(kind.attempts).toHaveLength(1);
+    expect(port.lines.count(kind.channel)).toBe(0);
+    stop();
+  });
+
+  it('a waiting caller queues, is woken by the release message, and acquires on its next attempt', async () => {
+    const { port, subscriber, stop } = fakePort();
+    const kind = new ScriptedKind();
+    kind.replies.push({ acquired: false, ttl: 60_000 }, { acquired: false, ttl: 60_000 });
+    const running = new Acquisition(kind, port, owner, request(10_000)).run();
+    while (kind.attempts.length < 2) await new Promise((resolve) => setImmediate(resolve)); // the first, and the one after subscribing
+    expect(port.lines.count(kind.channel)).toBe(1);
+    kind.replies.push({ acquired: true, token: 9, holds: 1 });
+    subscriber.publish(kind.channel, 'released');
+    expect(await running).toMatchObject({ token: 9 });
+    expect(kind.attempts.slice(1).every((attempt) => attempt.queued)).toBe(true);
+    expect(port.lines.count(kind.channel)).toBe(0);
+    stop();
+  });
+
+  it('no attempt starts after the deadline: an attempt that hangs past it ends the wait with its backend error', async () => {
+    const { port, stop } = fakePort(80);
+    const kind = new ScriptedKind();
+    kind.replies.push(new Promise<AttemptResult>(() => undefined)); // Redis does not answer
+    const started = performance.now();
+    await expect(new Acquisition(kind, port, owner, request(30)).run()).rejects.toBeInstanceOf(LockBackendError);
+    expect(kind.attempts).toHaveLength(1); // the wait (30 ms) was over when the first attempt was given up (80 ms)
+    expect(performance.now() - started).toBeLessThan(30 + 80 + 200);
+    stop();
+  });
+
+  it('holds Redis reports beyond what the owner knows (a phantom) are corrected before the handle is returned', async () => {
+    const { port, registered, stop } = fakePort();
+    const kind = new ScriptedKind();
+    kind.replies.push({ acquired: true, token: 7, holds: 2 });
+    await new Acquisition(kind, port, owner, request(0)).run();
+    expect(kind.adjusted).toEqual([1]);
+    expect(registered).toMatchObject([{ holds: 1 }]);
+    stop();
+  });
+
+  it('an attempt whose outcome is unknown (it failed) leaves nothing in the owner’s name when the acquisition ends without the lock', async () => {
+    const { port, releasedFor, stop } = fakePort();
+    const kind = new ScriptedKind();
+    kind.replies.push(new Error('connection reset'));
+    await expect(new Acquisition(kind, port, owner, request(0)).run()).rejects.toBeInstanceOf(LockBackendError);
+    expect(releasedFor).toEqual(['me:1']);
+    stop();
+  });
+});
