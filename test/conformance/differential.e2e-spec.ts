@@ -107,6 +107,7 @@ const step = {
       grantLeaseMs: grantLease,
       stillWaitingClient: mine,
       alwaysPublish,
+      token: undefined,
     };
     return runs(exclusiveRelease, args, 'int');
   },
@@ -149,6 +150,7 @@ const step = {
       leaseMs: lease,
       queueTimeoutMs: timeout,
       queueOnFailure: enqueue === '1',
+      watchdog: false,
     };
     return runs(fairAcquire, args, 'acquire', k.fence);
   },

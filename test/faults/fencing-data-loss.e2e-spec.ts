@@ -3,6 +3,7 @@ import { LockClient } from 'nestjs-distributed-lock';
 import { clusterMasterOf, currentSentinelMaster, RedisServer, startCluster, startSentinelTopology, waitUntil, withClient, type Topology } from 'redis-topology';
 import { FencedCounter } from '../harness/fenced-counter.mjs';
 import { cutReplicationLink, readOn } from '../harness/replication.js';
+import { LockKeys } from '../../libs/distributed-lock/src/core/scripts/lock-keys.js';
 
 /**
  * Reliability scenario 19: the lock Redis loses its data (restart without persistence, or a failover
@@ -79,14 +80,17 @@ describe('fencing tokens survive data loss of the lock Redis', () => {
     const client = await connect(env);
     const counter = new FencedCounter(resourceRedis);
     await holdAndWrite(client, name, counter, 5);
-    await waitUntil(async () => (await readOn(replica, `lock:{${name}}:fence`)) !== null, 'the counter to reach the replica');
+    await waitUntil(
+      async () => (await readOn(replica, new LockKeys('lock:', env.REDIS_MODE === 'cluster').fence(name))) !== null,
+      'the counter to reach the replica',
+    );
 
     await cutReplicationLink(replica);
     const lastToken = await holdAndWrite(client, name, counter, 15);
     master.killNow(); // SIGKILL: what was not replicated is lost
     await promote();
 
-    const stale = Number(await readOn(replica, `lock:{${name}}:fence`));
+    const stale = Number(await readOn(replica, new LockKeys('lock:', env.REDIS_MODE === 'cluster').fence(name)));
     expect(stale).toBeLessThan(lastToken);
     expect((await counter.read(stale + 1)).accepted).toBe(false);
 

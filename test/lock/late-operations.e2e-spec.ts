@@ -118,6 +118,7 @@ describe('an operation Redis runs after its caller gave up changes nothing', () 
       grantLeaseMs: 250,
       stillWaitingClient: '',
       alwaysPublish: false,
+      token: undefined,
     } as const;
     const remaining = await admin.eval(exclusiveRelease.lua, 3, ...exclusiveRelease.keys(args), ...exclusiveRelease.argv(args));
     expect(remaining).toBe(1);

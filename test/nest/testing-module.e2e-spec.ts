@@ -6,6 +6,7 @@ import { CurrentLock, DistributedLock, DistributedLockHealthIndicator, Distribut
 import { createInMemoryLockService, DistributedLockTestingModule, InMemoryLockStore } from 'nestjs-distributed-lock/testing';
 import { freePort } from 'redis-topology';
 import { until } from '../harness/wait.js';
+import { LockKeys } from '../../libs/distributed-lock/src/core/scripts/lock-keys.js';
 
 /*
  * What a user's unit test looks like with `nestjs-distributed-lock/testing`: no redis-server is
@@ -138,7 +139,7 @@ describe('nestjs-distributed-lock/testing: unit tests without Redis', () => {
     await Promise.all(Array.from({ length: 5 }, () => counter.bump('b')));
     expect(counter.value).toBe(5);
     expect(acquired).toEqual(Array.from({ length: 5 }, () => 'counter:b'));
-    expect(store.keyspace.exists('lock:{counter:b}:fence')).toBe(1);
+    expect(store.keyspace.exists(new LockKeys('lock:').fence('counter:b'))).toBe(1);
 
     const locks = app.get(LockService);
     const held = await locks.lock('on-close', '30s');

@@ -27,6 +27,7 @@ import { createLockServices, type LockServices } from './locks/lock-services.js'
 import { InstanceRegistration } from './inspection/instance-registration.js';
 import { LockInspector } from './inspection/lock-inspector.js';
 import { LockLines } from './waiting/lock-lines.js';
+import { LOCK_SCRIPT_BATCH } from './lock-scripts.js';
 import { createElection, type LeaderElection, type LeaderElectionOptions } from './leader/leader-election.js';
 
 /** How many plain lock objects `getLock` keeps for reuse before it starts afresh. */
@@ -83,7 +84,7 @@ export class LockClient {
     this.mode = this.connections.mode;
     this.lazyConnect = resolved.lazyConnect;
     const clientId = randomUUID();
-    const nodes = this.connections.lockNodes(resolved.operationTimeoutMs);
+    const nodes = this.connections.lockNodes(resolved.operationTimeoutMs, LOCK_SCRIPT_BATCH);
     const lines = new LockLines(this.connections.subscriberPort(), this.events, clientId, resolved.handoverTurnMs);
     this.instance = new InstanceRegistration(nodes[0]!.redis, resolved.keyPrefix, clientId, resolved.instanceName, (error) =>
       this.engine.background.report('register', undefined, error),

@@ -4,7 +4,8 @@ import { fenceRaise } from './locks/redlock/fence-raise.script.js';
 import { fencedOps } from './fencing/fenced-ops.script.js';
 import { forceUnlock } from './locks/exclusive/force-unlock.script.js';
 import { inspectLock } from './inspection/inspect-lock.script.js';
-import type { AnyLockScript } from './scripts/lock-script.js';
+import type { ScriptText } from './scripts/lock-script.js';
+import { ScriptBatch } from './scripts/script-batch.js';
 import { readAcquire } from './locks/read-write/read-acquire.script.js';
 import { readWriteAdjust, readWriteForceUnlock, readWriteState } from './locks/read-write/read-write-admin.script.js';
 import { readRelease, writeRelease } from './locks/read-write/read-write-release.script.js';
@@ -22,8 +23,35 @@ import { semaphoreRelease } from './locks/semaphore/semaphore-release.script.js'
 import { semaphoreRenew } from './locks/semaphore/semaphore-renew.script.js';
 import { writeAcquire } from './locks/read-write/write-acquire.script.js';
 
-/** Every Lua script of the library: for SCRIPT LOAD (health check, tests) and the in-memory store. */
-export const LOCK_SCRIPTS: readonly AnyLockScript[] = [
+/**
+ * The scripts of the lock path, which the client sends in batches when several are issued in one turn
+ * (group commit, see LockNode): one batch script runs any sequence of them.
+ */
+export const LOCK_SCRIPT_BATCH = new ScriptBatch([
+  reentrantAcquire,
+  exclusiveRelease,
+  reentrantHandover,
+  reentrantWithdraw,
+  exclusiveRenew,
+  exclusiveAdjust,
+  fairAcquire,
+  fairLeave,
+  readAcquire,
+  writeAcquire,
+  readRenew,
+  writeRenew,
+  readRelease,
+  writeRelease,
+  readWriteAdjust,
+  semaphoreAcquire,
+  semaphoreRenew,
+  semaphoreRelease,
+  semaphoreLeave,
+]);
+
+/** Every Lua script of the library, the batch script among them: for SCRIPT LOAD (health check, tests). */
+export const LOCK_SCRIPTS: readonly ScriptText[] = [
+  LOCK_SCRIPT_BATCH,
   reentrantAcquire,
   exclusiveRelease,
   reentrantHandover,
@@ -52,4 +80,4 @@ export const LOCK_SCRIPTS: readonly AnyLockScript[] = [
   semaphorePermits,
 ];
 
-export type { AnyLockScript, LockScript } from './scripts/lock-script.js';
+export type { AnyLockScript, LockScript, ScriptText } from './scripts/lock-script.js';

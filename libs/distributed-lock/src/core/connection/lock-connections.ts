@@ -11,6 +11,8 @@ import { ConnectionRevival } from './connection-revival.js';
 import { createConnectionStrategy } from './create-connection-strategy.js';
 import { closeConnection, establishConnection } from './establish-connection.js';
 import { PubSubSelector } from './pubsub-selector.js';
+import { InMemoryLockStore } from '../memory/in-memory-lock-store.js';
+import type { ScriptBatch } from '../scripts/script-batch.js';
 
 /**
  * The connections of one lock client, from its options: per node, one for commands and one for
@@ -66,11 +68,15 @@ export class LockConnections {
   }
 
   /**
-   * Where lock state lives, one LockNode per node; their scripts wait for the pub/sub choice, and
-   * refuse to run later than `timeoutMs` after they were sent (the operation timeout, see NodeClock).
+   * Where lock state lives, one LockNode per node; their scripts wait for the pub/sub choice, refuse to
+   * run later than `timeoutMs` after they were sent (the operation timeout, see NodeClock), and travel in
+   * `batch` when several are issued in one turn (group commit).
    */
-  lockNodes(timeoutMs: number): LockNode[] {
-    return this.nodes.map((node) => new LockNode(node.command, node.target, timeoutMs, () => this.pubsub.pending()));
+  lockNodes(timeoutMs: number, batch: ScriptBatch): LockNode[] {
+    // The in-memory store of users' unit tests runs calls one by one: a batch waits for the end of the
+    // turn (setImmediate), which Jest's fake timers would hold back.
+    const batching = !(this.nodes[0]!.command instanceof InMemoryLockStore);
+    return this.nodes.map((node) => new LockNode(node.command, node.target, timeoutMs, batching ? batch : undefined, () => this.pubsub.pending()));
   }
 
   /** The subscription side of every node, as one port. */

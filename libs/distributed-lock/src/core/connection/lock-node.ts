@@ -1,6 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { RedisClient } from '../config/redis-client.js';
-import { LATE_REPLY, NOT_AFTER, type LockScript, type ScriptArgument } from '../scripts/lock-script.js';
+import { LATE_REPLY, NOT_AFTER, type AnyLockScript, type LockScript, type ScriptArgument } from '../scripts/lock-script.js';
+import type { ScriptBatch } from '../scripts/script-batch.js';
 import { monotonicNow } from '../util/clock.js';
 import { NodeClock } from './node-clock.js';
 
@@ -13,22 +14,52 @@ interface ScriptCommands {
 /** Thrown when a guarded script was not run because its caller can no longer be waiting for it (see NodeClock). */
 export class LateOperation extends Error {}
 
-/** One place lock state lives (the only one, or one of RedLock's independent masters), where its scripts run. */
+/** Most operations one batch call carries; a longer queue is sent as several. */
+const MAX_BATCH = 128;
+
+/** A script call waiting for the end of the turn (see LockNode.run). */
+interface QueuedCall {
+  readonly script: AnyLockScript;
+  readonly keys: string[];
+  readonly argv: ScriptArgument[];
+  /** Cluster slot grouping: the `{hash tag}` every key of one lock carries. */
+  readonly tag: string;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * One place lock state lives (the only one, or one of RedLock's independent masters), where its
+ * scripts run.
+ *
+ * Group commit: while earlier calls still wait for their replies, the script calls issued meanwhile
+ * wait for the end of the current turn of the event loop, and then travel together, as one batch
+ * script call (ScriptBatch) per cluster slot: one socket write, one EVALSHA, one reply for all of
+ * them. Each caller still gets its own reply (or error). A call made while nothing is in flight is sent
+ * at once, alone, so a lone caller waits for nothing. Calls run in the order they were made.
+ */
 export class LockNode {
   private readonly commands: ScriptCommands;
   /** The server's clock, for the deadline of guarded scripts. */
   readonly clock: NodeClock;
+  private queue: QueuedCall[] = [];
+  private flushScheduled = false;
+  /** Script calls sent whose replies have not come back yet. */
+  private inFlight = 0;
+  private readonly flushQueue = (): void => this.flush();
 
   /**
    * `timeoutMs`: how long callers wait for a script's reply at most (the operation timeout): a guarded
-   * script refuses to run later than that after it was sent. `before`: what the first script calls wait
-   * for (nothing once it is done): the pub/sub choice, so that a lock taken by the first call is released
-   * with the right publish command.
+   * script refuses to run later than that after it was sent. `batch`: the scripts that may travel
+   * together (none: every call alone). `before`: what the first script calls wait for (nothing once it
+   * is done): the pub/sub choice, so that a lock taken by the first call is released with the right
+   * publish command.
    */
   constructor(
     readonly redis: RedisClient,
     readonly target: string,
     private readonly timeoutMs: number,
+    private readonly batch?: ScriptBatch,
     private readonly before?: () => Promise<unknown> | undefined,
   ) {
     this.commands = redis as unknown as ScriptCommands;
@@ -36,11 +67,12 @@ export class LockNode {
   }
 
   /**
-   * Runs `script` with `args` as EVALSHA (by the SHA1 the library computed), keys first. A server that
-   * does not have the script yet (NOSCRIPT: new node, restart, failover) gets it once as EVAL, which
-   * also caches it there. A plain command rather than ioredis' generated method: that adds a promise
-   * and closures per call, and inside a pipeline sends the whole Lua text every time. Key prefixes and
-   * cluster slot routing apply to EVALSHA's keys as to any command's.
+   * Runs `script` with `args` as EVALSHA (by the SHA1 the library computed), keys first, alone or in a
+   * batch (see the class comment). A server that does not have the script yet (NOSCRIPT: new node,
+   * restart, failover) gets it once as EVAL, which also caches it there. A plain command rather than
+   * ioredis' generated method: that adds a promise and closures per call, and inside a pipeline sends
+   * the whole Lua text every time. Key prefixes and cluster slot routing apply to EVALSHA's keys as to
+   * any command's.
    *
    * A guarded script gets its deadline from the time of this call, and the first ones wait for the
    * server's clock to be read; one whose wait before sending outlasted the operation timeout is not sent
@@ -48,39 +80,113 @@ export class LockNode {
    */
   run<A, R, Raw>(script: LockScript<A, R, Raw>, args: A): Promise<R> {
     const calledAt = monotonicNow();
-    const waiting = this.before?.() ?? (script.guarded && !this.clock.known ? this.clock.sample() : undefined);
-    if (!waiting) return this.send(script, args, calledAt);
+    const waiting = this.before?.() ?? (script.guarded && !this.clock.known && !script.clockFree?.(args) ? this.clock.sample() : undefined);
+    if (!waiting) return this.submit(script, args, calledAt);
     return waiting.then(async () => {
       if (script.guarded && !this.clock.known) await this.clock.sample();
       if (script.guarded && monotonicNow() - calledAt >= this.timeoutMs)
         throw new LateOperation(`${script.name} was not sent: no reply was possible within ${this.timeoutMs} ms`);
-      return this.send(script, args, calledAt);
+      return this.submit(script, args, calledAt);
     });
   }
 
-  private send<A, R, Raw>(script: LockScript<A, R, Raw>, args: A, calledAt: number): Promise<R> {
+  private submit<A, R, Raw>(script: LockScript<A, R, Raw>, args: A, calledAt: number): Promise<R> {
     const keys = script.keys(args);
     const argv = script.argv(args);
-    if (script.guarded) argv.push(`${NOT_AFTER}${this.clock.notAfter(calledAt, this.timeoutMs) ?? ''}`);
-    return this.commands
+    if (script.guarded) argv.push(script.clockFree?.(args) ? NOT_AFTER : `${NOT_AFTER}${this.clock.notAfter(calledAt, this.timeoutMs) ?? ''}`);
+    if (!this.batch?.has(script) || (this.inFlight === 0 && this.queue.length === 0)) {
+      return new Promise<R>((resolve, reject) => this.sendAlone({ script, keys, argv, tag: '', resolve: resolve as (value: unknown) => void, reject }));
+    }
+    return new Promise<R>((resolve, reject) => {
+      this.queue.push({ script, keys, argv, tag: hashTag(keys[0]), resolve: resolve as (value: unknown) => void, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(this.flushQueue);
+      }
+    });
+  }
+
+  /** Sends what the turn queued: alone if it is one call, else in batches (one per cluster slot). */
+  private flush(): void {
+    this.flushScheduled = false;
+    const queued = this.queue;
+    this.queue = [];
+    if (queued.length === 1) return this.sendAlone(queued[0]!);
+    if (!this.redis.isCluster) {
+      for (let i = 0; i < queued.length; i += MAX_BATCH) this.sendBatch(queued.slice(i, i + MAX_BATCH));
+      return;
+    }
+    const bySlot = new Map<string, QueuedCall[]>();
+    for (const call of queued) {
+      const group = bySlot.get(call.tag);
+      if (group) group.push(call);
+      else bySlot.set(call.tag, [call]);
+    }
+    for (const group of bySlot.values()) {
+      for (let i = 0; i < group.length; i += MAX_BATCH) {
+        const part = group.slice(i, i + MAX_BATCH);
+        if (part.length === 1) this.sendAlone(part[0]!);
+        else this.sendBatch(part);
+      }
+    }
+  }
+
+  private sendAlone(call: QueuedCall): void {
+    const { script, keys, argv } = call;
+    this.inFlight += 1;
+    this.commands
       .evalsha(script.sha, keys.length, ...keys, ...argv)
       .catch((error: unknown) => {
-        if (!(error instanceof Error)) throw error;
-        if (error.message.startsWith('NOSCRIPT'))
-          return this.commands.eval(script.lua, keys.length, ...keys, ...argv).catch((late: unknown) => this.late(late));
-        return this.late(error);
+        if (error instanceof Error && error.message.startsWith('NOSCRIPT')) return this.commands.eval(script.lua, keys.length, ...keys, ...argv);
+        throw error;
       })
-      .then((raw) => script.parse(raw as Raw));
+      .then(
+        (raw) => {
+          this.inFlight -= 1;
+          call.resolve(script.parse(raw));
+        },
+        (error: unknown) => {
+          this.inFlight -= 1;
+          call.reject(this.late(error));
+        },
+      );
+  }
+
+  private sendBatch(calls: QueuedCall[]): void {
+    const batch = this.batch!;
+    const { keys, argv } = batch.argsOf(calls);
+    this.inFlight += 1;
+    this.commands
+      .evalsha(batch.sha, keys.length, ...keys, ...argv)
+      .catch((error: unknown) => {
+        if (error instanceof Error && error.message.startsWith('NOSCRIPT')) return this.commands.eval(batch.lua, keys.length, ...keys, ...argv);
+        throw error;
+      })
+      .then(
+        (raws) => {
+          this.inFlight -= 1;
+          const replies = raws as unknown[];
+          calls.forEach((call, i) => {
+            const raw = replies[i];
+            if (raw instanceof Error) call.reject(this.late(raw));
+            else call.resolve(call.script.parse(raw));
+          });
+        },
+        (error: unknown) => {
+          this.inFlight -= 1;
+          for (const call of calls) call.reject(error);
+        },
+      );
   }
 
   /** A guarded script's refusal (`DLOCK_LATE <server ms>`) teaches the clock and becomes LateOperation; other errors pass. */
-  private late(error: unknown): never {
+  private late(error: unknown): unknown {
     if (error instanceof Error && error.message.startsWith(LATE_REPLY)) {
       const serverMs = Number(error.message.slice(LATE_REPLY.length + 1));
       if (Number.isFinite(serverMs)) this.clock.observe(serverMs, monotonicNow());
-      throw new LateOperation(`Redis would have run it after its caller's operation timeout (${this.timeoutMs} ms), so it changed nothing`);
+      return new LateOperation(`Redis would have run it after its caller's operation timeout (${this.timeoutMs} ms), so it changed nothing`);
     }
-    throw error;
+    return error;
   }
 
   /**
@@ -95,4 +201,12 @@ export class LockNode {
     if (error) throw error;
     return Number(count);
   }
+}
+
+/** The `{hash tag}` of a lock key (all keys of one lock share it, hence one cluster slot). */
+function hashTag(key: string | undefined): string {
+  if (!key) return '';
+  const open = key.indexOf('{');
+  const close = open >= 0 ? key.indexOf('}', open + 1) : -1;
+  return close > open + 1 ? key.slice(open + 1, close) : key;
 }

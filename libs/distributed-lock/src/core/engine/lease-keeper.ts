@@ -111,7 +111,7 @@ export class LeaseKeeper {
     this.lost(held, 'lease-expired');
     // Our deadline is never later than Redis's: if the key is still ours for a moment, free it now
     // so that waiters do not sit out the rest of the lease. Owner-checked, so harmless otherwise.
-    this.background.run('release', held.resource.name, () => this.roundTrips.bounded(held.resource.release(held.owner, true)));
+    this.background.run('release', held.resource.name, () => this.roundTrips.bounded(held.resource.release(held.owner, true, undefined, held.token)));
   }
 
   /**

@@ -61,8 +61,12 @@ export interface LeaseResource {
   readonly channel: string;
   /** Lengthens the lease if `owner` still holds the lock. */
   renew(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<RenewResult>;
-  /** Drops one hold of `owner` (or all). With `expectedHolds`, only if the lock has exactly that many holds: for retries. */
-  release(owner: string, all: boolean, expectedHolds?: number): Promise<ReleaseReply>;
+  /**
+   * Drops one hold of `owner` (or all). With `expectedHolds`, only if the lock has exactly that many
+   * holds: for retries. With `token`, only in the lifetime of the lock that token names (kinds that keep
+   * one holder check it: a release Redis runs late then changes nothing).
+   */
+  release(owner: string, all: boolean, expectedHolds?: number, token?: number): Promise<ReleaseReply>;
   /** Present on kinds that hand the lock over (see LockHandover). */
   readonly handover?: LockHandover;
 }

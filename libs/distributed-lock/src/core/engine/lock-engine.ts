@@ -83,7 +83,7 @@ export class LockEngine implements LockReleaser {
     readonly announce: () => void,
     private readonly staleReaders: RedisClient[] = [],
   ) {
-    this.keys = new LockKeys(settings.keyPrefix);
+    this.keys = new LockKeys(settings.keyPrefix, nodes[0]!.redis.isCluster);
     this.roundTrips = new RoundTrips(settings.operationTimeoutMs);
     this.background = new BackgroundWork(events, this.roundTrips);
     this.leases = new LeaseKeeper(settings.watchdogTimeoutMs, this.roundTrips, this.background, events, (held, reason) => this.markLost(held, reason));
@@ -260,7 +260,7 @@ export class LockEngine implements LockReleaser {
     this.lines.close();
     for (const held of this.held.all()) {
       this.markLost(held, 'client-closed');
-      this.background.run('release', held.resource.name, () => this.roundTrips.bounded(held.resource.release(held.owner, true)));
+      this.background.run('release', held.resource.name, () => this.roundTrips.bounded(held.resource.release(held.owner, true, undefined, held.token)));
     }
     // Waiters woken by the close above leave in the next turns, some with clean-up in Redis (their
     // process's waiting mark): let that start before waiting for the background work.

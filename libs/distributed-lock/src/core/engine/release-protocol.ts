@@ -64,7 +64,7 @@ export class ReleaseProtocol {
     }
     let reply: ReleaseReply;
     try {
-      reply = await this.roundTrips.bounded(resource.release(held.owner, last));
+      reply = await this.roundTrips.bounded(resource.release(held.owner, last, undefined, held.token));
     } catch (error) {
       // Unknown outcome (the master died mid-call, a failover...). Retry until it is known, so the
       // lock does not sit in Redis for the rest of its lease, or block its owner's next acquisition.
@@ -181,7 +181,7 @@ export class ReleaseProtocol {
         if (!held.active || this.outcomes.isClosed()) return;
         let reply: ReleaseReply;
         try {
-          reply = await this.roundTrips.bounded(held.resource.release(held.owner, false, expected));
+          reply = await this.roundTrips.bounded(held.resource.release(held.owner, false, expected, held.token));
         } catch (error) {
           this.background.report('release', held.resource.name, error);
           continue;

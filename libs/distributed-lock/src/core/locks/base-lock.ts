@@ -59,7 +59,7 @@ export abstract class BaseLock implements LockKindContract {
   /** @internal */
   abstract renew(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<RenewResult>;
   /** @internal */
-  abstract release(owner: string, all: boolean, expectedHolds?: number): Promise<ReleaseReply>;
+  abstract release(owner: string, all: boolean, expectedHolds?: number, token?: number): Promise<ReleaseReply>;
 
   /** Whether anyone holds the lock. */
   abstract isLocked(): Promise<boolean>;

@@ -1,10 +1,15 @@
+import { slotOf, slotTag } from './slot-tags.js';
 /**
  * Key and channel names of one lock. Every name carries the lock name as a `{hash tag}`, so all keys
  * of one lock live in one cluster slot and one script can touch them all; every name starts with the
  * prefix, so an ACL can confine a lock user to `~<prefix>*` and `&<prefix>*`.
  */
 export class LockKeys {
-  constructor(readonly prefix: string) {}
+  /** `clustered`: the keys live in a Redis Cluster, where a script's keys must share one slot. */
+  constructor(
+    readonly prefix: string,
+    private readonly clustered = false,
+  ) {}
 
   /**
    * The lock itself (a hash). `variant` separates the lock kinds that keep other state under the same
@@ -15,12 +20,13 @@ export class LockKeys {
   }
 
   /**
-   * The fencing-token counter. It expires an hour after the name's last token (see next-token.lua.ts):
-   * by then the server clock, the floor of every token, has passed the last token, so tokens keep
-   * increasing across lock lifetimes all the same.
+   * The fencing-token counter the lock `name` draws its tokens from (see next-token.lua.ts), shared by
+   * every name: one per deployment, or in a cluster one per slot, named with a tag of that slot so
+   * that it lives beside the lock's keys. A bounded number of keys that never expire, whatever names
+   * come and go.
    */
   fence(name: string): string {
-    return `${this.prefix}{${name}}:fence`;
+    return this.clustered ? `${this.prefix}{${slotTag(slotOf(name))}}:fence` : `${this.prefix}fence`;
   }
 
   /** The channel the release script publishes on. */

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { helpersInOrder, type LuaHelper } from './lua-helper.js';
+import { CLOCK_LUA } from './next-token.lua.js';
 
 export type ScriptArgument = string | number;
 
@@ -17,8 +19,12 @@ export type PublishCommand = 'publish' | 'spublish';
 export interface LockScript<A, R, Raw = unknown> {
   /** A name for error messages and test transcripts; prefixed to avoid clashes. */
   readonly name: string;
+  /** The whole script: its guard (if guarded), its helpers, its body. */
   readonly lua: string;
   readonly sha: string;
+  /** The Lua helpers the body calls, and the body itself (the parts a batch of scripts is made of, see ScriptBatch). */
+  readonly helpers: readonly LuaHelper[];
+  readonly body: string;
   keys(args: A): string[];
   argv(args: A): ScriptArgument[];
   /**
@@ -26,6 +32,12 @@ export interface LockScript<A, R, Raw = unknown> {
    * deadline, `not-after:<ms>`, as the last ARGV. For every script that changes who holds what.
    */
   readonly guarded: boolean;
+  /**
+   * For a guarded script: whether a call needs no deadline because the script checks something that a
+   * late run would find changed (a release checks the fencing token of the hold it releases). Such a
+   * call skips the guard's reading of the server's clock.
+   */
+  readonly clockFree?: (args: A) => boolean;
   /** The script's reply as its callers read it (a typed outcome, never a bare -1/-2/-3 to decode). */
   parse(raw: Raw): R;
   /** Type only: what the script replies. */
@@ -39,7 +51,7 @@ export const LATE_REPLY = 'DLOCK_LATE';
 export const NOT_AFTER = 'not-after:';
 
 /**
- * The first lines of a guarded script. Its last ARGV is `not-after:<ms>`: the latest server time (ms
+ * The first lines of a guarded script (after the clock helper, see CLOCK_LUA). Its last ARGV is `not-after:<ms>`: the latest server time (ms
  * since the epoch) at which its caller may still be waiting for the reply (NodeClock.notAfter). Past
  * it, the script changes nothing and replies the error `DLOCK_LATE <server time in ms>`: its caller
  * gave up on it, so whatever it would take would be nobody's, and whatever it would release might be a
@@ -51,31 +63,48 @@ export const GUARD_LUA = `
 local guard_arg = ARGV[#ARGV]
 if guard_arg and string.sub(guard_arg, 1, ${NOT_AFTER.length}) == '${NOT_AFTER}' then
   local guard_not_after = tonumber(string.sub(guard_arg, ${NOT_AFTER.length + 1}))
-  local guard_clock = redis.call('time')
-  local guard_now = tonumber(guard_clock[1]) * 1000 + math.floor(tonumber(guard_clock[2]) / 1000)
-  if guard_not_after and guard_now >= guard_not_after then
-    return redis.error_reply('${LATE_REPLY} ' .. string.format('%.0f', guard_now))
+  if guard_not_after and now_ms() >= guard_not_after then
+    return redis.error_reply('${LATE_REPLY} ' .. string.format('%.0f', now_ms()))
   end
 end
 `;
 
 /**
- * Defines a script: KEYS and ARGV from a named-arguments object, and the SHA1 of its text. `guarded`:
- * the script starts with GUARD_LUA (see LockScript.guarded).
+ * Defines a script: its body (`lua`) after the helpers it calls, KEYS and ARGV from a named-arguments
+ * object, and the SHA1 of the whole text. `guarded`: the script starts with GUARD_LUA (see
+ * LockScript.guarded).
  */
 export function defineLockScript<A, R, Raw = R>(definition: {
   name: string;
+  helpers?: readonly LuaHelper[];
   lua: string;
   keys: (args: A) => string[];
   argv: (args: A) => ScriptArgument[];
   guarded?: boolean;
+  clockFree?: (args: A) => boolean;
   /** Turns the raw reply into what callers read; without it the reply is passed as it is. */
   parse?: (raw: Raw) => R;
 }): LockScript<A, R, Raw> {
   const guarded = definition.guarded === true;
-  const lua = guarded ? `${GUARD_LUA}${definition.lua}` : definition.lua;
+  // A guarded script reads the server's clock (the guard): the clock helper comes first.
+  const helpers = helpersInOrder(guarded ? [CLOCK_LUA, ...(definition.helpers ?? [])] : (definition.helpers ?? []));
+  const body = definition.lua;
+  const [clock, rest] = guarded ? [helpers[0]!.lua, helpers.slice(1)] : ['', helpers];
+  const lua = `${clock}${guarded ? GUARD_LUA : ''}${rest.map((helper) => helper.lua).join('')}${body}`;
   const parse = definition.parse ?? ((raw: Raw) => raw as unknown as R);
-  return { ...definition, lua, guarded, parse, sha: createHash('sha1').update(lua).digest('hex') };
+  const script = { name: definition.name, keys: definition.keys, argv: definition.argv, lua, body, helpers, guarded, parse, sha: sha1(lua) };
+  return definition.clockFree ? { ...script, clockFree: definition.clockFree } : script;
+}
+
+export function sha1(text: string): string {
+  return createHash('sha1').update(text).digest('hex');
+}
+
+/** A script's name and text, and the SHA1 it runs by (for SCRIPT LOAD). */
+export interface ScriptText {
+  readonly name: string;
+  readonly lua: string;
+  readonly sha: string;
 }
 
 /** A lock script whose arguments and reply types are not known here (lists, registration). */

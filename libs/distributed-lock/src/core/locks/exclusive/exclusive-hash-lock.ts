@@ -33,7 +33,7 @@ export class ExclusiveHash {
    * Drops one hold (or all). `waitingHere`: callers of this process still wait for the lock, so when
    * it goes to another process this one is marked as waiting, at the back.
    */
-  release(owner: string, all: boolean, expectedHolds: number | undefined, waitingHere: boolean): Promise<ReleaseReply> {
+  release(owner: string, all: boolean, expectedHolds: number | undefined, waitingHere: boolean, token?: number): Promise<ReleaseReply> {
     const { lock, fence, channel } = this.keys;
     return this.services.nodes[0]!.run(exclusiveRelease, {
       lock,
@@ -46,6 +46,7 @@ export class ExclusiveHash {
       grantLeaseMs: GRANT_LEASE_MS,
       stillWaitingClient: waitingHere ? this.services.clientId : '',
       alwaysPublish: !this.waitersMark,
+      token,
     });
   }
 

@@ -25,11 +25,18 @@ export interface ExclusiveReleaseArgs extends ExclusiveKeys {
    * that never had a mark has nobody to tell, and its release saves the PUBLISH.
    */
   readonly alwaysPublish: boolean;
+  /**
+   * The fencing token of the hold being released, when the caller knows it (every release of a lock
+   * it holds): the release applies only to that lifetime of the lock, so a release Redis runs late (after
+   * the owner let go and took the lock again) finds another token and changes nothing; such a call
+   * needs no deadline (see `clockFree`). Undefined for clean-ups of holds the caller does not know of.
+   */
+  readonly token: number | undefined;
 }
 
 /**
- * Releases one hold (or all) of an exclusive lock, if the caller owns it. Replies -1 when the caller
- * is not the owner (nothing changed), -2 when the holds differ from the expected ones (an earlier
+ * Releases one hold (or all) of an exclusive lock, if the caller owns it (and, with `token`, in that
+ * lifetime of the lock). Replies -1 when the caller is not the owner (nothing changed), -2 when the holds differ from the expected ones (an earlier
  * release whose reply was lost did go through: nothing changed), the holds left when still held, and
  * when the caller's last hold is gone: -3 if the lock went to the
  * process that has waited longest (`grant:<client>` on the channel), else 0: no process was marked
@@ -42,17 +49,29 @@ export const exclusiveRelease = defineLockScript<ExclusiveReleaseArgs, ReleaseRe
   name: 'dlockExclusiveRelease',
   parse: parseRelease,
   guarded: true,
+  clockFree: (a) => a.token !== undefined,
   keys: (a) => [a.lock, a.fence, a.channel],
-  argv: (a) => [a.owner, a.publish, a.all ? 'all' : '1', a.expectedHolds ?? '', a.grantLeaseMs, a.stillWaitingClient, a.alwaysPublish ? '1' : '0'],
-  lua: `${GRANT_TO_LONGEST_WAITING_LUA}
+  argv: (a) => [
+    a.owner,
+    a.publish,
+    a.all ? 'all' : '1',
+    a.expectedHolds ?? '',
+    a.grantLeaseMs,
+    a.stillWaitingClient,
+    a.alwaysPublish ? '1' : '0',
+    a.token ?? '',
+  ],
+  helpers: [GRANT_TO_LONGEST_WAITING_LUA],
+  lua: `
 local lock_key, fence_key, channel = KEYS[1], KEYS[2], KEYS[3]
 local owner_id, publish, count, expected_holds, grant_lease = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local still_waiting_client = ARGV[6] or ''
 local always_publish = ARGV[7] == '1'
+local token = ARGV[8]
 
-local state = redis.call('hmget', lock_key, 'owner', 'holds', 'wseq')
+local state = redis.call('hmget', lock_key, 'owner', 'holds', 'wseq', 'token')
 local holder, holds, anyone_marked = state[1], state[2], state[3]
-if holder ~= owner_id then
+if holder ~= owner_id or (token ~= '' and state[4] ~= token) then
   return -1
 end
 if expected_holds ~= '' and holds ~= expected_holds then

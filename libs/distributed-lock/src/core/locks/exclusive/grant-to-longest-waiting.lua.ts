@@ -1,3 +1,4 @@
+import { luaHelper } from '../../scripts/lua-helper.js';
 import { NEXT_TOKEN_LUA } from '../../scripts/next-token.lua.js';
 import { WAITING_MARKS_LUA } from './waiting-marks.lua.js';
 
@@ -15,7 +16,9 @@ import { WAITING_MARKS_LUA } from './waiting-marks.lua.js';
  * waiting leaves the placeholder to expire after `grant_lease`; the others' waiters, told of the
  * grant, look again by then. Returns the grant's token, or nil when no process (but `exclude`) waits.
  */
-export const GRANT_TO_LONGEST_WAITING_LUA = `${NEXT_TOKEN_LUA}${WAITING_MARKS_LUA}
+export const GRANT_TO_LONGEST_WAITING_LUA = luaHelper(
+  'grant_to_longest_waiting',
+  `
 local function grant_to_longest_waiting(lock_key, fence_key, channel, publish, grant_lease, exclude)
   local fields = redis.call('hgetall', lock_key)
   local next_client, next_seq = nil, nil
@@ -39,4 +42,6 @@ local function grant_to_longest_waiting(lock_key, fence_key, channel, publish, g
   redis.call(publish, channel, 'grant:' .. next_client)
   return token
 end
-`;
+`,
+  [NEXT_TOKEN_LUA, WAITING_MARKS_LUA],
+);

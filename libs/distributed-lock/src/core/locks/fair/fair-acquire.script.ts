@@ -32,7 +32,8 @@ export const fairAcquire = defineLockScript<FairAcquireArgs, AttemptReply, [numb
   guarded: true,
   keys: (a) => [a.lock, a.fence, a.queue, a.queueDeadlines],
   argv: (a) => [a.owner, a.leaseMs, a.queueTimeoutMs, a.queueOnFailure ? '1' : '0', a.watchdog ? '1' : '0'],
-  lua: `${FAIR_QUEUE_LUA}${NEXT_TOKEN_LUA}
+  helpers: [FAIR_QUEUE_LUA, NEXT_TOKEN_LUA],
+  lua: `
 local lock_key, fence_key, queue_key, deadlines_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local owner_id, lease_ms, timeout, queue_on_failure = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4] == '1'
 local renew = ARGV[5] or '0'

@@ -20,7 +20,8 @@ export const fairLeave = defineLockScript<FairLeaveArgs, number>({
   guarded: true,
   keys: (a) => [a.lock, a.channel, a.queue, a.queueDeadlines],
   argv: (a) => [a.owner, a.publish],
-  lua: `${FAIR_QUEUE_LUA}
+  helpers: [FAIR_QUEUE_LUA],
+  lua: `
 local lock_key, channel, queue_key, deadlines_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local owner_id, publish = ARGV[1], ARGV[2]
 

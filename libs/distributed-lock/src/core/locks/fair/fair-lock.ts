@@ -72,8 +72,8 @@ export class FairLock extends ExclusiveHashLock {
     );
   }
 
-  release(owner: string, all: boolean, expectedHolds?: number): Promise<ReleaseReply> {
-    return this.hash.release(owner, all, expectedHolds, false);
+  release(owner: string, all: boolean, expectedHolds?: number, token?: number): Promise<ReleaseReply> {
+    return this.hash.release(owner, all, expectedHolds, false, token);
   }
 
   /** Waiters queued right now (live or not yet dropped), for monitoring. */

@@ -13,7 +13,8 @@ export const readWriteAdjust = defineLockScript<ReadWriteAdjustArgs, number>({
   guarded: true,
   keys: (a) => [a.hash, a.readers],
   argv: (a) => [a.owner, a.side, a.holds],
-  lua: `${READ_WRITE_LUA}
+  helpers: [READ_WRITE_LUA],
+  lua: `
 local hash_key, readers_key = KEYS[1], KEYS[2]
 local owner_id, side, holds = ARGV[1], ARGV[2], ARGV[3]
 

@@ -22,7 +22,8 @@ export const readRelease = defineLockScript<ReadWriteReleaseArgs, ReleaseReply, 
   guarded: true,
   keys: (a) => [a.hash, a.readers, a.channel],
   argv,
-  lua: `${READ_WRITE_LUA}
+  helpers: [READ_WRITE_LUA],
+  lua: `
 local hash_key, readers_key, channel = KEYS[1], KEYS[2], KEYS[3]
 local owner_id, publish, count, expected_holds = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 
@@ -59,7 +60,8 @@ export const writeRelease = defineLockScript<ReadWriteReleaseArgs, ReleaseReply,
   guarded: true,
   keys: (a) => [a.hash, a.readers, a.channel],
   argv,
-  lua: `${READ_WRITE_LUA}
+  helpers: [READ_WRITE_LUA],
+  lua: `
 local hash_key, readers_key, channel = KEYS[1], KEYS[2], KEYS[3]
 local owner_id, publish, count, expected_holds = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 

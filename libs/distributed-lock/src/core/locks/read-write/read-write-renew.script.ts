@@ -12,7 +12,8 @@ export const readRenew = defineLockScript<ReadWriteRenewArgs, boolean, number>({
   name: 'dlockReadRenew',
   keys: (a) => [a.hash, a.readers],
   argv: (a) => [a.owner, a.leaseMs],
-  lua: `${READ_WRITE_LUA}
+  helpers: [READ_WRITE_LUA],
+  lua: `
 local hash_key, readers_key = KEYS[1], KEYS[2]
 local owner_id, lease_ms = ARGV[1], tonumber(ARGV[2])
 
@@ -35,7 +36,8 @@ export const writeRenew = defineLockScript<ReadWriteRenewArgs, boolean, number>(
   name: 'dlockWriteRenew',
   keys: (a) => [a.hash, a.readers],
   argv: (a) => [a.owner, a.leaseMs],
-  lua: `${READ_WRITE_LUA}
+  helpers: [READ_WRITE_LUA],
+  lua: `
 local hash_key, readers_key = KEYS[1], KEYS[2]
 local owner_id, lease_ms = ARGV[1], tonumber(ARGV[2])
 

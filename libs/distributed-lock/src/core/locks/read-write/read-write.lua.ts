@@ -1,4 +1,5 @@
 import { parseAttempt, type AttemptReply } from '../../scripts/lock-script.js';
+import { luaHelper } from '../../scripts/lua-helper.js';
 
 /**
  * Lua shared by the read-write lock's scripts. The lock is one hash and one sorted set, in the lock's
@@ -14,7 +15,9 @@ import { parseAttempt, type AttemptReply } from '../../scripts/lock-script.js';
  *   nobody holds anything. Scripts that change the lock end with it.
  * - `time_to_change(hash_key)`: ms until the lock's state can change (at least 1).
  */
-export const READ_WRITE_LUA = `
+export const READ_WRITE_LUA = luaHelper(
+  'read_write',
+  `
 local function drop_expired(hash_key, readers_key)
   local clock = redis.call('time')
   local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
@@ -49,7 +52,8 @@ local function time_to_change(hash_key)
   if left < 0 then return 1 end
   return left
 end
-`;
+`,
+);
 
 /** The keys of one read-write lock. */
 export interface ReadWriteKeys {

@@ -14,7 +14,8 @@ export const writeAcquire = defineLockScript<ReadWriteAcquireArgs, WriteAttemptR
   guarded: true,
   keys: (a) => [a.hash, a.readers, a.fence],
   argv: (a) => [a.owner, a.leaseMs, a.watchdog ? '1' : '0'],
-  lua: `${READ_WRITE_LUA}${NEXT_TOKEN_LUA}
+  helpers: [READ_WRITE_LUA, NEXT_TOKEN_LUA],
+  lua: `
 local hash_key, readers_key, fence_key = KEYS[1], KEYS[2], KEYS[3]
 local owner_id, lease_ms = ARGV[1], tonumber(ARGV[2])
 local renew = ARGV[3] or '0'

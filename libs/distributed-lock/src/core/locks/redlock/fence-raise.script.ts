@@ -1,5 +1,4 @@
 import { defineLockScript } from '../../scripts/lock-script.js';
-import { KEEP_TOKEN_LUA } from '../../scripts/next-token.lua.js';
 
 export interface FenceRaiseArgs {
   readonly fence: string;
@@ -17,12 +16,12 @@ export const fenceRaise = defineLockScript<FenceRaiseArgs, number>({
   name: 'dlockFenceRaise',
   keys: (a) => [a.fence, a.lock],
   argv: (a) => [a.owner, a.token],
-  lua: `${KEEP_TOKEN_LUA}
+  lua: `
 local fence_key, lock_key = KEYS[1], KEYS[2]
 local owner_id, token = ARGV[1], ARGV[2]
 
 if tonumber(redis.call('get', fence_key) or '0') < tonumber(token) then
-  keep_token(fence_key, tonumber(token), clock_floor())
+  redis.call('set', fence_key, token)
 end
 if redis.call('hget', lock_key, 'owner') == owner_id then
   redis.call('hset', lock_key, 'token', token)

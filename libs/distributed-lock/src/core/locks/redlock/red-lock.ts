@@ -169,6 +169,8 @@ export class RedLock extends BaseLock {
       grantLeaseMs: GRANT_LEASE_MS,
       stillWaitingClient: '',
       alwaysPublish: true,
+      // Each node may hold another token (a raise that did not reach it): the deadline guards instead.
+      token: undefined,
     };
   }
 

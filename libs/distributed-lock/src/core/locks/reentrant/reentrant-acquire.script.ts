@@ -43,7 +43,8 @@ export const reentrantAcquire = defineLockScript<ReentrantAcquireArgs, AttemptRe
   guarded: true,
   keys: (a) => [a.lock, a.fence],
   argv: (a) => [a.owner, a.leaseMs, a.waitingClient, QUEUE_ARG[a.queue], a.watchdog ? '1' : '0'],
-  lua: `${NEXT_TOKEN_LUA}${WAITING_MARKS_LUA}
+  helpers: [NEXT_TOKEN_LUA, WAITING_MARKS_LUA],
+  lua: `
 local lock_key, fence_key = KEYS[1], KEYS[2]
 local owner_id, lease_ms = ARGV[1], ARGV[2]
 local client = ARGV[3] or ''

@@ -54,7 +54,8 @@ export const reentrantHandover = defineLockScript<ReentrantHandoverArgs, HandOve
     a.successorWatchdog ? '1' : '0',
     a.all ? '1' : '0',
   ],
-  lua: `${GRANT_TO_LONGEST_WAITING_LUA}
+  helpers: [GRANT_TO_LONGEST_WAITING_LUA],
+  lua: `
 local lock_key, fence_key, channel = KEYS[1], KEYS[2], KEYS[3]
 local owner_id, successor_id, lease_ms, client = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local yield_to_others, publish, successor_is_last, grant_lease = ARGV[5] == '1', ARGV[6], ARGV[7] == '1', ARGV[8]

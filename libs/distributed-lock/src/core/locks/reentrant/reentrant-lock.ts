@@ -45,8 +45,8 @@ export class ReentrantLock extends ExclusiveHashLock implements LockHandover {
     return reply;
   }
 
-  release(owner: string, all: boolean, expectedHolds?: number): Promise<ReleaseReply> {
-    return this.hash.release(owner, all, expectedHolds, this.services.waitersHere(this.channel) > 0);
+  release(owner: string, all: boolean, expectedHolds?: number, token?: number): Promise<ReleaseReply> {
+    return this.hash.release(owner, all, expectedHolds, this.services.waitersHere(this.channel) > 0, token);
   }
 
   /** @internal See LockHandover. */

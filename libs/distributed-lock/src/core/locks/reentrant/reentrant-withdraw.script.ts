@@ -19,7 +19,8 @@ export const reentrantWithdraw = defineLockScript<ReentrantWithdrawArgs, number>
   guarded: true,
   keys: (a) => [a.lock, a.fence, a.channel],
   argv: (a) => [a.client, a.publish, a.grantLeaseMs],
-  lua: `${GRANT_TO_LONGEST_WAITING_LUA}
+  helpers: [GRANT_TO_LONGEST_WAITING_LUA],
+  lua: `
 local lock_key, fence_key, channel = KEYS[1], KEYS[2], KEYS[3]
 local client, publish, grant_lease = ARGV[1], ARGV[2], ARGV[3]
 

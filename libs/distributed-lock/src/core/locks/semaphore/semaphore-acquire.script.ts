@@ -43,7 +43,8 @@ export const semaphoreAcquire = defineLockScript<SemaphoreAcquireArgs, PermitsAt
   guarded: true,
   keys: semaphoreKeyList,
   argv: (a) => [a.owner, a.permits, a.leaseMs, a.initialPermits, a.queueTimeoutMs, a.queueOnFailure ? '1' : '0', a.publish, a.watchdog ? '1' : '0'],
-  lua: `${SEMAPHORE_LUA}${NEXT_TOKEN_LUA}
+  helpers: [SEMAPHORE_LUA, NEXT_TOKEN_LUA],
+  lua: `
 local state_key, holders_key, queue_key, deadlines_key, fence_key, channel = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local owner_id, wanted, lease_ms, initial_permits = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local queue_timeout, queue_on_failure, publish, renew = tonumber(ARGV[5]), ARGV[6] == '1', ARGV[7], ARGV[8] or '0'

@@ -33,7 +33,8 @@ export const semaphorePermits = defineLockScript<SemaphorePermitsArgs, Semaphore
   name: 'dlockSemaphorePermits',
   keys: semaphoreKeyList,
   argv: (a) => [a.operation, a.value, a.initialPermits, a.publish],
-  lua: `${SEMAPHORE_LUA}
+  helpers: [SEMAPHORE_LUA],
+  lua: `
 local state_key, holders_key, queue_key, deadlines_key, channel = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[6]
 local operation, value, initial_permits, publish = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
 

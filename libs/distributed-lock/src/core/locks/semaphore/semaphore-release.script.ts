@@ -18,7 +18,8 @@ export const semaphoreRelease = defineLockScript<SemaphoreReleaseArgs, ReleaseRe
   guarded: true,
   keys: semaphoreKeyList,
   argv: (a) => [a.owner, a.publish],
-  lua: `${SEMAPHORE_LUA}
+  helpers: [SEMAPHORE_LUA],
+  lua: `
 local state_key, holders_key, queue_key, deadlines_key, channel = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[6]
 local owner_id, publish = ARGV[1], ARGV[2]
 

@@ -18,7 +18,8 @@ export const semaphoreRenew = defineLockScript<SemaphoreRenewArgs, boolean, numb
   name: 'dlockSemaphoreRenew',
   keys: semaphoreKeyList,
   argv: (a) => [a.owner, a.leaseMs, a.publish],
-  lua: `${SEMAPHORE_LUA}
+  helpers: [SEMAPHORE_LUA],
+  lua: `
 local state_key, holders_key, queue_key, channel = KEYS[1], KEYS[2], KEYS[3], KEYS[6]
 local owner_id, lease_ms, publish = ARGV[1], tonumber(ARGV[2]), ARGV[3]
 

@@ -1,4 +1,5 @@
 import type { SemaphoreKeys } from '../../scripts/lock-keys.js';
+import { luaHelper } from '../../scripts/lua-helper.js';
 
 /**
  * What every semaphore script takes: the semaphore's keys, as one object built once per semaphore (not
@@ -22,7 +23,9 @@ export const semaphoreKeyList = ({ keys: k }: SemaphoreScriptArgs): string[] => 
  * only it, if its request now fits: `next:<its owner id>` on the channel (its process wakes that
  * waiter; no other process is woken, and nobody races it). No polling.
  */
-export const SEMAPHORE_LUA = `
+export const SEMAPHORE_LUA = luaHelper(
+  'semaphore',
+  `
 local function server_ms()
   local clock = redis.call('time')
   return tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
@@ -91,4 +94,5 @@ local function wake_if_first_fits(state_key, queue_key, channel, publish)
     wake_first(channel, publish, first)
   end
 end
-`;
+`,
+);
