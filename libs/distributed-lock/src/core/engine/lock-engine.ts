@@ -117,7 +117,7 @@ export class LockEngine implements LockReleaser {
       node: this.node,
       keys: this.keys,
       clientId: this.clientId,
-      waiterCount: (channel) => this.notifier.waiterCount(channel),
+      waitedMs: (channel) => this.notifier.waitedMs(channel),
       query: async (operation, name, run) => {
         this.assertOpen(`${operation} "${name}"`);
         try {

@@ -273,6 +273,12 @@ export class UnlockNotifier {
     return this.channels.get(channel)?.waiters.length ?? 0;
   }
 
+  /** How long each caller of this process waiting behind `channel` has waited so far, in ms, longest first (for inspection). */
+  waitedMs(channel: string): number[] {
+    const now = monotonicNow();
+    return (this.channels.get(channel)?.waiters ?? []).map((waiter) => now - waiter.since).sort((a, b) => b - a);
+  }
+
   /** Whether `waiter` is first in its queue: the one the next release wakes, and the one watching the lease. */
   isHead(waiter: Waiter): boolean {
     return this.channels.get(waiter.channel)?.waiters[0] === waiter;

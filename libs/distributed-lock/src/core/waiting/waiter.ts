@@ -30,6 +30,8 @@ export class Waiter {
   handover: Handover | undefined;
   /** The owner id it waits as: a wake-up addressed to it (`next:<owner>`, a semaphore's) wakes it alone. */
   owner: string | undefined;
+  /** Monotonic time it joined the queue (how long it has waited, for inspection). */
+  readonly since = monotonicNow();
   private finish: ((outcome: WaitOutcome) => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
   /** Monotonic time the current timer fires at. */
