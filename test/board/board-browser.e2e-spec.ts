@@ -153,6 +153,10 @@ if (skip) console.warn(`the lock board in a real browser: skipped, ${skip}`);
     const shownToken = async (): Promise<number> => Number(await page.locator('tbody[data-lock="order:1"] td.token').first().getAttribute('data-token'));
     await until(async () => (await shownToken()) === handedOver.holder!.token, 'the page to show the new holder by itself', 10_000);
     expectShown(await shownLock(page, 'order:1'), handedOver);
+    // Typing into the filter narrows the table in place and keeps the filter in the address bar.
+    await page.fill('input[name=filter]', 'pool');
+    await until(async () => (await page.locator('tbody[data-lock]').count()) === 1 && page.url().endsWith('/locks?filter=pool'), 'the filter to apply', 10_000);
+    expect(await page.getAttribute('tbody[data-lock]', 'data-lock')).toBe('pool');
     expect(requests.filter((url) => !url.startsWith(`${app.url}/`))).toEqual([]);
     await page.close();
   });

@@ -1,6 +1,7 @@
 import { Controller, Get, Header, HttpCode, Post, Query, Req, Res, UseGuards, type CanActivate, type Type } from '@nestjs/common';
 import { BOARD_SCRIPT, BOARD_STYLE } from './board-assets.js';
-import { isUnlockableKind } from './board-force-unlock.js';
+import type { InspectedLockKind } from '../index.js';
+import { isUnlockableKind, type BoardForceUnlock } from './board-force-unlock.js';
 import { boardMain, boardPage } from './board-page.html.js';
 import type { BoardSnapshot } from './board-snapshot.js';
 import { BoardService } from './board.service.js';
@@ -104,12 +105,9 @@ export function createBoardController(path: string, guards: readonly BoardGuard[
     @Header('Content-Security-Policy', CSP)
     async confirm(@Query() query: Record<string, unknown>, @Req() request: BoardRequest, @Res({ passthrough: true }) response: BoardResponse): Promise<string> {
       const base = baseOf(request, 'force-unlock');
-      const refused = this.refusal(query, response, base);
-      if (refused !== undefined) return refused;
-      return this.orFailure(response, base, async () => {
-        const inspection = await this.board.forceUnlock!.inspect(one(query.name)!, one(query.kind) as 'reentrant');
-        return confirmPage(base, inspection, this.board.key);
-      });
+      const target = this.target(query, response, base);
+      if (typeof target === 'string') return target;
+      return this.orFailure(response, base, async () => confirmPage(base, await target.unlock.inspect(target.name, target.kind), this.board.key));
     }
 
     /** Removes the lock if it is still held with the tokens the confirmation named; parameters in the query (no body parser needed). */
@@ -120,8 +118,8 @@ export function createBoardController(path: string, guards: readonly BoardGuard[
     @Header('Content-Security-Policy', CSP)
     async unlock(@Query() query: Record<string, unknown>, @Req() request: BoardRequest, @Res({ passthrough: true }) response: BoardResponse): Promise<string> {
       const base = baseOf(request, 'force-unlock');
-      const refused = this.refusal(query, response, base);
-      if (refused !== undefined) return refused;
+      const target = this.target(query, response, base);
+      if (typeof target === 'string') return target;
       const site = one(request.headers?.['sec-fetch-site']);
       if (!this.board.isFormKey(one(query.key)) || (site !== undefined && site !== 'same-origin' && site !== 'none')) {
         response.status(403);
@@ -131,11 +129,10 @@ export function createBoardController(path: string, guards: readonly BoardGuard[
           'This request did not come from the confirmation page of this board: open the lock again and confirm there.',
         );
       }
-      const name = one(query.name)!;
       return this.orFailure(response, base, async () => {
-        const result = await this.board.forceUnlock!.execute({ name, kind: one(query.kind) as 'reentrant', tokens: one(query.tokens) ?? '' }, request.ip);
+        const result = await target.unlock.execute({ name: target.name, kind: target.kind, tokens: one(query.tokens) ?? '' }, request.ip);
         if (result.outcome === 'changed') response.status(409);
-        return resultPage(base, name, result);
+        return resultPage(base, target.name, result);
       });
     }
 
@@ -150,9 +147,14 @@ export function createBoardController(path: string, guards: readonly BoardGuard[
       }
     }
 
-    /** Why a force-unlock request cannot go ahead (off, or a bad name or kind), as a page; undefined when it can. */
-    private refusal(query: Record<string, unknown>, response: BoardResponse, base: string): string | undefined {
-      if (!this.board.forceUnlock) {
+    /** The lock a force-unlock request names, or, when it cannot go ahead (off, a bad name or kind), the page that says why. */
+    private target(
+      query: Record<string, unknown>,
+      response: BoardResponse,
+      base: string,
+    ): { unlock: BoardForceUnlock; name: string; kind: InspectedLockKind } | string {
+      const unlock = this.board.forceUnlock;
+      if (!unlock) {
         response.status(403);
         return messagePage(
           base,
@@ -161,11 +163,12 @@ export function createBoardController(path: string, guards: readonly BoardGuard[
         );
       }
       const name = one(query.name);
-      if (!name || /[{}]/.test(name) || name.length > 512 || !isUnlockableKind(one(query.kind))) {
+      const kind = one(query.kind);
+      if (!name || /[{}]/.test(name) || name.length > 512 || !isUnlockableKind(kind)) {
         response.status(400);
         return messagePage(base, 'Force-unlock', 'Give a lock name and its kind (reentrant, fair or read-write; a semaphore cannot be force-unlocked).');
       }
-      return undefined;
+      return { unlock, name, kind };
     }
 
     private async read(query: Record<string, unknown>, response: BoardResponse): Promise<BoardSnapshot> {
