@@ -54,12 +54,12 @@ describe('the lock board with 10,000 held locks and 1,000 waiters', () => {
     await holder.redis.call('SLOWLOG', 'RESET');
     await holder.redis.call('CONFIG', 'RESETSTAT');
 
-    const timed = async (path: string): Promise<{ ms: number; bytes: number; snapshot: BoardSnapshot }> => {
+    const timed = async (path: string): Promise<{ ms: number; bytes: number; page: string; snapshot: BoardSnapshot }> => {
       const start = performance.now();
       const text = await (await fetch(`${url}${path}`)).text();
       const ms = performance.now() - start;
       const page = await (await fetch(`${url}${path.replace('/locks/data', '/locks')}`)).text();
-      return { ms, bytes: Buffer.byteLength(page), snapshot: JSON.parse(text) as BoardSnapshot };
+      return { ms, bytes: Buffer.byteLength(page), page, snapshot: JSON.parse(text) as BoardSnapshot };
     };
     const first = await timed('/locks/data');
     expect(first.snapshot.locks).toMatchObject({ total: LOCKS + FAIR_LOCKS, truncated: false, pages: Math.ceil((LOCKS + FAIR_LOCKS) / 50) });
@@ -68,6 +68,7 @@ describe('the lock board with 10,000 held locks and 1,000 waiters', () => {
     const again = await timed('/locks/data?page=2');
     const filtered = await timed('/locks/data?filter=scale:fair:*');
     expect(filtered.snapshot.locks.rows.map((row) => row.waiters.length)).toEqual(Array(FAIR_LOCKS).fill(FAIR_WAITERS));
+    expect(filtered.page).toContain(`… and ${FAIR_WAITERS - 20} more (${FAIR_WAITERS} in all)`); // the page lists the first 20 of a line
     const last = await timed(`/locks/data?page=${first.snapshot.locks.pages}`);
     expect(last.snapshot.locks.rows.map((row) => row.name)).toEqual(Array.from({ length: FAIR_LOCKS }, (_, i) => `scale:fair:${i}`)); // sorted by name
 

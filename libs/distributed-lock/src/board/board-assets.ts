@@ -125,6 +125,7 @@ code, .owner { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font
 .role { font-weight: 600; }
 .free { color: var(--muted); }
 td.waiting ol { margin: 0; padding-left: 1.2rem; }
+.more { margin: .2rem 0 0; color: var(--muted); }
 .waited { white-space: nowrap; font-variant-numeric: tabular-nums; }
 .pager { display: flex; gap: .8rem; align-items: center; margin: .4rem 0; }
 .error { color: var(--bad); font-weight: 600; }

@@ -30,9 +30,14 @@ function waiterItem(waiter: BoardWaiter): string {
   return `<li data-process="${esc(waiter.process)}" data-waited-ms="${Math.round(waiter.waitedMs)}">${who(waiter.process, waiter.self)}${owner}${permits}${callers} · <span class="waited" title="${title}">${waited}</span></li>`;
 }
 
+/** Waiters listed per lock at most: a line of a thousand stays readable (and the page light); the JSON has them all. */
+const MAX_WAITERS_SHOWN = 20;
+
 function waitersCell(lock: BoardLock): string {
   if (lock.waiters.length === 0) return '<td class="waiting">-</td>';
-  return `<td class="waiting"><ol>${lock.waiters.map(waiterItem).join('')}</ol></td>`;
+  const more = lock.waiters.length - MAX_WAITERS_SHOWN;
+  const rest = more > 0 ? `<p class="more">… and ${more} more (${lock.waiters.length} in all)</p>` : '';
+  return `<td class="waiting"><ol>${lock.waiters.slice(0, MAX_WAITERS_SHOWN).map(waiterItem).join('')}</ol>${rest}</td>`;
 }
 
 function holderCells(holder: BoardHolder | undefined, lock: BoardLock): string {
