@@ -11,6 +11,7 @@ export default {
   moduleNameMapper: {
     '^nestjs-distributed-lock$': '<rootDir>/libs/distributed-lock/src/index.ts',
     '^nestjs-distributed-lock/testing$': '<rootDir>/libs/distributed-lock/src/testing/index.ts',
+    '^nestjs-distributed-lock/board$': '<rootDir>/libs/distributed-lock/src/board/index.ts',
     '^redis-topology$': '<rootDir>/libs/redis-topology/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },

@@ -1,7 +1,8 @@
 // npm run docs:build: the documentation site, from the Markdown under docs/, into dist/docs/.
 //   1. The API reference, generated from the library's public types with TypeDoc (Markdown, via
 //      typedoc-plugin-markdown and typedoc-vitepress-theme) into docs/api/ (git-ignored): the entry
-//      points of the package's exports map, `nestjs-distributed-lock` and `nestjs-distributed-lock/testing`.
+//      points of the package's exports map, `nestjs-distributed-lock`, `nestjs-distributed-lock/testing`
+//      and `nestjs-distributed-lock/board`.
 //   2. The benchmark reports (results/bench/*.md and their charts) copied to docs/reports/ (git-ignored),
 //      so that the site shows them as pages, pictures included.
 //   3. VitePress builds the site: local search index, diagrams rendered to SVG, every asset in dist/docs.
@@ -15,8 +16,8 @@ const root = fileURLToPath(new URL('../', import.meta.url));
 const docs = `${root}docs`;
 const library = `${root}libs/distributed-lock`;
 
-/** Module names as a user imports them (TypeDoc would call them `index` and `testing`). */
-const MODULE_NAMES = { index: 'nestjs-distributed-lock', testing: 'nestjs-distributed-lock/testing' };
+/** Module names as a user imports them (TypeDoc would call them `index`, `testing` and `board`). */
+const MODULE_NAMES = { index: 'nestjs-distributed-lock', testing: 'nestjs-distributed-lock/testing', board: 'nestjs-distributed-lock/board' };
 /**
  * Words the library's doc comments write with an @ that TSDoc reads as block tags: decorators
  * (`@DistributedLock`), package scopes (`@nestjs/schedule`), a user@host form. Put back into the text.
@@ -38,7 +39,7 @@ const TEXT_TAGS = new Set(['@nestjs', '@opentelemetry', '@host']);
 export async function generateApiReference() {
   rmSync(`${docs}/api`, { recursive: true, force: true });
   const app = await Application.bootstrapWithPlugins({
-    entryPoints: [`${library}/src/index.ts`, `${library}/src/testing/index.ts`],
+    entryPoints: [`${library}/src/index.ts`, `${library}/src/testing/index.ts`, `${library}/src/board/index.ts`],
     tsconfig: `${library}/tsconfig.lib.json`,
     plugin: ['typedoc-plugin-markdown', 'typedoc-vitepress-theme'],
     out: `${docs}/api`,

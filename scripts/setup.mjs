@@ -2,7 +2,8 @@
 // `npm run setup`: everything a fresh machine needs, using Node built-ins only (it runs before
 // node_modules exists). 1) npm dependencies from the lockfile, 2) redis-server >= 7 (Debian's
 // package, installed when missing and possible), 3) the other servers of the compatibility tests
-// (Redis 6.0 and 8.0, Valkey 8.1 and 9, in .cache/), 4) the build.
+// (Redis 6.0 and 8.0, Valkey 8.1 and 9, in .cache/), 4) Debian's chromium for the lock board's
+// browser test (installed when missing and possible, never required), 5) the build.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
@@ -95,6 +96,9 @@ if (!has('redis-cli')) console.log('[setup] note: redis-cli is not on PATH; the 
 
 step('fetching the other servers the compatibility tests run on (scripts/servers.mjs)');
 await (await import('./setup-servers.mjs')).setupServers(); // beside the system's redis-server, never instead of it; never fails set-up
+
+step("checking for a headless browser (Debian's chromium) for the lock board's browser test");
+(await import('./setup-browser.mjs')).setupBrowser(); // never fails set-up: without a browser that test is skipped
 
 step('building the library and the demo app (npm run build)');
 run('npm', ['run', 'build', '--silent']);

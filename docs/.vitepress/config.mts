@@ -46,6 +46,7 @@ const guide: DefaultTheme.SidebarItem[] = [
       { text: 'Metrics, events and tracing', link: '/operations/metrics' },
       { text: 'Inspecting locks', link: '/operations/inspection' },
       { text: 'Command-line inspector', link: '/operations/cli' },
+      { text: 'The lock board (a live page)', link: '/operations/board' },
       { text: 'Health checks', link: '/operations/health' },
       { text: 'Graceful shutdown', link: '/operations/shutdown' },
       { text: 'Sizing', link: '/operations/sizing' },

@@ -22,6 +22,7 @@ describe('the documentation site', () => {
     // The API reference is generated from the package's two entry points.
     expect(existsSync(join(site, 'api/nestjs-distributed-lock/classes/LockService.html'))).toBe(true);
     expect(existsSync(join(site, 'api/nestjs-distributed-lock/testing/classes/InMemoryLockStore.html'))).toBe(true);
+    expect(existsSync(join(site, 'api/nestjs-distributed-lock/board/classes/DistributedLockBoardModule.html'))).toBe(true);
     // Diagrams are SVG in the page, rendered while building (no script draws them).
     expect(readFileSync(join(site, 'concepts/fencing.html'), 'utf8')).toMatch(/<figure class="diagram"><svg /);
   });

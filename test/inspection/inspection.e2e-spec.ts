@@ -213,6 +213,42 @@ describe.each([
     await Promise.all([...handles, fair].map((handle) => handle.unlock()));
   });
 
+  it('listNames pages through names without inspecting them; listInstances names the registered processes; local waits are timed', async () => {
+    const [a, b] = await Promise.all([connect('names-a'), connect('names-b')]);
+    const names = ['names:1', 'names:2', 'names:3', 'names:4', 'names:5'];
+    const handles = await Promise.all(names.map((name) => a.lock(name, '20s')));
+    const rw = await a.getReadWriteLock('names:rw').readLock().lock();
+    const listed = await b.listNames('names:*');
+    expect(listed).toEqual({
+      truncated: false,
+      names: [...names.map((name) => ({ name, kinds: ['reentrant'] })), { name: 'names:rw', kinds: ['read-write'] }],
+    });
+    const first = await b.listNames('names:*', { limit: 2 });
+    expect({ count: first.names.length, truncated: first.truncated }).toEqual({ count: 2, truncated: true });
+    await expect(b.listNames('names:*', { limit: 0 })).rejects.toMatchObject({ code: 'LOCK_INVALID_ARGUMENT' });
+    await expect(b.listNames('{x}')).rejects.toMatchObject({ code: 'LOCK_INVALID_ARGUMENT' });
+
+    // b waits in two callers: its inspection times them, longest first; a sees b's mark but no times.
+    const waits = [b.runInContext(() => b.lock('names:1', { waitTime: '10s' }))];
+    await until(async () => (await a.inspect('names:1')).waiting.length === 1, 'b to be marked as waiting');
+    waits.push(b.runInContext(() => b.lock('names:1', { waitTime: '10s' })));
+    await until(async () => (await b.inspect('names:1')).waitingHere === 2, 'both callers of b to wait');
+    const timed = await b.inspect('names:1');
+    expect(timed.waitingHereForMs).toHaveLength(2);
+    expect(timed.waitingHereForMs[0]).toBeGreaterThanOrEqual(timed.waitingHereForMs[1]!);
+    expect((await a.inspect('names:1')).waitingHereForMs).toEqual([]);
+
+    let instances: Awaited<ReturnType<LockClient['listInstances']>> = [];
+    await until(async () => (instances = await a.listInstances()).filter((i) => i.instanceName?.startsWith('names-')).length === 2, 'both registrations');
+    const mine = instances.filter((instance) => instance.instanceName?.startsWith('names-'));
+    expect(mine.map((instance) => [instance.label, instance.self, instance.pid])).toEqual([
+      [`names-a@${HERE}`, true, process.pid],
+      [`names-b@${HERE}`, false, process.pid],
+    ]);
+    await Promise.all([...handles, rw].map((handle) => handle.unlock()));
+    await Promise.all(waits.map(async (wait) => (await wait).unlock()));
+  });
+
   it('force-unlock shows the holder and asks for the name; anything else changes nothing', async () => {
     const client = await connect('forced');
     const held = await client.lock('inspect:forced', '20s');

@@ -144,6 +144,7 @@ console.log(JSON.stringify({
   different: [
     ...differing(['LockService', 'DistributedLockModule', 'LockClient', ...errors], imported, required),
     ...differing(['InMemoryLockStore', 'DistributedLockTestingModule'], await import('nestjs-distributed-lock/testing'), require('nestjs-distributed-lock/testing')),
+    ...differing(['DistributedLockBoardModule', 'DistributedLockBoardEvents'], await import('nestjs-distributed-lock/board'), require('nestjs-distributed-lock/board')),
   ],
   required: require.resolve('nestjs-distributed-lock'),
 }));
@@ -183,7 +184,7 @@ describe('the packed library, installed like a user installs it', () => {
 
   it('ships both builds with their types, the README, LICENSE and CHANGELOG, and no sources', () => {
     for (const build of ['dist/', 'dist/cjs/']) {
-      for (const entry of ['index', 'testing/index']) {
+      for (const entry of ['index', 'testing/index', 'board/index']) {
         expect(files).toContain(`${build}${entry}.js`);
         expect(files).toContain(`${build}${entry}.d.ts`);
       }

@@ -40,6 +40,7 @@ export function readmeSnippets(markdown: string): Snippet[] {
 export const SNIPPET_MODULES = [
   'nestjs-distributed-lock',
   'nestjs-distributed-lock/testing',
+  'nestjs-distributed-lock/board',
   '@nestjs/common',
   '@nestjs/core',
   '@nestjs/testing',

@@ -108,7 +108,8 @@ async function main(): Promise<number> {
       console.log('using the Redis given by REDIS_* variables');
     }
     apps = await startApps(instances, env);
-    console.log(`${apps.length} inventory processes: ${apps.map((app) => app.url).join(', ')}\n`);
+    console.log(`${apps.length} inventory processes: ${apps.map((app) => app.url).join(', ')}`);
+    console.log(`lock board, live while the experiments run: ${apps.map((app) => `${app.url}/locks`).join(', ')} (open it in a browser on this machine)\n`);
 
     const runId = Date.now().toString(36);
     const runs: RunResult[] = [];

@@ -3,6 +3,8 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { TerminusModule } from '@nestjs/terminus';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { DistributedLockModule } from 'nestjs-distributed-lock';
+import { DistributedLockBoardModule } from 'nestjs-distributed-lock/board';
+import { LoopbackOnlyGuard } from './board/loopback-only.guard.js';
 import { HealthController } from './health/health.controller.js';
 import { InventoryModule } from './inventory/inventory.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
@@ -21,9 +23,21 @@ const LockModule = DistributedLockModule.forRootAsync({
   }),
 });
 
+/**
+ * The lock board on GET /locks: who holds what and who waits, live, for requests from this machine
+ * only (LoopbackOnlyGuard). Read-only unless LOCK_BOARD_FORCE_UNLOCK=true.
+ */
+const LockBoard = DistributedLockBoardModule.forRoot({
+  path: '/locks',
+  guards: [LoopbackOnlyGuard],
+  forceUnlock: process.env.LOCK_BOARD_FORCE_UNLOCK?.trim() === 'true',
+  metricName: (name: string) => name.replace(/:.*$/, ':*'),
+  title: `Inventory locks (${process.env.INSTANCE_ID?.trim() || `pid ${process.pid}`})`,
+});
+
 /** Redis and lock settings come from REDIS_* / LOCK_* variables only: the same build runs in every mode. */
 @Module({
-  imports: [LockModule, ScheduleModule.forRoot(), TerminusModule.forRoot(), InventoryModule, MetricsModule],
+  imports: [LockModule, LockBoard, ScheduleModule.forRoot(), TerminusModule.forRoot(), InventoryModule, MetricsModule],
   controllers: [HealthController],
 })
 export class AppModule {}

@@ -14,7 +14,7 @@ async function bootstrap(): Promise<void> {
   const host = process.env.HOST?.trim() || '0.0.0.0';
   await app.listen(config.port, host);
   const url = await app.getUrl();
-  new Logger('Inventory').log(`instance ${config.instanceId} listening on ${url}, locks on ${app.get(LockService).target}`);
+  new Logger('Inventory').log(`instance ${config.instanceId} listening on ${url}, locks on ${app.get(LockService).target}, lock board on ${url}/locks`);
 }
 
 bootstrap().catch((error: unknown) => {

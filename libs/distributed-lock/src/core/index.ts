@@ -37,7 +37,18 @@ export { Leadership, type LeadershipRevoked } from './leader/leadership.js';
 export type { LockMetricsOptions } from './metrics/lock-metrics.options.js';
 export type { MeterProviderLike } from './metrics/open-telemetry-metrics.js';
 export { LOCK_METER_NAME } from './metrics/lock-metrics.js';
-export type { InspectedLockKind, LockInspection, LockHolderInfo, LockWaiterInfo, LockInstanceInfo, ListLocksOptions } from './inspection/lock-inspection.js';
+export type {
+  InspectedLockKind,
+  LockInspection,
+  LockHolderInfo,
+  LockWaiterInfo,
+  LockInstanceInfo,
+  ListLocksOptions,
+  ListLockNamesOptions,
+  LockNameInfo,
+  LockNameList,
+  SemaphorePermitsInfo,
+} from './inspection/lock-inspection.js';
 export { INSTANCE_REGISTRATION_TTL_MS } from './inspection/instance-registration.js';
 export { FencedResource, type FencingToken } from './fencing/fenced-resource.js';
 export { FencedBatch, type FencedValue } from './fencing/fenced-batch.js';

@@ -19,7 +19,14 @@ import { ReentrantLock } from './locks/reentrant/reentrant-lock.js';
 import type { RedisMode } from './config/connection-config.js';
 import { describe, toMilliseconds, type Duration } from './util/duration.js';
 import { ClientMetrics } from './metrics/client-metrics.js';
-import type { InspectedLockKind, ListLocksOptions, LockInspection } from './inspection/lock-inspection.js';
+import type {
+  InspectedLockKind,
+  ListLockNamesOptions,
+  ListLocksOptions,
+  LockInspection,
+  LockInstanceInfo,
+  LockNameList,
+} from './inspection/lock-inspection.js';
 import { assertKnownKeys, assertLockName, isPlainObject } from './util/validate.js';
 import { InvalidLockArgumentError } from './errors/invalid-lock-argument.error.js';
 import { createSemaphore, type Semaphore, type SemaphoreOptions } from './locks/semaphore/semaphore.js';
@@ -109,7 +116,7 @@ export class LockClient {
       node: nodes[0]!,
       keys: engine.keys,
       clientId,
-      waiterCount: (channel) => lines.count(channel),
+      waitedMs: (channel) => lines.waitedMs(channel),
       query: (operation, name, run) => engine.query(operation, name, run),
     });
     this.services = createLockServices(engine, (name, kind) => this.inspector.inspect(name, kind));
@@ -335,6 +342,20 @@ export class LockClient {
    */
   list(pattern?: string, options?: ListLocksOptions): Promise<LockInspection[]> {
     return this.inspector.list(pattern, options);
+  }
+
+  /**
+   * The names of the locks matching the glob `pattern` (default `*`), with the kinds under each, found
+   * by SCAN like `list` but not inspected: sorted, at most `limit` (default 1,000, at most 100,000).
+   * To page through many locks: list the names, then `inspect` one page.
+   */
+  listNames(pattern?: string, options?: ListLockNamesOptions): Promise<LockNameList> {
+    return this.inspector.names(pattern, options);
+  }
+
+  /** The processes registered for inspection now (each lock client registers at its first acquisition), by SCAN. */
+  listInstances(): Promise<LockInstanceInfo[]> {
+    return this.inspector.instances();
   }
 
   /** Runs `fn` as a new owner (a new lock context), e.g. one per job or per worker. */

@@ -7,8 +7,8 @@ export interface InspectedName {
   readonly reply: InspectLockReply;
 }
 
-/** Local facts the script cannot know: callers of this process waiting, per kind. */
-export type WaitingHere = (kind: InspectedLockKind) => number;
+/** Local facts the script cannot know: how long each caller of this process waiting for the kind has waited (ms, longest first). */
+export type WaitingHere = (kind: InspectedLockKind) => readonly number[];
 
 const GRANT_SUFFIX = ':grant';
 
@@ -75,7 +75,7 @@ function exclusive(
   kind: 'reentrant' | 'fair',
   state: ExclusiveState,
   waiting: LockWaiterInfo[],
-  base: Pick<LockInspection, 'waitingHere' | 'lastToken'>,
+  base: Pick<LockInspection, 'waitingHere' | 'waitingHereForMs' | 'lastToken'>,
   now: number,
   instances: Map<string, LockInstanceInfo>,
 ): LockInspection {
@@ -123,7 +123,7 @@ function queued(queue: QueueState, instances: Map<string, LockInstanceInfo>, wan
 function semaphoreInspection(
   name: string,
   state: SemaphoreState,
-  base: Pick<LockInspection, 'waitingHere' | 'lastToken'>,
+  base: Pick<LockInspection, 'waitingHere' | 'waitingHereForMs' | 'lastToken'>,
   now: number,
   instances: Map<string, LockInstanceInfo>,
 ): LockInspection {
@@ -155,7 +155,10 @@ export function inspectionsOf(
 ): Record<InspectedLockKind, LockInspection> {
   const [now, fence, plain, fair, queue, readWrite, semaphore] = reply;
   const lastToken = fence === null ? undefined : Number(fence);
-  const base = (kind: InspectedLockKind) => ({ waitingHere: waitingHere(kind), lastToken });
+  const base = (kind: InspectedLockKind) => {
+    const waitingHereForMs = waitingHere(kind);
+    return { waitingHere: waitingHereForMs.length, waitingHereForMs, lastToken };
+  };
   let writer: LockHolderInfo | undefined;
   let readers: LockHolderInfo[] = [];
   if (readWrite.length === 2) {

@@ -94,8 +94,34 @@ export interface LockInspection {
   readonly waiting: readonly LockWaiterInfo[];
   /** Callers of the inspecting process waiting for this lock right now. */
   readonly waitingHere: number;
+  /**
+   * How long each of those callers has waited so far, in ms, longest first (one entry per caller
+   * counted in `waitingHere`, timed from when it queued in this process after its first attempt found
+   * the lock taken). Other processes' callers are not timed here: Redis keeps their order, not when
+   * they arrived.
+   */
+  readonly waitingHereForMs: readonly number[];
   /** The last fencing token drawn for the name; undefined if it was never locked (or Redis lost it). */
   readonly lastToken: number | undefined;
+}
+
+/** A lock name found by `listNames`, with the kinds of lock kept under it (usually one). */
+export interface LockNameInfo {
+  readonly name: string;
+  readonly kinds: readonly InspectedLockKind[];
+}
+
+/** What `listNames` found: names sorted, and whether the scan stopped at the limit. */
+export interface LockNameList {
+  readonly names: readonly LockNameInfo[];
+  /** True when more names match than `limit`: the scan stopped early (which ones are missing is arbitrary). */
+  readonly truncated: boolean;
+}
+
+/** Options of `listNames`. */
+export interface ListLockNamesOptions {
+  /** The most names to return (default 1,000, at most 100,000): SCAN stops once that many are found. */
+  limit?: number;
 }
 
 /** Options of `list`. */

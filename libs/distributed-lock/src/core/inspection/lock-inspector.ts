@@ -6,11 +6,15 @@ import { describe } from '../util/duration.js';
 import { assertLockName, MAX_LOCK_NAME_LENGTH } from '../util/validate.js';
 import { clientsIn, inspectionsOf, inUse, type InspectedName } from './inspection-reply.js';
 import { readInstances } from './instance-registration.js';
-import type { InspectedLockKind, ListLocksOptions, LockInspection } from './lock-inspection.js';
-import { scanLockNames } from './lock-scan.js';
+import type { InspectedLockKind, ListLockNamesOptions, ListLocksOptions, LockInspection, LockInstanceInfo, LockNameList } from './lock-inspection.js';
+import { scanInstanceIds, scanLockNames } from './lock-scan.js';
 
 const DEFAULT_LIST_LIMIT = 100;
 const MAX_LIST_LIMIT = 10_000;
+const DEFAULT_NAMES_LIMIT = 1000;
+const MAX_NAMES_LIMIT = 100_000;
+/** Registered processes read by `instances` at most (a registration is one small hash per process). */
+const MAX_INSTANCES = 10_000;
 /** Key variants of the kinds (see the lock classes): the plain lock has none. */
 const VARIANT: Record<InspectedLockKind, string> = { reentrant: '', fair: ':fair', 'read-write': ':rw', semaphore: ':semaphore' };
 /** Without a kind, `inspect` shows the first in use in this order. */
@@ -22,8 +26,8 @@ export interface LockInspectorContext {
   readonly node: LockNode;
   readonly keys: LockKeys;
   readonly clientId: string;
-  /** Callers of this process waiting on a channel. */
-  waiterCount(channel: string): number;
+  /** How long each caller of this process waiting on a channel has waited, in ms, longest first. */
+  waitedMs(channel: string): number[];
   /** One bounded round trip (operationTimeout); failures become LockBackendError, a closed client LockClientClosedError. */
   query<T>(operation: string, name: string, run: () => Promise<T>): Promise<T>;
 }
@@ -53,19 +57,42 @@ export class LockInspector {
 
   /** The locks held (or waited for), semaphores among them, whose names match the glob `pattern` (default every lock), sorted by name. */
   async list(pattern = '*', options: ListLocksOptions = {}): Promise<LockInspection[]> {
-    if (typeof pattern !== 'string' || pattern === '' || pattern.length > MAX_LOCK_NAME_LENGTH || /[{}]/.test(pattern)) {
-      throw new InvalidLockArgumentError('list pattern', `expected a glob over lock names without braces, e.g. 'product:*', got ${describe(pattern)}.`);
-    }
-    const limit = options.limit ?? DEFAULT_LIST_LIMIT;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
-      throw new InvalidLockArgumentError('list limit', `expected an integer from 1 to ${MAX_LIST_LIMIT}, got ${describe(limit)}.`);
-    }
+    assertPattern(pattern, 'list pattern');
+    const limit = checkedLimit(options.limit, DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, 'list limit');
     const { node, keys } = this.context;
     // Each SCAN call is one bounded round trip; the whole scan takes as many as the keyspace needs.
     const { names } = await scanLockNames(node.redis, keys.prefix, pattern, limit, (call) => this.context.query('list', pattern, call));
     const sorted = [...names.keys()].sort();
     const inspections = await this.inspectAll(sorted);
     return sorted.flatMap((name, i) => [...names.get(name)!].map((kind) => inspections[i]![kind]).filter(inUse));
+  }
+
+  /**
+   * The names of the locks (and semaphores) whose names match the glob `pattern`, with the kinds kept
+   * under each, found by SCAN on every master like `list`, without inspecting them: sorted by name,
+   * at most `limit`. For paging through many locks: list the names, then `inspect` one page of them.
+   * A name is listed while any of its keys exists (held, waited for, a semaphore's size kept).
+   */
+  async names(pattern = '*', options: ListLockNamesOptions = {}): Promise<LockNameList> {
+    assertPattern(pattern, 'listNames pattern');
+    const limit = checkedLimit(options.limit, DEFAULT_NAMES_LIMIT, MAX_NAMES_LIMIT, 'listNames limit');
+    const { node, keys } = this.context;
+    const found = await scanLockNames(node.redis, keys.prefix, pattern, limit, (call) => this.context.query('listNames', pattern, call));
+    const names = [...found.names.keys()].sort().map((name) => ({ name, kinds: KINDS.filter((kind) => found.names.get(name)!.has(kind)) }));
+    return { names, truncated: found.truncated };
+  }
+
+  /**
+   * The processes registered for inspection now (each lock client registers at its first acquisition
+   * and refreshes every 20 s, see InstanceRegistration), found by SCAN on every master, sorted by
+   * label. Processes that never took a lock (this one, if it has not) are not registered.
+   */
+  async instances(): Promise<LockInstanceInfo[]> {
+    const { node, keys, clientId, query } = this.context;
+    const ids = await scanInstanceIds(node.redis, keys.prefix, MAX_INSTANCES, (call) => query('instances', 'clients', call));
+    const instances = await query('instances', 'clients', () => readInstances(node.redis, keys.prefix, ids, clientId));
+    // A registration that expired between the SCAN and the read has no host: it is gone.
+    return [...instances.values()].filter((instance) => instance.host !== undefined).sort((a, b) => a.label.localeCompare(b.label));
   }
 
   /** Every kind under each name: one script per name, then one registration read per client seen. */
@@ -95,6 +122,20 @@ export class LockInspector {
     );
     const clients = replies.flatMap((named) => clientsIn(named.reply));
     const instances = await query('inspect', names.join(', '), () => readInstances(node.redis, keys.prefix, clients, clientId));
-    return replies.map((named) => inspectionsOf(named, instances, (kind) => this.context.waiterCount(keys.channel(named.name, VARIANT[kind]))));
+    return replies.map((named) => inspectionsOf(named, instances, (kind) => this.context.waitedMs(keys.channel(named.name, VARIANT[kind]))));
   }
+}
+
+function assertPattern(pattern: unknown, argument: string): asserts pattern is string {
+  if (typeof pattern !== 'string' || pattern === '' || pattern.length > MAX_LOCK_NAME_LENGTH || /[{}]/.test(pattern)) {
+    throw new InvalidLockArgumentError(argument, `expected a glob over lock names without braces, e.g. 'product:*', got ${describe(pattern)}.`);
+  }
+}
+
+function checkedLimit(value: number | undefined, fallback: number, max: number, argument: string): number {
+  const limit = value ?? fallback;
+  if (!Number.isInteger(limit) || limit < 1 || limit > max) {
+    throw new InvalidLockArgumentError(argument, `expected an integer from 1 to ${max}, got ${describe(limit)}.`);
+  }
+  return limit;
 }

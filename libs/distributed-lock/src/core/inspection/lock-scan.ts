@@ -60,3 +60,28 @@ export async function scanLockNames(
   }
   return { names, truncated: false };
 }
+
+/**
+ * The client ids of the registered processes (`<prefix>clients:<client id>`, see InstanceRegistration),
+ * found with SCAN on every master, at most `limit` of them. Each SCAN call is one bounded round trip.
+ */
+export async function scanInstanceIds(
+  redis: RedisClient,
+  prefix: string,
+  limit: number,
+  roundTrip: <T>(call: () => Promise<T>) => Promise<T>,
+): Promise<string[]> {
+  const start = `${prefix}clients:`;
+  const ids = new Set<string>();
+  for (const node of scanTargets(redis)) {
+    let cursor = '0';
+    do {
+      const at = cursor;
+      const [next, keys] = await roundTrip(() => node.scan(at, 'MATCH', `${escapeGlob(start)}*`, 'COUNT', SCAN_COUNT));
+      cursor = next;
+      for (const key of keys) if (key.startsWith(start) && key.length > start.length) ids.add(key.slice(start.length));
+      if (ids.size >= limit) return [...ids].slice(0, limit);
+    } while (cursor !== '0');
+  }
+  return [...ids];
+}

@@ -77,6 +77,8 @@ export class Place {
   handover: Handover | undefined;
   /** A wake-up addressed to this caller came before it joined (between its failed attempt and joining): it must look now. */
   addressedEarly = false;
+  /** Monotonic time it joined the line (how long it has waited, for inspection). */
+  readonly since = monotonicNow();
 
   constructor(
     readonly line: LockLine,
@@ -171,6 +173,12 @@ export class LockLine {
 
   get head(): Place | undefined {
     return this.places[0];
+  }
+
+  /** How long each caller in the line has waited so far, in ms, longest first (for inspection). */
+  waitedMs(): number[] {
+    const now = monotonicNow();
+    return this.places.map((place) => now - place.since).sort((a, b) => b - a);
   }
 
   /** Queues a caller; the first one subscribes the channel. */

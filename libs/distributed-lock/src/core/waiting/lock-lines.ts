@@ -52,6 +52,11 @@ export class LockLines {
     return this.lines.get(channel)?.size ?? 0;
   }
 
+  /** How long each caller of this process waiting behind `channel` has waited so far, in ms, longest first (for inspection). */
+  waitedMs(channel: string): number[] {
+    return this.lines.get(channel)?.waitedMs() ?? [];
+  }
+
   /** The caller a release in this process may hand the lock to (see LockLine.nextHandover). */
   nextHandover(channel: string, holderSince: number): Succession | undefined {
     return this.lines.get(channel)?.nextHandover(holderSince);
