@@ -95,6 +95,7 @@ export class LockNode {
     const argv = script.argv(args);
     if (script.guarded) argv.push(script.clockFree?.(args) ? NOT_AFTER : `${NOT_AFTER}${this.clock.notAfter(calledAt, this.timeoutMs) ?? ''}`);
     if (!this.batch?.has(script) || (this.inFlight === 0 && this.queue.length === 0)) {
+      if (this.queue.length > 0) this.flush(); // what this turn queued was called first: it goes first
       return new Promise<R>((resolve, reject) => this.sendAlone({ script, keys, argv, tag: '', resolve: resolve as (value: unknown) => void, reject }));
     }
     return new Promise<R>((resolve, reject) => {
@@ -109,6 +110,7 @@ export class LockNode {
   /** Sends what the turn queued: alone if it is one call, else in batches (one per cluster slot). */
   private flush(): void {
     this.flushScheduled = false;
+    if (this.queue.length === 0) return; // flushed early (see submit)
     const queued = this.queue;
     this.queue = [];
     if (queued.length === 1) return this.sendAlone(queued[0]!);

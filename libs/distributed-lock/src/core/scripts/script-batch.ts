@@ -1,5 +1,5 @@
 import { LATE_REPLY, NOT_AFTER, sha1, type AnyLockScript, type ScriptArgument } from './lock-script.js';
-import { helpersInOrder } from './lua-helper.js';
+import { helpersInOrder, type LuaHelper } from './lua-helper.js';
 import { CLOCK_LUA } from './next-token.lua.js';
 
 /** One call of a batch: a script, and its KEYS and ARGV as the script alone would take them. */
@@ -37,17 +37,19 @@ export class ScriptBatch {
   readonly name = 'dlockBatch';
   readonly lua: string;
   readonly sha: string;
-  private readonly shapes = new Map<AnyLockScript, Shape>();
+  /** Each script's shape, by its SHA1 (a copy of a script with another reply parser is the same script). */
+  private readonly shapes = new Map<string, Shape>();
 
   constructor(scripts: readonly AnyLockScript[]) {
     scripts.forEach((script, i) =>
-      this.shapes.set(script, {
+      this.shapes.set(script.sha, {
         code: String(i + 1),
         keys: script.keys(PROBE).length,
         argv: script.argv(PROBE).length + (script.guarded ? 1 : 0),
       }),
     );
     const helpers = helpersInOrder([CLOCK_LUA, ...scripts.flatMap((script) => script.helpers)]);
+    assertDistinctFunctions(helpers);
     const operations = scripts
       .map((script, i) => {
         const body = script.body.replace(/\bKEYS\[(\d+)\]/g, 'KEYS[k + $1]').replace(/\bARGV\[(\d+)\]/g, 'ARGV[a + $1]');
@@ -56,7 +58,7 @@ export class ScriptBatch {
       .join('');
     const shapes = scripts
       .map((script) => {
-        const shape = this.shapes.get(script)!;
+        const shape = this.shapes.get(script.sha)!;
         return `['${shape.code}'] = {${shape.keys}, ${shape.argv}, ${script.guarded}}`;
       })
       .join(', ');
@@ -101,7 +103,7 @@ return replies
 
   /** Whether `script` can run in a batch. */
   has(script: AnyLockScript): boolean {
-    return this.shapes.has(script);
+    return this.shapes.has(script.sha);
   }
 
   /** The KEYS and ARGV of one batch call running `calls` in order. */
@@ -109,7 +111,7 @@ return replies
     const keys: string[] = [];
     const argv: ScriptArgument[] = [];
     for (const call of calls) {
-      const shape = this.shapes.get(call.script)!;
+      const shape = this.shapes.get(call.script.sha)!;
       if (call.keys.length !== shape.keys || call.argv.length !== shape.argv) {
         throw new Error(
           `${call.script.name}: ${call.keys.length} keys and ${call.argv.length} arguments, where its batch shape has ${shape.keys} and ${shape.argv}`,
@@ -120,5 +122,21 @@ return replies
       for (const arg of call.argv) argv.push(arg);
     }
     return { keys, argv };
+  }
+}
+
+/**
+ * Helpers share one scope in a batch: two of them defining a function of the same name would leave
+ * every script calling the last one defined. Refused when the batch is built.
+ */
+function assertDistinctFunctions(helpers: readonly LuaHelper[]): void {
+  const definedBy = new Map<string, string>();
+  for (const helper of helpers) {
+    for (const [, name] of helper.lua.matchAll(/\blocal\s+function\s+([A-Za-z_]\w*)/g)) {
+      const other = definedBy.get(name!);
+      if (other !== undefined)
+        throw new Error(`Lua helpers "${other}" and "${helper.name}" both define ${name}(): a batch of their scripts would call only one`);
+      definedBy.set(name!, helper.name);
+    }
   }
 }

@@ -38,7 +38,7 @@ local lock_key, fence_key, queue_key, deadlines_key = KEYS[1], KEYS[2], KEYS[3],
 local owner_id, lease_ms, timeout, queue_on_failure = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4] == '1'
 local renew = ARGV[5] or '0'
 
-local now = drop_dead_waiters(queue_key, deadlines_key)
+local now = drop_dead_fair_waiters(queue_key, deadlines_key)
 local holder = redis.call('hget', lock_key, 'owner')
 if holder == owner_id then
   local holds = redis.call('hincrby', lock_key, 'holds', 1)

@@ -25,7 +25,7 @@ export const fairLeave = defineLockScript<FairLeaveArgs, number>({
 local lock_key, channel, queue_key, deadlines_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local owner_id, publish = ARGV[1], ARGV[2]
 
-drop_dead_waiters(queue_key, deadlines_key)
+drop_dead_fair_waiters(queue_key, deadlines_key)
 local first = redis.call('zrange', queue_key, 0, 0)[1]
 if redis.call('zrem', queue_key, owner_id) == 0 then
   redis.call('zrem', deadlines_key, owner_id)

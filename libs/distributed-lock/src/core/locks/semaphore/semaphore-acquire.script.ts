@@ -51,7 +51,7 @@ local queue_timeout, queue_on_failure, publish, renew = tonumber(ARGV[5]), ARGV[
 
 local now = server_ms()
 ensure_size(state_key, initial_permits)
-local moved = drop_dead_waiters(state_key, queue_key, deadlines_key, now) > 0
+local moved = drop_dead_permit_waiters(state_key, queue_key, deadlines_key, now) > 0
 local freed = drop_expired_holders(state_key, holders_key, now)
 
 local mine = redis.call('hget', state_key, 'h:' .. owner_id)

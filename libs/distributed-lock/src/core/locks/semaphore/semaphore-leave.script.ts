@@ -22,7 +22,7 @@ local state_key, holders_key, queue_key, deadlines_key, channel = KEYS[1], KEYS[
 local owner_id, publish = ARGV[1], ARGV[2]
 
 local now = server_ms()
-local moved = drop_dead_waiters(state_key, queue_key, deadlines_key, now) > 0
+local moved = drop_dead_permit_waiters(state_key, queue_key, deadlines_key, now) > 0
 local freed = drop_expired_holders(state_key, holders_key, now)
 local was_first = redis.call('zrange', queue_key, 0, 0)[1] == owner_id
 local left = drop_waiter(state_key, queue_key, deadlines_key, owner_id)

@@ -39,7 +39,7 @@ local state_key, holders_key, queue_key, deadlines_key, channel = KEYS[1], KEYS[
 local operation, value, initial_permits, publish = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
 
 local now = server_ms()
-drop_dead_waiters(state_key, queue_key, deadlines_key, now)
+drop_dead_permit_waiters(state_key, queue_key, deadlines_key, now)
 local freed = drop_expired_holders(state_key, holders_key, now)
 local outcome = 1
 if operation == 'try-set' then

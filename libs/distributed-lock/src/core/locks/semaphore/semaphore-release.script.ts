@@ -24,7 +24,7 @@ local state_key, holders_key, queue_key, deadlines_key, channel = KEYS[1], KEYS[
 local owner_id, publish = ARGV[1], ARGV[2]
 
 local now = server_ms()
-drop_dead_waiters(state_key, queue_key, deadlines_key, now)
+drop_dead_permit_waiters(state_key, queue_key, deadlines_key, now)
 drop_expired_holders(state_key, holders_key, now)
 local released = drop_holder(state_key, holders_key, owner_id)
 wake_if_first_fits(state_key, queue_key, channel, publish)

@@ -43,7 +43,7 @@ local function drop_waiter(state_key, queue_key, deadlines_key, waiter)
   return redis.call('zrem', queue_key, waiter)
 end
 
-local function drop_dead_waiters(state_key, queue_key, deadlines_key, now)
+local function drop_dead_permit_waiters(state_key, queue_key, deadlines_key, now)
   local dead = redis.call('zrangebyscore', deadlines_key, '-inf', now)
   for _, waiter in ipairs(dead) do
     drop_waiter(state_key, queue_key, deadlines_key, waiter)
