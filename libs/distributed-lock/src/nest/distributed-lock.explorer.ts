@@ -1,7 +1,6 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { ApplicationConfig, DiscoveryService, MetadataScanner } from '@nestjs/core';
-import { DISTRIBUTED_LOCK_METADATA } from './distributed-lock.constants.js';
-import type { DistributedLockMetadata } from './distributed-lock.options.js';
+import { DISTRIBUTED_LOCK_METADATA, type DistributedLockMetadata } from './distributed-lock.options.js';
 import { assertRouteHasParams } from './route-params.check.js';
 import { DistributedLockRunner } from './distributed-lock.runner.js';
 import { bindLockedInstance, isLockedMethod } from './locked-method.js';
@@ -28,13 +27,12 @@ export class DistributedLockExplorer implements OnModuleInit {
   }
 
   /**
-   * Binds every instance with a locked method; returns how many methods were found. Checks, on the
-   * way, that route handlers' key templates read only parameters their routes have.
+   * Binds every instance with a locked method. Checks, on the way, that route handlers' key
+   * templates read only parameters their routes have.
    */
-  explore(): number {
-    let found = 0;
-    const controllers = new Set(this.discovery.getControllers());
+  private explore(): void {
     const globalPrefix = this.config.getGlobalPrefix();
+    const controllers = new Set(this.discovery.getControllers());
     for (const wrapper of [...controllers, ...this.discovery.getProviders()]) {
       const instance: unknown = wrapper.instance;
       if (!instance || typeof instance !== 'object') continue;
@@ -51,13 +49,11 @@ export class DistributedLockExplorer implements OnModuleInit {
       }
       if (!wrapper.isDependencyTreeStatic()) {
         this.logger.warn(
-          `${wrapper.name} is request-scoped (or depends on one): ${locked.join(', ')} lock when Nest calls them as route handlers, but a call from other code fails with LOCK_INVALID_CONFIG.`,
+          `${wrapper.name} is request-scoped (or depends on one): ${locked.join(', ')} lock when Nest calls them as request handlers, but a call from other code fails with LOCK_INVALID_CONFIG.`,
         );
         continue;
       }
       bindLockedInstance(instance, this.runner);
-      found += locked.length;
     }
-    return found;
   }
 }

@@ -1,5 +1,4 @@
 import { InvalidLockConfigError } from '../core/index.js';
-import { LockKeyTemplate } from './lock-key.template.js';
 import type { DistributedLockMetadata } from './distributed-lock.options.js';
 
 /**
@@ -29,24 +28,26 @@ export interface RouteSurroundings {
  * not HTTP routes (message patterns, gateways) are not checked.
  */
 export function assertRouteHasParams(handler: object, metadata: DistributedLockMetadata, route: RouteSurroundings): void {
-  if (!(metadata.key instanceof LockKeyTemplate) || metadata.key.source !== 'request') return;
+  if (metadata.key.from !== 'templates') return;
   if (Reflect.getMetadata(METHOD_METADATA, handler) === undefined) return;
-  const read = metadata.key.routeParams;
-  if (read.length === 0) return;
-  const moduleKeys = route.module ? (Reflect.getMetadataKeys(route.module) as unknown[]).filter((key) => String(key).startsWith(MODULE_PATH_PREFIX)) : [];
-  const paths = [
-    route.globalPrefix,
-    ...moduleKeys.map((key) => Reflect.getMetadata(key, route.module!) as unknown),
-    ...asList(Reflect.getMetadata(PATH_METADATA, route.controller)),
-    ...asList(Reflect.getMetadata(PATH_METADATA, handler)),
-  ];
-  const params = new Set(paths.flatMap((path) => (typeof path === 'string' ? paramsOf(path) : [])));
-  const missing = read.filter((name) => !params.has(name));
-  if (missing.length === 0) return;
-  throw new InvalidLockConfigError(
-    `@DistributedLock key of ${metadata.where}`,
-    `template "${metadata.key.template}" reads ${missing.map((name) => `{params.${name}}`).join(', ')}, but the route has ${params.size === 0 ? 'no parameters' : `only ${[...params].map((name) => `:${name}`).join(', ')}`}; every request would answer 400. Name a parameter of the route.`,
-  );
+  for (const template of metadata.key.templates) {
+    const read = template.source === 'request' ? template.routeParams : [];
+    if (read.length === 0) continue;
+    const moduleKeys = route.module ? (Reflect.getMetadataKeys(route.module) as unknown[]).filter((key) => String(key).startsWith(MODULE_PATH_PREFIX)) : [];
+    const paths = [
+      route.globalPrefix,
+      ...moduleKeys.map((key) => Reflect.getMetadata(key, route.module!) as unknown),
+      ...asList(Reflect.getMetadata(PATH_METADATA, route.controller)),
+      ...asList(Reflect.getMetadata(PATH_METADATA, handler)),
+    ];
+    const params = new Set(paths.flatMap((path) => (typeof path === 'string' ? paramsOf(path) : [])));
+    const missing = read.filter((name) => !params.has(name));
+    if (missing.length === 0) continue;
+    throw new InvalidLockConfigError(
+      `${metadata.decorator} key of ${metadata.where}`,
+      `template "${template.template}" reads ${missing.map((name) => `{params.${name}}`).join(', ')}, but the route has ${params.size === 0 ? 'no parameters' : `only ${[...params].map((name) => `:${name}`).join(', ')}`}; every request would answer 400. Name a parameter of the route.`,
+    );
+  }
 }
 
 function asList(value: unknown): unknown[] {
