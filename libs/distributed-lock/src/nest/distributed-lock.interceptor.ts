@@ -1,17 +1,17 @@
 import { Injectable, Logger, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { Observable } from 'rxjs';
-import type {
-  InvalidLockArgumentError,
-  LockAcquireTimeoutError,
+import {
   LockBackendError,
-  LockClientClosedError,
-  LockKeyTemplateError,
-  LockLostError,
+  type InvalidLockArgumentError,
+  type LockAcquireTimeoutError,
+  type LockClientClosedError,
+  type LockKeyTemplateError,
+  type LockLostError,
 } from '../core/index.js';
 import { DISTRIBUTED_LOCK_METADATA, type DistributedLockMetadata } from './distributed-lock.options.js';
 import { DistributedLockRunner } from './distributed-lock.runner.js';
-import { badKeyAnswer, busyAnswer, httpResponse, LockedCallFailure, lostAnswer, unavailableAnswer } from './lock-failure.answers.js';
+import { badKeyAnswer, busyAnswer, httpResponse, isEvent, LockedCallFailure, lostAnswer, unavailableAnswer } from './lock-failure.answers.js';
 import { LockService } from './lock.service.js';
 import { currentRequestCall, runAsRequestCall, type RequestCall } from './locked-method.js';
 
@@ -26,8 +26,9 @@ interface ClosableResponse {
  * gateway messages). The lock itself is taken by the method wrapper's runner (locked-method.ts), the
  * one place that sees the piped arguments and the method's own promise; this interceptor hands it the
  * request (ExecutionContext, a signal that aborts the wait when the client hangs up, a name scope),
- * and turns what the runner throws for the request's lock (a LockedCallFailure) into the client's
- * answer (lock-failure.answers.ts). Errors of the handler itself pass unchanged.
+ * and turns what the runner throws for the request's lock (a LockedCallFailure) into the transport's
+ * answer (lock-failure.answers.ts; docs/guides/transports.md), logged at a fitting level. Errors of
+ * the handler itself pass unchanged.
  *
  * Extension points, as @nestjs/throttler's guard has: `nameScope` and the four answers (`busy`,
  * `storeUnavailable`, `badKey`, `lockLost`) are protected. To use a subclass, register it globally
@@ -109,8 +110,8 @@ export class DistributedLockInterceptor implements NestInterceptor {
   }
 
   /** What the client gets when the key cannot be resolved from the request (a template field missing: HTTP 400). */
-  protected badKey(error: LockKeyTemplateError | InvalidLockArgumentError, _context: ExecutionContext): unknown {
-    return badKeyAnswer(error);
+  protected badKey(error: LockKeyTemplateError | InvalidLockArgumentError, context: ExecutionContext): unknown {
+    return badKeyAnswer(error, context);
   }
 
   /** What the client gets when the lock was lost during the handler (`onLost: 'abort-request'`; HTTP 503 with Retry-After: 1). */
@@ -118,16 +119,22 @@ export class DistributedLockInterceptor implements NestInterceptor {
     return lostAnswer(error, context);
   }
 
-  /** Asks the hook of the failure's kind for the answer. */
-  private async answer({ failure, lockName, request: { context } }: LockedCallFailure): Promise<unknown> {
+  /** Logs the failure (outage: once per outage; busy, bad key: debug, or log for an event no client hears of) and asks the hook for the answer. */
+  private async answer({ failure, lockName, request }: LockedCallFailure): Promise<unknown> {
+    const { context, metadata } = request;
+    const quietly = (message: string): void => (isEvent(context) ? this.logger.log(`${message}; the event was not handled`) : this.logger.debug?.(message));
     switch (failure.kind) {
       case 'busy':
+        quietly(`${metadata.where}: lock "${failure.error.lockName}" stayed busy for its waitTime`);
         return this.busy(failure.error, context);
       case 'unavailable':
+        if (failure.error instanceof LockBackendError) this.locks.outage.failed(metadata.where, failure.error, lockName);
+        else quietly(`${metadata.where}: ${failure.error.message}`);
         return this.storeUnavailable(failure.error, context, lockName);
       case 'bad-key':
+        quietly(`${metadata.where}: ${failure.error.message}`);
         return this.badKey(failure.error, context);
-      case 'lost':
+      case 'lost': // LockService warns of every lost lock
         return this.lockLost(failure.error, context);
     }
   }

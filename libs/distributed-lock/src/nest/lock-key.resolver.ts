@@ -3,9 +3,10 @@ import { InvalidLockArgumentError, LockKeyTemplateError } from '../core/index.js
 import { assertLockName } from '../core/util/validate.js';
 
 /**
- * Where a template placeholder may read from: parts of the HTTP request, the RPC/WebSocket payload,
- * or (`args`) the decorated method's own arguments. One template reads either the request or the
- * arguments, never both.
+ * Where a template placeholder may read from: parts of the request (HTTP: params, query, body, user,
+ * headers; a GraphQL field: data = its arguments, user and headers of the request in the GraphQL
+ * context; RPC and WebSocket: data = the payload), or (`args`) the decorated method's own arguments.
+ * One template reads either the request or the arguments, never both.
  */
 export const TEMPLATE_ROOTS = ['params', 'query', 'body', 'user', 'headers', 'data', 'args'] as const;
 export type TemplateRoot = (typeof TEMPLATE_ROOTS)[number];
@@ -181,5 +182,10 @@ function requestRoots(context: ExecutionContext): Partial<Record<TemplateRoot, u
   }
   if (type === 'rpc') return { data: context.switchToRpc().getData() };
   if (type === 'ws') return { data: context.switchToWs().getData() };
+  if (type === 'graphql') {
+    // A resolver's arguments: (parent, args, context, info); Apollo's driver puts the request in the context as `req`.
+    const request = (context.getArgByIndex(2) as { req?: Record<string, unknown> } | undefined)?.req;
+    return { data: context.getArgByIndex(1), user: request?.user, headers: request?.headers };
+  }
   return {};
 }
