@@ -73,6 +73,13 @@ describe('@nestjs/schedule (@Interval + @ScheduledLock): two app processes, one 
     }
   });
 
+  it('start-up: a job whose key reads a request (which a scheduled run never has) fails app.init, naming it', async () => {
+    apps[0]!.send('bad-key');
+    const refused = await apps[0]!.waitFor((m) => m.type.startsWith('bad-key-'), 'the bad app to start or be refused');
+    expect(refused).toMatchObject({ type: 'bad-key-refused', code: 'LOCK_INVALID_CONFIG' });
+    expect(refused.message).toMatch(/BadKeyJobs\.bad: template "bad:\{params\.id\}" reads a request, but a scheduled job has no request/);
+  });
+
   it('app.close(): each process closes and exits by itself while its jobs tick; nothing was logged as an error; no lock is left', async () => {
     for (const app of apps) {
       const { code } = await closeApp(app);

@@ -84,7 +84,7 @@ export interface TransportRun {
  * Two processes of one transport's app on one redis-server (through a fault proxy the test controls),
  * a client of each, and the scenarios every transport must pass: mutual exclusion (a read-pause-write
  * handler loses no update) and its unlocked control (which does), busy, a crash of the handler, a bad
- * key, a lost lease, an outage, and a clean app.close(). `more` adds a
+ * key, a lost lease, start-up validation, an outage, and a clean app.close(). `more` adds a
  * transport's own scenarios, run before the outage and the close.
  */
 export function describeTransport(title: string, transport: TransportUnderTest, more?: (run: () => TransportRun) => void): void {
@@ -153,6 +153,13 @@ export function describeTransport(title: string, transport: TransportUnderTest, 
       expect(transport.read(reply)).toMatchObject({ outcome: 'lost', code: 'LOCK_LOST', reason: 'lease-expired', retryAfterMs: 1000 });
       transport.expectShape('lost', reply);
       await run().apps[1]!.waitFor((m) => m.type === 'log' && m.level === 'warn' && /lost:1" was lost/.test(String(m.message)), 'the lost lock warning');
+    });
+
+    it('start-up: a key template its requests can never fill fails app.init, naming the handler', async () => {
+      run().apps[0]!.send('bad-key');
+      const refused = await run().apps[0]!.waitFor((m) => m.type.startsWith('bad-key-'), 'the bad app to start or be refused');
+      expect(refused).toMatchObject({ type: 'bad-key-refused', code: 'LOCK_INVALID_CONFIG' });
+      expect(refused.message).toMatch(/BadKey\w+\.bad/);
     });
 
     more?.(run);
