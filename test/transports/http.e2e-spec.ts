@@ -1,8 +1,6 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { useRedis } from '../harness/use-redis.js';
-import { stopAllWorkers, type WorkerMessage } from '../harness/worker-process.js';
-import { closeApp, logged, startApp } from './transport-apps.js';
+import type { WorkerMessage } from '../harness/worker-process.js';
 import { describeTransport, type Reading, type Reply, type TransportUnderTest } from './transport-suite.js';
 
 /** What an HTTP client sees: the status, Retry-After, and the JSON body. */
@@ -79,28 +77,21 @@ function http(adapter: 'express' | 'fastify'): TransportUnderTest {
   };
 }
 
-describeTransport('HTTP on Express: two app processes, one Redis', http('express'));
-describeTransport('HTTP on Fastify: two app processes, one Redis', http('fastify'));
+/** Preloaded into one of the Express processes: the optional transport packages cannot be resolved there. */
+const HIDE_OPTIONAL_PACKAGES = `--import=${join(fileURLToPath(new URL('../../', import.meta.url)), '.cache/transport-apps/hide-optional-packages.js')}`;
 
-describe('without the optional transport packages (@nestjs/microservices, @nestjs/websockets, @nestjs/graphql, graphql)', () => {
-  const redis = useRedis();
-  afterAll(stopAllWorkers);
-
-  it('the library runs an HTTP app, answers busy and crash as usual, and never asks for them', async () => {
-    const preload = join(fileURLToPath(new URL('../../', import.meta.url)), '.cache/transport-apps/hide-optional-packages.js');
-    const { process: app, ready } = await startApp('http', {
-      ADAPTER: 'express',
-      REDIS_PORT: redis.server().port,
-      RUN_ID: 'hidden',
-      NODE_OPTIONS: `--import=${preload}`,
+describeTransport(
+  'HTTP on Express: two app processes, one Redis; the second without the optional transport packages',
+  { ...http('express'), env: (i) => ({ ADAPTER: 'express', ...(i === 1 ? { NODE_OPTIONS: HIDE_OPTIONAL_PACKAGES } : {}) }) },
+  (run) => {
+    it('the process without @nestjs/microservices, @nestjs/websockets, @nestjs/graphql and graphql locks and answers as the other does (it never asks for them)', async () => {
+      expect(run().ready.map((ready) => ready.microservices)).toEqual(['loadable', 'missing']); // the hiding works: the control
+      const holder = await run().other().lock(`${run().run}:busy:2`, '20s');
+      const reply = await run().clients[1]!.call('busy', { id: '2' });
+      await holder.unlock();
+      expect(http('express').read(reply)).toMatchObject({ outcome: 'busy', code: 'LOCK_ACQUIRE_TIMEOUT' });
+      http('express').expectShape('busy', reply);
     });
-    expect(ready.microservices).toBe('missing'); // the hiding works: the control
-    const client = await http('express').connect(ready);
-    const holder = await (await redis.client()).lock('hidden:busy:1', '20s');
-    expect(http('express').read(await client.call('busy', { id: '1' }))).toMatchObject({ outcome: 'busy', code: 'LOCK_ACQUIRE_TIMEOUT' });
-    await holder.unlock();
-    expect(http('express').read(await client.call('crash'))).toMatchObject({ outcome: 'crash' });
-    expect((await closeApp(app)).code).toBe(0);
-    expect(logged(app, 'error', /./).filter((line) => !/the handler crashed/.test(line))).toEqual([]);
-  });
-});
+  },
+);
+describeTransport('HTTP on Fastify: two app processes, one Redis', http('fastify'));

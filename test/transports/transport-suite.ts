@@ -73,6 +73,8 @@ export interface TransportUnderTest {
 
 export interface TransportRun {
   apps: WorkerProcess[];
+  /** Each app's `ready` message. */
+  ready: WorkerMessage[];
   clients: TransportClient[];
   proxy: FaultProxy;
   /** A client of the test's own, straight to Redis (not through the proxy), to hold locks and read counters. */
@@ -101,7 +103,7 @@ export function describeTransport(title: string, transport: TransportUnderTest, 
       const env = async (i: number) => ({ ...(await transport.env?.(i)), REDIS_PORT: proxy.port, RUN_ID: id });
       const apps = await Promise.all([startApp(transport.app, await env(0)), startApp(transport.app, await env(1))]);
       const clients = await Promise.all(apps.map(({ ready }) => transport.connect(ready)));
-      state = { apps: apps.map(({ process }) => process), clients, proxy, other: () => other, run: id };
+      state = { apps: apps.map(({ process }) => process), ready: apps.map(({ ready }) => ready), clients, proxy, other: () => other, run: id };
     }, 60_000);
     beforeEach(async () => {
       other = await redis.client();
