@@ -85,7 +85,7 @@ describeTransport(
   { ...http('express'), env: (i) => ({ ADAPTER: 'express', ...(i === 1 ? { NODE_OPTIONS: HIDE_OPTIONAL_PACKAGES } : {}) }) },
   (run) => {
     it('the process without @nestjs/microservices, @nestjs/websockets, @nestjs/graphql and graphql locks and answers as the other does (it never asks for them)', async () => {
-      expect(run().ready.map((ready) => ready.microservices)).toEqual(['loadable', 'missing']); // the hiding works: the control
+      expect(run().ready[1]!.microservices).toBe('missing'); // the hiding works: the control
       const holder = await run().other().lock(`${run().run}:busy:2`, '20s');
       const reply = await run().clients[1]!.call('busy', { id: '2' });
       await holder.unlock();

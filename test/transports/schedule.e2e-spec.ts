@@ -63,13 +63,16 @@ describe('@nestjs/schedule (@Interval + @ScheduledLock): two app processes, one 
         app.waitFor((m) => m.type === 'log' && m.level === 'warn' && /^Redis lock operations are failing/.test(String(m.message)), 'the outage warning'),
       ),
     );
+    // Several ticks of each process find Redis away before it comes back.
+    await Promise.all(apps.map((app) => app.waitFor(() => app.messages.filter((m) => m.type === 'tick-failed').length >= 3, 'three failed ticks')));
     proxy.heal();
     for (const app of apps) {
-      const [end] = await app
-        .waitFor((m) => m.type === 'log' && /answers lock operations again/.test(String(m.message)), 'the end of the outage')
-        .then((m) => [String(m.message)]);
-      expect(end).toMatch(new RegExp(`\\d+ x Jobs\\.locked skipped`));
-      expect(logged(app, 'warn', /^Redis lock operations are failing/)).toHaveLength(1);
+      const end = await app.waitFor((m) => m.type === 'log' && /answers lock operations again/.test(String(m.message)), 'the end of the outage');
+      // Several ticks skipped, one warning before the end of the outage (replies the black-hole held
+      // arrive late after it, and may start another run of failures: not this outage's).
+      expect(Number(/(\d+) x Jobs\.locked skipped/.exec(String(end.message))?.[1])).toBeGreaterThanOrEqual(3);
+      const during = app.messages.slice(0, app.messages.indexOf(end));
+      expect(during.filter((m) => m.type === 'log' && m.level === 'warn' && /^Redis lock operations are failing/.test(String(m.message)))).toHaveLength(1);
     }
   });
 

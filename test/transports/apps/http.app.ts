@@ -2,7 +2,6 @@
 import 'reflect-metadata';
 import { Body, Controller, Module, Post, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { CurrentLock, DistributedLock, type LockHandle } from 'nestjs-distributed-lock';
 import { Counter, LineLogger, lockModule, RUN, serve, startBadApp } from './common.js';
 
@@ -57,17 +56,20 @@ class BadKeyController {
 @Module({ imports: [lockModule()], controllers: [BadKeyController] })
 class BadKeyModule {}
 
-const fastify = process.env.ADAPTER === 'fastify';
+// Fastify is loaded only by the processes that use it.
+const fastify = process.env.ADAPTER === 'fastify' ? await import('@nestjs/platform-fastify') : undefined;
 const create = (module: object): Promise<INestApplication> =>
   fastify
-    ? NestFactory.create(module, new FastifyAdapter(), { logger: new LineLogger(), abortOnError: false })
+    ? NestFactory.create(module, new fastify.FastifyAdapter(), { logger: new LineLogger(), abortOnError: false })
     : NestFactory.create(module, { logger: new LineLogger(), abortOnError: false });
 
 const app = await create(AppModule);
 await app.listen(0, '127.0.0.1');
-// Whether the optional transport packages can be loaded here (the test hides them in one run).
-const microservices = await import('@nestjs/microservices').then(
-  () => 'loadable',
-  () => 'missing',
-);
+// In the process where the test hides the optional transport packages: whether the hiding works.
+const microservices = process.env.NODE_OPTIONS?.includes('hide-optional-packages')
+  ? await import('@nestjs/microservices').then(
+      () => 'loadable',
+      () => 'missing',
+    )
+  : undefined;
 await serve(app, { url: await app.getUrl(), microservices }, { 'bad-key': () => startBadApp(() => create(BadKeyModule)) });

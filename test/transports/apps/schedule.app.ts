@@ -3,7 +3,7 @@ import 'reflect-metadata';
 import { Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Interval, ScheduleModule } from '@nestjs/schedule';
-import { DistributedLock, ScheduledLock } from 'nestjs-distributed-lock';
+import { DistributedLock, LockService, ScheduledLock } from 'nestjs-distributed-lock';
 import { Counter, LineLogger, lockModule, RUN, send, serve, startBadApp } from './common.js';
 
 /** Which jobs do their work (a stopped job's ticks return at once), and how many runs are under way. */
@@ -54,6 +54,10 @@ const create = (module: object) => NestFactory.createApplicationContext(module, 
 
 const app = await create(AppModule);
 await app.init();
+// Each failed attempt of the job's lock (Redis away), for the test to wait on: the log counts them only at the end of the outage.
+app.get(LockService).events.on('failed', ({ name, outcome }) => {
+  if (name === `${RUN}:job` && outcome === 'error') send({ type: 'tick-failed' });
+});
 await serve(
   app,
   {},
