@@ -11,7 +11,7 @@ import {
 } from '../core/index.js';
 import { DISTRIBUTED_LOCK_METADATA, type DistributedLockMetadata } from './distributed-lock.options.js';
 import { DistributedLockRunner } from './distributed-lock.runner.js';
-import { badKeyAnswer, busyAnswer, httpResponse, isEvent, LockedCallFailure, lostAnswer, unavailableAnswer } from './lock-failure.answers.js';
+import { badKeyAnswer, busyAnswer, isEvent, LockedCallFailure, lostAnswer, unavailableAnswer } from './lock-failure.answers.js';
 import { LockService } from './lock.service.js';
 import { currentRequestCall, runAsRequestCall, type RequestCall } from './locked-method.js';
 
@@ -53,7 +53,7 @@ export class DistributedLockInterceptor implements NestInterceptor {
       // A client that hangs up, or an outer interceptor that stops listening, ends the wait for the
       // lock; once the handler runs, the method wrapper holds the lock until its work has ended.
       const abort = new AbortController();
-      const response = httpResponse(context) as ClosableResponse | undefined;
+      const response = context.getType() === 'http' ? context.switchToHttp().getResponse<ClosableResponse>() : undefined;
       const closeTarget = response?.raw ?? response;
       const onClose = (): void => abort.abort(new Error('client closed the connection'));
       closeTarget?.once?.('close', onClose);

@@ -184,7 +184,7 @@ interface HttpResponse {
   raw?: HttpResponse;
 }
 
-export function httpResponse(context: ExecutionContext): HttpResponse | undefined {
+function httpResponse(context: ExecutionContext): HttpResponse | undefined {
   return context.getType() === 'http' ? context.switchToHttp().getResponse<HttpResponse>() : undefined;
 }
 
