@@ -26,6 +26,7 @@ const guide: DefaultTheme.SidebarItem[] = [
     items: [
       { text: '@DistributedLock on routes', link: '/guides/decorator' },
       { text: '@DistributedLock on providers', link: '/guides/providers' },
+      { text: 'What clients receive, per transport', link: '/guides/transports' },
       { text: 'LockService: the plain lock', link: '/guides/lock-service' },
       { text: 'Fair lock', link: '/guides/fair-lock' },
       { text: 'Read-write lock', link: '/guides/read-write-lock' },

@@ -17,7 +17,7 @@ export { describePubSubChoice, type PubSubChoice, type PubSubFlavour } from './e
 export type { LockClientOptions, ReplicaAckOptions } from './config/lock-client-options.js';
 export { DEFAULT_KEY_PREFIX, DEFAULT_WATCHDOG_TIMEOUT_MS } from './config/lock-client-options.js';
 export { LOCK_ENV_VARIABLES, readConnectionConfigFromEnv } from './config/env-config.parser.js';
-export { getLockContext, runInLockContext, runInNewLockContext, type LockContext } from './context/lock-context.js';
+export { getLockContext, runInLockContext, runInNewLockContext, runWithCurrentLock, type LockContext } from './context/lock-context.js';
 export * from './events/lock-events.js';
 export { LockHandle } from './context/lock-handle.js';
 export type { LockOptions, TryLockOptions } from './locks/acquire-options.js';

@@ -1,12 +1,7 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import { getLockContext } from '../core/index.js';
-import { DISTRIBUTED_LOCK_METADATA } from './distributed-lock.constants.js';
-
-/**
- * Stands for the lock of a decorated handler while its parameters are resolved (before the lock is
- * taken); the method wrapper replaces it with the handle when it calls the handler.
- */
-export const CURRENT_LOCK_PENDING: unique symbol = Symbol('the @DistributedLock of this call, once taken');
+import { DISTRIBUTED_LOCK_METADATA } from './distributed-lock.options.js';
+import { CURRENT_LOCK_PENDING } from './locked-method.js';
 
 /**
  * Handler parameter: the lock taken by @DistributedLock for this call (`name`, `token`, `signal`,

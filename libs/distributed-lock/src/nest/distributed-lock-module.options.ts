@@ -13,7 +13,7 @@ export interface DistributedLockModuleOptions extends LockClientOptions {
   /** HTTP status when @DistributedLock does not get the lock within waitTime: 423 (default) or 409. */
   unavailableStatus?: 409 | 423;
   /**
-   * On app.close(), how long to wait for decorated calls in flight (route handlers and provider
+   * On app.close(), how long to wait for decorated calls in flight (request handlers and provider
    * methods) to finish before their locks are released and the connections closed (default
    * `LOCK_SHUTDOWN_TIMEOUT` or 10 s; 0: do not wait).
    */

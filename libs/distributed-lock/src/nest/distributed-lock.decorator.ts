@@ -1,8 +1,8 @@
 import { SetMetadata, UseInterceptors } from '@nestjs/common';
 import { InvalidLockArgumentError, type Duration } from '../core/index.js';
-import { DISTRIBUTED_LOCK_METADATA } from './distributed-lock.constants.js';
 import { DistributedLockInterceptor } from './distributed-lock.interceptor.js';
 import {
+  DISTRIBUTED_LOCK_METADATA,
   toLockMetadata,
   type DistributedLockArgsOptions,
   type DistributedLockMetadata,
@@ -14,13 +14,15 @@ import { createLockedMethod, isLockedMethod } from './locked-method.js';
 
 /**
  * Runs the decorated method under a distributed lock: acquired before it, released after its promise
- * (or a route's observable) settles, success or error. Works on route handlers (through an
- * interceptor, name from the request) and on methods of any provider (services, queue processors,
- * CQRS handlers, scheduled jobs; name from the arguments). Errors of the method pass unchanged.
+ * (or a request handler's observable) settles, success or error. Works on request handlers (HTTP
+ * routes, GraphQL resolvers, message patterns, gateway messages: the name may come from the request,
+ * and a failure to lock is answered in the transport's terms) and on methods of any provider
+ * (services, queue processors, CQRS handlers, scheduled jobs; name from the arguments). Errors of the
+ * method pass unchanged.
  *
  * ```ts
  * @DistributedLock('goods', '5s')
- * @DistributedLock({ key: 'product:{params.id}', waitTime: '2s' })          // route handler
+ * @DistributedLock({ key: 'product:{params.id}', waitTime: '2s' })          // HTTP route
  * @DistributedLock({ keyFromArgs: (id: string) => `product:${id}` })        // any provider
  * @DistributedLock({ key: 'order:{args.0.id}', onLocked: 'skip' })
  * ```
@@ -33,11 +35,12 @@ export function DistributedLock(
   leaseTime?: Duration,
 ): MethodDecorator {
   const metadata = toLockMetadata(keyOrOptions, leaseTime);
-  return lockDecorator(metadata, '@DistributedLock');
+  return lockDecorator(metadata);
 }
 
 /** Applies a compiled metadata: wraps the method (keeping its metadata) and registers the interceptor. */
-export function lockDecorator(metadata: DistributedLockMetadata, decorator: string): MethodDecorator {
+export function lockDecorator(metadata: DistributedLockMetadata): MethodDecorator {
+  const { decorator } = metadata;
   return (target, propertyKey, descriptor) => {
     const original: unknown = descriptor.value;
     const where = `${typeof target === 'function' ? target.name : target.constructor.name}.${String(propertyKey)}`;

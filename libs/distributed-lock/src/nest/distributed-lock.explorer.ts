@@ -1,8 +1,7 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { ApplicationConfig, DiscoveryService, MetadataScanner } from '@nestjs/core';
-import { DISTRIBUTED_LOCK_METADATA } from './distributed-lock.constants.js';
-import type { DistributedLockMetadata } from './distributed-lock.options.js';
-import { assertRouteHasParams } from './route-params.check.js';
+import { DISTRIBUTED_LOCK_METADATA, type DistributedLockMetadata } from './distributed-lock.options.js';
+import { assertKeyFitsHandler } from './request-key.check.js';
 import { DistributedLockRunner } from './distributed-lock.runner.js';
 import { bindLockedInstance, isLockedMethod } from './locked-method.js';
 
@@ -28,36 +27,31 @@ export class DistributedLockExplorer implements OnModuleInit {
   }
 
   /**
-   * Binds every instance with a locked method; returns how many methods were found. Checks, on the
-   * way, that route handlers' key templates read only parameters their routes have.
+   * Binds every instance with a locked method. Checks, on the way, that the keys of request
+   * handlers (routes, resolvers, message patterns, gateway messages) and scheduled jobs read only
+   * what their requests carry (request-key.check.ts).
    */
-  explore(): number {
-    let found = 0;
-    const controllers = new Set(this.discovery.getControllers());
+  private explore(): void {
     const globalPrefix = this.config.getGlobalPrefix();
-    for (const wrapper of [...controllers, ...this.discovery.getProviders()]) {
+    for (const wrapper of [...this.discovery.getControllers(), ...this.discovery.getProviders()]) {
       const instance: unknown = wrapper.instance;
       if (!instance || typeof instance !== 'object') continue;
       const prototype: unknown = Object.getPrototypeOf(instance);
       if (!prototype || prototype === Object.prototype) continue;
       const locked = this.scanner.getAllMethodNames(prototype).filter((name) => isLockedMethod((prototype as Record<string, unknown>)[name]));
       if (locked.length === 0) continue;
-      if (controllers.has(wrapper)) {
-        for (const name of locked) {
-          const handler = (prototype as Record<string, object>)[name]!;
-          const metadata = Reflect.getMetadata(DISTRIBUTED_LOCK_METADATA, handler) as DistributedLockMetadata;
-          assertRouteHasParams(handler, metadata, { controller: wrapper.metatype as object, module: wrapper.host?.metatype, globalPrefix });
-        }
+      for (const name of locked) {
+        const handler = (prototype as Record<string, object>)[name]!;
+        const metadata = Reflect.getMetadata(DISTRIBUTED_LOCK_METADATA, handler) as DistributedLockMetadata;
+        assertKeyFitsHandler(handler, metadata, { controller: wrapper.metatype as object, module: wrapper.host?.metatype, globalPrefix });
       }
       if (!wrapper.isDependencyTreeStatic()) {
         this.logger.warn(
-          `${wrapper.name} is request-scoped (or depends on one): ${locked.join(', ')} lock when Nest calls them as route handlers, but a call from other code fails with LOCK_INVALID_CONFIG.`,
+          `${wrapper.name} is request-scoped (or depends on one): ${locked.join(', ')} lock when Nest calls them as request handlers, but a call from other code fails with LOCK_INVALID_CONFIG.`,
         );
         continue;
       }
       bindLockedInstance(instance, this.runner);
-      found += locked.length;
     }
-    return found;
   }
 }

@@ -1,50 +1,39 @@
-import {
-  BadRequestException,
-  Injectable,
-  Logger,
-  ServiceUnavailableException,
-  type CallHandler,
-  type ExecutionContext,
-  type NestInterceptor,
-} from '@nestjs/common';
+import { Injectable, Logger, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { Observable, Subscription, throwError } from 'rxjs';
+import { Observable } from 'rxjs';
 import {
-  InvalidLockArgumentError,
-  LockAcquireTimeoutError,
   LockBackendError,
-  LockClientClosedError,
-  LockKeyTemplateError,
+  type InvalidLockArgumentError,
+  type LockAcquireTimeoutError,
+  type LockClientClosedError,
+  type LockKeyTemplateError,
   type LockLostError,
 } from '../core/index.js';
+import { DISTRIBUTED_LOCK_METADATA, type DistributedLockMetadata } from './distributed-lock.options.js';
 import { DistributedLockRunner } from './distributed-lock.runner.js';
-import { runAsRouteCall, type RouteCallContext } from './locked-method.js';
-import { assertLockName } from '../core/util/validate.js';
-import { DISTRIBUTED_LOCK_METADATA } from './distributed-lock.constants.js';
-import type { DistributedLockMetadata } from './distributed-lock.options.js';
-import { LockKeyTemplate } from './lock-key.template.js';
-import { LockUnavailableException } from './lock-unavailable.exception.js';
+import { badKeyAnswer, busyAnswer, isEvent, LockedCallFailure, lostAnswer, unavailableAnswer } from './lock-failure.answers.js';
 import { LockService } from './lock.service.js';
+import { currentRequestCall, runAsRequestCall, type RequestCall } from './locked-method.js';
 
 interface ClosableResponse {
   once?(event: 'close', listener: () => void): unknown;
   off?(event: 'close', listener: () => void): unknown;
-  setHeader?(name: string, value: string): unknown;
-  header?(name: string, value: string): unknown;
-  /** Express (and Node's ServerResponse): the status line and headers are out. */
-  headersSent?: boolean;
-  /** Fastify's reply: the response was sent. */
-  sent?: boolean;
   raw?: ClosableResponse;
 }
 
 /**
- * Applies @DistributedLock to route handlers: resolves a name that reads the request, stops the wait
- * when the client hangs up, and reports a lock that stayed busy (423/409 + Retry-After), a bad key
- * (400) or an unavailable Redis (503). The lock itself is taken by the method wrapper (see
- * locked-method.ts), the one place that knows when the handler's work has ended. Protected hooks let
- * a subclass change how names are resolved or how a busy lock is reported, as @nestjs/throttler's
- * guard does.
+ * Applies @DistributedLock to request handlers (HTTP routes, GraphQL resolvers, message patterns,
+ * gateway messages). The lock itself is taken by the method wrapper's runner (locked-method.ts), the
+ * one place that sees the piped arguments and the method's own promise; this interceptor hands it the
+ * request (ExecutionContext, a signal that aborts the wait when the client hangs up, a name scope),
+ * and turns what the runner throws for the request's lock (a LockedCallFailure) into the transport's
+ * answer (lock-failure.answers.ts; docs/guides/transports.md), logged at a fitting level. Errors of
+ * the handler itself pass unchanged.
+ *
+ * Extension points, as @nestjs/throttler's guard has: `nameScope` and the four answers (`busy`,
+ * `storeUnavailable`, `badKey`, `lockLost`) are protected. To use a subclass, register it globally
+ * (`{ provide: APP_INTERCEPTOR, useClass: MyLockInterceptor }`): it then runs first for every
+ * decorated handler, and the interceptor that @DistributedLock registers on the handler steps aside.
  */
 @Injectable()
 export class DistributedLockInterceptor implements NestInterceptor {
@@ -58,116 +47,95 @@ export class DistributedLockInterceptor implements NestInterceptor {
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const metadata = this.reflector.get<DistributedLockMetadata | undefined>(DISTRIBUTED_LOCK_METADATA, context.getHandler());
-    if (!metadata) return next.handle();
-    const response = context.getType() === 'http' ? context.switchToHttp().getResponse<ClosableResponse>() : undefined;
-    let name: string | undefined;
-    if (metadata.via === 'interceptor') {
-      try {
-        name = this.resolveName(metadata, context);
-      } catch (error) {
-        return throwError(() => this.mapResolveError(error));
-      }
-    }
+    // Not decorated; or an outer DistributedLockInterceptor (a subclass registered globally) has it.
+    if (!metadata || currentRequestCall()?.context === context) return next.handle();
     return new Observable<unknown>((subscriber) => {
       // A client that hangs up, or an outer interceptor that stops listening, ends the wait for the
       // lock; once the handler runs, the method wrapper holds the lock until its work has ended.
       const abort = new AbortController();
+      const response = context.getType() === 'http' ? context.switchToHttp().getResponse<ClosableResponse>() : undefined;
       const closeTarget = response?.raw ?? response;
       const onClose = (): void => abort.abort(new Error('client closed the connection'));
       closeTarget?.once?.('close', onClose);
-      const handlerStream = new Subscription(); // what 'abort-request' drops
-      const route: RouteCallContext = {
-        metadata,
-        context,
-        name,
-        signal: abort.signal,
-        runner: this.runner,
-        mapError: (error, lockName) => this.mapResolveError(this.mapAcquireError(error, lockName, response)),
-        abortRequest: (error) => {
-          if (subscriber.closed || responseSent(response)) return; // too late to answer otherwise
-          closeTarget?.off?.('close', onClose);
-          subscriber.error(this.lockLost(error, response));
-          handlerStream.unsubscribe(); // the handler runs on; its lock is released when it ends, its result dropped
-        },
-      };
-      const inner = runAsRouteCall(route, () => next.handle()).subscribe({
+      const stopWatchingClose = (): void => void closeTarget?.off?.('close', onClose);
+      let call: RequestCall;
+      try {
+        call = { metadata, context, signal: abort.signal, scope: this.nameScope(context), runner: this.runner };
+      } catch (error) {
+        stopWatchingClose();
+        subscriber.error(error);
+        return undefined;
+      }
+      const inner = runAsRequestCall(call, () => next.handle()).subscribe({
         next: (value) => subscriber.next(value),
         error: (error: unknown) => {
-          closeTarget?.off?.('close', onClose);
-          subscriber.error(error);
+          stopWatchingClose();
+          if (!(error instanceof LockedCallFailure) || error.request !== call) subscriber.error(error);
+          else
+            void this.answer(error).then(
+              (answer) => subscriber.error(answer),
+              (failure: unknown) => subscriber.error(failure), // a hook that threw: its error goes out instead
+            );
         },
         complete: () => {
-          closeTarget?.off?.('close', onClose);
+          stopWatchingClose();
           subscriber.complete();
         },
       });
-      handlerStream.add(inner);
       return () => {
-        closeTarget?.off?.('close', onClose);
+        stopWatchingClose();
         abort.abort(new Error('unsubscribed'));
         inner.unsubscribe();
       };
     });
   }
 
-  /** The lock name for this call. Override to add tenancy or other scoping. */
-  protected resolveName(metadata: DistributedLockMetadata, context: ExecutionContext): string {
-    const key = metadata.key!;
-    const name = key instanceof LockKeyTemplate ? key.resolve(context) : key(context);
-    assertLockName(name, '@DistributedLock key');
-    return name;
+  /**
+   * Put in front of every lock name of a request (default: nothing). Override to scope the locks of
+   * decorated handlers, e.g. by tenant: `return \`tenant:${request.headers['x-tenant']}:\``. It applies
+   * to request handlers only, not to decorated methods that code calls.
+   */
+  protected nameScope(_context: ExecutionContext): string {
+    return '';
   }
 
-  /** What the client gets when the lock stayed busy for the whole waitTime. */
-  protected unavailable(error: LockAcquireTimeoutError, response: ClosableResponse | undefined): Error {
-    const seconds = Math.max(1, Math.ceil(error.retryAfterMs / 1000));
-    setHeader(response, 'Retry-After', String(seconds));
-    return new LockUnavailableException(error.lockName, seconds, this.locks.settings.unavailableStatus);
+  /** What the client gets when the lock stayed busy for the whole waitTime (HTTP: 423 or 409 with Retry-After). */
+  protected busy(error: LockAcquireTimeoutError, context: ExecutionContext): unknown {
+    return busyAnswer(error, context, this.locks.settings.unavailableStatus);
   }
 
-  /** What the client gets when the lock was lost during the handler (`onLost: 'abort-request'`). */
-  protected lockLost(error: LockLostError, response: ClosableResponse | undefined): Error {
-    setHeader(response, 'Retry-After', '1');
-    return new ServiceUnavailableException({
-      statusCode: 503,
-      error: 'Service Unavailable',
-      code: error.code,
-      reason: error.reason,
-      message: `The lock "${error.lockName}" was lost while this request was being handled (${error.reason}), so its work may be incomplete. Retry.`,
-    });
+  /** What the client gets when Redis did not answer, or the application is shutting down (HTTP: 503 with Retry-After: 1). */
+  protected storeUnavailable(error: LockBackendError | LockClientClosedError, context: ExecutionContext, name: string): unknown {
+    return unavailableAnswer(error, context, name);
   }
 
-  protected mapResolveError(error: unknown): unknown {
-    if (error instanceof LockKeyTemplateError) {
-      return new BadRequestException({ statusCode: 400, error: 'Bad Request', code: error.code, message: error.message });
+  /** What the client gets when the key cannot be resolved from the request (a template field missing: HTTP 400). */
+  protected badKey(error: LockKeyTemplateError | InvalidLockArgumentError, context: ExecutionContext): unknown {
+    return badKeyAnswer(error, context);
+  }
+
+  /** What the client gets when the lock was lost during the handler (`onLost: 'abort-request'`; HTTP 503 with Retry-After: 1). */
+  protected lockLost(error: LockLostError, context: ExecutionContext): unknown {
+    return lostAnswer(error, context);
+  }
+
+  /** Logs the failure (outage: once per outage; busy, bad key: debug, or log for an event no client hears of) and asks the hook for the answer. */
+  private async answer({ failure, lockName, request }: LockedCallFailure): Promise<unknown> {
+    const { context, metadata } = request;
+    const quietly = (message: string): void => (isEvent(context) ? this.logger.log(`${message}; the event was not handled`) : this.logger.debug?.(message));
+    switch (failure.kind) {
+      case 'busy':
+        quietly(`${metadata.where}: lock "${failure.error.lockName}" stayed busy for its waitTime`);
+        return this.busy(failure.error, context);
+      case 'unavailable':
+        if (failure.error instanceof LockBackendError) this.locks.outage.failed(metadata.where, failure.error, lockName);
+        else quietly(`${metadata.where}: ${failure.error.message}`);
+        return this.storeUnavailable(failure.error, context, lockName);
+      case 'bad-key':
+        quietly(`${metadata.where}: ${failure.error.message}`);
+        return this.badKey(failure.error, context);
+      case 'lost': // LockService warns of every lost lock
+        return this.lockLost(failure.error, context);
     }
-    if (error instanceof InvalidLockArgumentError) {
-      return new BadRequestException({ statusCode: 400, error: 'Bad Request', code: error.code, message: error.message });
-    }
-    return error;
   }
-
-  protected mapAcquireError(error: unknown, name: string, response: ClosableResponse | undefined): unknown {
-    if (error instanceof LockAcquireTimeoutError) return this.unavailable(error, response);
-    if (error instanceof LockBackendError || error instanceof LockClientClosedError) {
-      setHeader(response, 'Retry-After', '1');
-      return new ServiceUnavailableException({
-        statusCode: 503,
-        error: 'Service Unavailable',
-        code: error.code,
-        message: `The lock "${name}" could not be taken because its store is unavailable. Retry shortly.`,
-      });
-    }
-    return error;
-  }
-}
-
-function responseSent(response: ClosableResponse | undefined): boolean {
-  return response?.headersSent === true || response?.sent === true || response?.raw?.headersSent === true;
-}
-
-function setHeader(response: ClosableResponse | undefined, name: string, value: string): void {
-  if (!response) return;
-  if (typeof response.setHeader === 'function') response.setHeader(name, value);
-  else if (typeof response.header === 'function') response.header(name, value);
 }

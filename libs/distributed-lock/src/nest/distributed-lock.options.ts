@@ -3,14 +3,19 @@ import { InvalidLockArgumentError, type Duration, type LockAcquireTimeoutError, 
 import { leaseMs, waitMs } from '../core/locks/acquire-options.js';
 import { describe, toMilliseconds } from '../core/util/duration.js';
 import { assertKnownKeys, isPlainObject } from '../core/util/validate.js';
-import { MULTI_KEY_SEPARATOR } from './distributed-lock.constants.js';
-import { LockKeyTemplate } from './lock-key.template.js';
+import { LockKeyTemplate, type LockKey } from './lock-key.resolver.js';
 
-/** Builds the lock name from the execution context (request, RPC payload...): route handlers only. */
+/** Metadata key under which @DistributedLock (and @ScheduledLock, @DistributedSemaphore) stores its compiled metadata on a method. */
+export const DISTRIBUTED_LOCK_METADATA = 'nestjs-distributed-lock:metadata';
+
+/**
+ * Builds the lock name from the ExecutionContext of a request Nest handles (an HTTP route, a GraphQL
+ * resolver, a message pattern, a gateway message): request handlers only.
+ */
 export type LockKeyFactory = (context: ExecutionContext) => string;
 
 /**
- * Builds the lock name from the decorated method's own arguments: any provider, and route handlers.
+ * Builds the lock name from the decorated method's own arguments: any provider, and request handlers.
  * An array of names takes a multi-lock over all of them.
  */
 export type LockKeyFromArgs<A extends unknown[] = unknown[]> = (...args: A) => string | string[];
@@ -20,21 +25,23 @@ export type DecoratedLockKind = 'reentrant' | 'fair' | 'read' | 'write';
 
 /** What a decorated call is told when its lock stayed busy for the whole waitTime. */
 export interface LockedCallInfo {
-  /** The lock name. */
+  /** The lock name (names joined with ', ' for a multi-lock). */
   readonly name: string;
   /** How long the call waited before giving up, in ms. */
   readonly waitedMs: number;
   /** The timeout, with the holder's remaining lease in `retryAfterMs`. */
   readonly error: LockAcquireTimeoutError;
-  /** The method's arguments (after pipes, for a route handler). */
+  /** The method's arguments (after pipes, for a request handler). */
   readonly args: readonly unknown[];
-  /** The execution context of a route handler; undefined for a plain provider call. */
+  /** The execution context of a request handler; undefined for a call made by code. */
   readonly context: ExecutionContext | undefined;
 }
 
 /**
  * When the lock stays busy for the whole waitTime:
- * - `'throw'` (default): over HTTP 423/409 with Retry-After; elsewhere `LockAcquireTimeoutError`.
+ * - `'throw'` (default): a request handler answers "busy, retry after N" in its transport's terms
+ *   (HTTP 423/409 with Retry-After; GraphQL, RPC, WebSocket: code `LOCK_ACQUIRE_TIMEOUT` with
+ *   `retryAfterMs`); a call made by code rejects with `LockAcquireTimeoutError`.
  * - `'skip'`: the method does not run and the call resolves `undefined` (scheduled jobs).
  * - a function: the method does not run; the call resolves what the function returns (or rejects
  *   with what it throws).
@@ -51,7 +58,7 @@ export interface LockLostInfo {
   readonly lock: LockHandle;
   /** The method's arguments. */
   readonly args: readonly unknown[];
-  /** The execution context of a route handler; undefined for a plain provider call. */
+  /** The execution context of a request handler; undefined for a call made by code. */
   readonly context: ExecutionContext | undefined;
 }
 
@@ -61,9 +68,10 @@ export interface LockLostInfo {
  * writes must be fenced with the token (or preceded by `lock.throwIfLost()`). In every case the
  * handle's `signal` aborts (with a LockLostError) and a warning is logged.
  * - `'abort'` (default): only that.
- * - `'abort-request'`: also answers the request at once, 503 with `code: 'LOCK_LOST'`, if its response
- *   has not been sent yet (route handlers; elsewhere the same as 'abort'). What the handler returns
- *   later is dropped, and its lock is still released only when it ends.
+ * - `'abort-request'`: also answers the request at once, code `LOCK_LOST` (HTTP 503), if its answer
+ *   has not been sent yet (request handlers of every transport; for a call made by code the same as
+ *   'abort'). What the handler returns later is dropped, and its lock is still released only when it
+ *   ends.
  * - a function: called once with LockLostInfo (errors it throws are logged), e.g. to roll back, alert,
  *   or mark the work for a retry.
  */
@@ -93,9 +101,10 @@ interface CommonLockOptions {
 export interface DistributedLockOptions extends CommonLockOptions {
   /**
    * Lock name: a literal (`'goods'`), a template over the request (`'product:{params.id}'`; roots
-   * params, query, body, user, headers, and data for RPC/WebSocket), a template over the method's
-   * arguments (`'product:{args.0}'`, `'order:{args.1.id}'`), or a function of the ExecutionContext
-   * (route handlers only; for arguments use `keyFromArgs`). An array of names or templates takes a
+   * params, query, body, user, headers over HTTP; data for RPC and WebSocket payloads and a GraphQL
+   * field's arguments, with user and headers there too), a template over the method's arguments
+   * (`'product:{args.0}'`, `'order:{args.1.id}'`), or a function of the ExecutionContext (request
+   * handlers only; for arguments use `keyFromArgs`). An array of names or templates takes a
    * multi-lock: all of them, all or nothing, in a canonical order (`['account:{body.from}',
    * 'account:{body.to}']`).
    */
@@ -120,20 +129,14 @@ export type LockedMethodDecorator<A extends unknown[]> = (
 ) => void;
 
 /**
- * What @DistributedLock stores on a method (Nest metadata), read by the interceptor and the method
- * wrapper: the options, checked and parsed once, when the class is defined.
- * `via` says who takes the lock: the interceptor (name from the request or a fixed name, on route
- * handlers) or the method wrapper (name from the arguments; on any provider, and on route handlers
- * with an argument key).
+ * What @DistributedLock stores on a method (Nest metadata): the options, checked and compiled once,
+ * when the class is defined. Read by the method wrapper's runner (every call) and by the interceptor
+ * and the explorer (request handlers).
  */
 export interface DistributedLockMetadata {
-  /** A template (static, request or args) or a function of the ExecutionContext; undefined with keyFromArgs. */
-  key: LockKeyTemplate | LockKeyFactory | undefined;
-  keyFromArgs: LockKeyFromArgs | undefined;
+  /** The compiled key: what the lock names of a call are made from (see resolveLockNames). */
+  key: LockKey;
   kind: DecoratedLockKind;
-  /** Several keys (a multi-lock): the resolved name holds them separated by MULTI_KEY_SEPARATOR. */
-  multi: boolean;
-  via: 'interceptor' | 'method';
   leaseMs: number | undefined;
   waitMs: number | undefined;
   onLocked: OnLocked;
@@ -145,6 +148,8 @@ export interface DistributedLockMetadata {
    * caller, a scheduler, can do nothing with the error but log it on every tick.
    */
   onUnavailable: 'throw' | 'skip';
+  /** `@DistributedLock`, `@ScheduledLock` or `@DistributedSemaphore`, for messages. */
+  decorator: string;
   /** `Class.method`, for messages; set when the decorator is applied. */
   where: string;
   /** Set by @DistributedSemaphore: the call takes permits of the semaphore of that name instead of a lock. */
@@ -164,19 +169,18 @@ const OPTION_KEYS = ['key', 'keyFromArgs', 'kind', 'leaseTime', 'waitTime', 'onL
 const KINDS: readonly DecoratedLockKind[] = ['reentrant', 'fair', 'read', 'write'];
 
 export function toLockMetadata(keyOrOptions: unknown, leaseTime?: Duration, decorator = '@DistributedLock'): DistributedLockMetadata {
+  const common = { decorator, where: '', onUnavailable: 'throw' } as const;
   if (!isPlainObject(keyOrOptions)) {
-    const key = compileKey(keyOrOptions, `${decorator} key`);
-    return finish({
-      key,
-      keyFromArgs: undefined,
+    return {
+      ...common,
+      key: compileKey(keyOrOptions, `${decorator} key`),
       kind: 'reentrant',
-      multi: false,
       leaseMs: leaseTime === undefined ? undefined : leaseMs(leaseTime),
       waitMs: undefined,
       onLocked: 'throw',
       onLost: 'abort',
       lockAtLeastMs: undefined,
-    });
+    };
   }
   if (leaseTime !== undefined) {
     throw new InvalidLockArgumentError('leaseTime', `give it inside the ${decorator} options object.`);
@@ -203,35 +207,38 @@ export function toLockMetadata(keyOrOptions: unknown, leaseTime?: Duration, deco
       `${atLeast} ms is not shorter than the lease (${lease} ms); the lock would expire before its deferred release. Raise the lease or lower lockAtLeastFor.`,
     );
   }
-  return finish({
-    key: options.key === undefined ? undefined : compileKey(options.key, `${decorator} key`),
-    keyFromArgs: options.keyFromArgs as LockKeyFromArgs | undefined,
+  return {
+    ...common,
+    key:
+      options.keyFromArgs === undefined
+        ? compileKey(options.key, `${decorator} key`)
+        : { from: 'args', build: options.keyFromArgs as (...args: unknown[]) => unknown },
     kind: (options.kind as DecoratedLockKind | undefined) ?? 'reentrant',
-    multi: Array.isArray(options.key),
     leaseMs: lease,
     waitMs: options.waitTime === undefined ? undefined : waitMs(options.waitTime),
     onLocked: compileOnLocked(options.onLocked, `${decorator} onLocked`),
     onLost: compileOnLost(options.onLost, `${decorator} onLost`),
     lockAtLeastMs: atLeast || undefined,
-  });
+  };
 }
 
-function finish(metadata: Omit<DistributedLockMetadata, 'via' | 'where' | 'onUnavailable'>): DistributedLockMetadata {
-  const viaMethod = metadata.keyFromArgs !== undefined || (metadata.key instanceof LockKeyTemplate && metadata.key.source === 'args');
-  return { ...metadata, via: viaMethod ? 'method' : 'interceptor', where: '', onUnavailable: 'throw' };
-}
-
-function compileKey(key: unknown, argument: string): LockKeyTemplate | LockKeyFactory {
-  if (typeof key === 'function') return key as LockKeyFactory;
+/** A `key` option: a function of the ExecutionContext, or one template, or several (a multi-lock). */
+function compileKey(key: unknown, argument: string): LockKey {
+  if (typeof key === 'function') return { from: 'context', build: key as (context: ExecutionContext) => unknown };
   if (Array.isArray(key)) {
-    if (key.length === 0 || !key.every((part) => typeof part === 'string' && part.trim() !== '' && !part.includes(MULTI_KEY_SEPARATOR))) {
+    if (key.length === 0 || !key.every((part) => typeof part === 'string' && part.trim() !== '')) {
       throw new InvalidLockArgumentError(argument, `expected a non-empty array of non-empty names or templates, got ${describe(key)}.`);
     }
-    // One template whose resolution is every name, separated: the request and argument roots of
-    // each part are resolved exactly as for a single key.
-    return new LockKeyTemplate(key.join(MULTI_KEY_SEPARATOR));
+    const templates = key.map((part: string) => new LockKeyTemplate(part));
+    if (templates.some((t) => t.source === 'args') && templates.some((t) => t.source === 'request')) {
+      throw new InvalidLockArgumentError(
+        'lock key',
+        `templates ${key.map((part: string) => `"${part}"`).join(', ')} mix {args...} with request fields; a key reads either the method's arguments or the request.`,
+      );
+    }
+    return { from: 'templates', templates };
   }
-  if (typeof key === 'string' && key.trim() !== '') return new LockKeyTemplate(key);
+  if (typeof key === 'string' && key.trim() !== '') return { from: 'templates', templates: [new LockKeyTemplate(key)] };
   throw new InvalidLockArgumentError(argument, `expected a non-empty string or a function, got ${describe(key)}.`);
 }
 

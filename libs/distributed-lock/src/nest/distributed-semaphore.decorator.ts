@@ -36,7 +36,7 @@ export interface DistributedSemaphoreArgsOptions<A extends unknown[]> extends Co
 
 /**
  * Runs the decorated method holding permits of a distributed semaphore: at most `permits` calls (or
- * `permits / permitsPerCall`) run at once across every instance, on route handlers and on methods of
+ * `permits / permitsPerCall`) run at once across every instance, on request handlers and on methods of
  * any provider. It is @DistributedLock with permits instead of a lock: the same key templates, the
  * same one acquisition path (the method wrapper, the runner), `onLocked`, 423 + Retry-After when no
  * permits came free within waitTime, shutdown and tracing. `@CurrentLock()` gets the PermitsHandle
@@ -67,5 +67,5 @@ export function DistributedSemaphore(options: DistributedSemaphoreOptions | Dist
   }
   const queueTimeoutMs = queueTimeout === undefined ? undefined : toMilliseconds(queueTimeout, 'queueTimeout', { min: 30 });
   const metadata = toLockMetadata(lockOptions as { key: string | LockKeyFactory; keyFromArgs?: LockKeyFromArgs }, undefined, '@DistributedSemaphore');
-  return lockDecorator({ ...metadata, semaphore: { permits: size, perCall, queueTimeoutMs } }, '@DistributedSemaphore');
+  return lockDecorator({ ...metadata, semaphore: { permits: size, perCall, queueTimeoutMs } });
 }

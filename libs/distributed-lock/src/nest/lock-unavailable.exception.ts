@@ -1,8 +1,10 @@
 import { HttpException } from '@nestjs/common';
 
 /**
- * @DistributedLock could not get its lock within waitTime. 423 Locked (or 409 Conflict, per module
- * option), with `Retry-After` set from the holder's remaining lease.
+ * An HTTP request's @DistributedLock could not get its lock within waitTime: 423 Locked (or 409
+ * Conflict, per module option `unavailableStatus`), with `Retry-After` estimated from how long the
+ * lock's recent holds lasted, never later than the holder's remaining lease. (The name predates the
+ * other transports' answers, see lock-failure.answers.ts; "unavailable" here means busy.)
  */
 export class LockUnavailableException extends HttpException {
   constructor(

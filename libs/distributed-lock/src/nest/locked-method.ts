@@ -1,45 +1,51 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ExecutionContext } from '@nestjs/common';
 import { InvalidLockConfigError } from '../core/index.js';
-import type { LockHandle, LockLostError } from '../core/index.js';
+import type { LockHandle } from '../core/index.js';
 import type { DistributedLockMetadata } from './distributed-lock.options.js';
-import { CURRENT_LOCK_PENDING } from './current-lock.decorator.js';
 
-/** What the method wrapper needs at call time; implemented by DistributedLockRunner. */
+/** What the method wrapper needs of the application's DistributedLockRunner. */
 export interface LockedMethodRunner {
-  /** Takes the lock, runs `invoke` with the handle, releases when its work has ended. */
-  runLocked(metadata: DistributedLockMetadata, args: unknown[], invoke: (lock: LockHandle) => unknown, route: RouteCallContext | undefined): Promise<unknown>;
+  /** Takes the lock of one call, runs `invoke` with the handle, releases once its work has ended. */
+  run(metadata: DistributedLockMetadata, args: unknown[], invoke: (lock: LockHandle) => unknown, request: RequestCall | undefined): Promise<unknown>;
 }
 
 /**
- * Set by the interceptor around a route handler's invocation, so that the method wrapper of the same
- * decoration knows the call came through Nest's request pipeline. The wrapper takes the lock for every
- * call, route or not (it is the one place that sees the method's own promise, so the lock is held
- * until the handler's work has really ended, whatever happens to the request's observable); for a
- * route it uses what only the interceptor knows.
+ * A request Nest is handling with a decorated handler (an HTTP route, a GraphQL resolver, a message
+ * pattern, a gateway message), as DistributedLockInterceptor hands it to the handler's method wrapper:
+ * Nest calls the wrapper with the piped arguments only, so the rest travels in AsyncLocalStorage.
+ * Plain data: the wrapper's runner reports failures by throwing, never by calling back.
  */
-export interface RouteCallContext {
+export interface RequestCall {
   readonly metadata: DistributedLockMetadata;
   readonly context: ExecutionContext;
-  /** The lock name resolved from the request, when the key reads the request (or is fixed). */
-  readonly name: string | undefined;
   /** Aborted when the client hangs up (or the request's observable is unsubscribed) while the call waits. */
   readonly signal: AbortSignal;
-  /** The application's runner (routes need no start-up binding, so request-scoped controllers work). */
+  /** Put in front of every lock name of the call (DistributedLockInterceptor.nameScope). */
+  readonly scope: string;
+  /** This application's runner, for a request-scoped controller, which is created per request and so never bound at start-up. */
   readonly runner: LockedMethodRunner;
-  /** How the transport reports a failure to lock (423 + Retry-After, 400, 503). */
-  mapError(error: unknown, name: string): unknown;
-  /** `onLost: 'abort-request'`: answers the request now (503) if its response has not been sent. */
-  abortRequest(error: LockLostError): void;
 }
 
-const routeCalls = new AsyncLocalStorage<RouteCallContext>();
+/**
+ * Stands for the lock of a decorated handler while its parameters are resolved (before the lock is
+ * taken): `@CurrentLock()` returns it, and the method wrapper replaces it with the handle.
+ */
+export const CURRENT_LOCK_PENDING: unique symbol = Symbol('the @DistributedLock of this call, once taken');
+
+const requestCalls = new AsyncLocalStorage<RequestCall>();
 /** Instance -> the runner of the application that created it (bound at start-up by the explorer). */
 const bindings = new WeakMap<object, LockedMethodRunner>();
 const lockedMethods = new WeakSet<object>();
 
-export function runAsRouteCall<T>(call: RouteCallContext, fn: () => T): T {
-  return routeCalls.run(call, fn);
+/** Runs `fn` (Nest's next handler) with `call` visible to the method wrapper it reaches. */
+export function runAsRequestCall<T>(call: RequestCall, fn: () => T): T {
+  return requestCalls.run(call, fn);
+}
+
+/** The request call an interceptor set up around the running code, if any. */
+export function currentRequestCall(): RequestCall | undefined {
+  return requestCalls.getStore();
 }
 
 /** Makes the decorated methods of `instance` lock through `runner` (one Nest application's DistributedLockRunner). */
@@ -54,24 +60,27 @@ export function isLockedMethod(value: unknown): boolean {
 /**
  * The function that replaces a decorated method on its class, when the class is defined (so that
  * every reader of the method, e.g. @nestjs/schedule's explorer, whatever order modules start in,
- * gets the locking version). Every Reflect metadata key of the original is copied to it, so route,
- * guard, Swagger, @Cron, SetMetadata... metadata survive; decorators applied above ours write to it
- * directly.
+ * gets the locking version). It takes the lock for every call, request or not: it is the one place
+ * that sees the method's own promise, so the lock is held until the method's work has really ended,
+ * whatever happens to a request's observable, and the one place that sees the piped arguments. Every
+ * Reflect metadata key of the original is copied to it, so route, guard, Swagger, @Cron,
+ * SetMetadata... metadata survive; decorators applied above ours write to it directly.
  */
 export function createLockedMethod(original: (...args: unknown[]) => unknown, metadata: DistributedLockMetadata): (...args: unknown[]) => unknown {
   const wrapper = function (this: object, ...args: unknown[]): unknown {
-    const route = routeCalls.getStore();
-    const own = route?.metadata === metadata ? route : undefined;
-    // Code the method calls must not look like this route call (a nested decorated call locks itself).
+    const current = requestCalls.getStore();
+    const request = current?.metadata === metadata ? current : undefined;
+    // Code the method calls must not look like this request (a nested decorated call locks itself).
     // `@CurrentLock()` parameters were resolved before the lock was taken: they get the handle now.
     const invoke = (lock: LockHandle): unknown =>
-      routeCalls.exit(() =>
+      requestCalls.exit(() =>
         original.apply(
           this,
           args.map((arg) => (arg === CURRENT_LOCK_PENDING ? lock : arg)),
         ),
       );
-    const runner = own?.runner ?? bindings.get(this);
+    // The application that created the instance, or, for a request-scoped controller, the request's.
+    const runner = bindings.get(this) ?? request?.runner;
     if (!runner) {
       return Promise.reject(
         new InvalidLockConfigError(
@@ -82,7 +91,7 @@ export function createLockedMethod(original: (...args: unknown[]) => unknown, me
         ),
       );
     }
-    return runner.runLocked(metadata, args, invoke, own);
+    return runner.run(metadata, args, invoke, request);
   };
   Object.defineProperty(wrapper, 'name', { value: original.name, configurable: true });
   Object.defineProperty(wrapper, 'length', { value: original.length, configurable: true });
@@ -92,7 +101,7 @@ export function createLockedMethod(original: (...args: unknown[]) => unknown, me
 }
 
 /** Copies every own Reflect metadata entry of `from` to `to` (what decorators below ours set). */
-export function copyMetadata(from: object, to: object): void {
+function copyMetadata(from: object, to: object): void {
   for (const key of Reflect.getOwnMetadataKeys(from) as unknown[]) {
     Reflect.defineMetadata(key, Reflect.getOwnMetadata(key, from), to);
   }

@@ -3,7 +3,7 @@ import { toMilliseconds } from '../core/util/duration.js';
 import { assertKnownKeys, isPlainObject } from '../core/util/validate.js';
 import { lockDecorator } from './distributed-lock.decorator.js';
 import { toLockMetadata, type DistributedLockMetadata, type OnLocked, type OnLost } from './distributed-lock.options.js';
-import { LockKeyTemplate } from './lock-key.template.js';
+import { LockKeyTemplate } from './lock-key.resolver.js';
 
 export interface ScheduledLockOptions {
   /**
@@ -77,6 +77,6 @@ export function ScheduledLock(options: ScheduledLockOptions = {}): MethodDecorat
       // Redis down: the tick is skipped (fail closed) and counted in the outage log, not thrown at the scheduler.
       onUnavailable: 'skip',
     };
-    return lockDecorator(metadata, '@ScheduledLock')(target, propertyKey, descriptor);
+    return lockDecorator(metadata)(target, propertyKey, descriptor);
   };
 }
