@@ -60,7 +60,8 @@ const ours: Holder = {
         const handle = await client.lock(name);
         return { release: () => handle.unlock(), token: handle.token };
       },
-      keysOf: (name) => ({ lock: `${client.keyPrefix}{${name}}`, fence: `${client.keyPrefix}{${name}}:fence` }),
+      // One fencing counter per key prefix outside a cluster, whatever the name.
+      keysOf: (name) => ({ lock: `${client.keyPrefix}{${name}}`, fence: `${client.keyPrefix}fence` }),
       onRenewal(listener) {
         client.events.on('renewed', (event) => {
           const now = performance.now();

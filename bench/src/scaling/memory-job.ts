@@ -11,8 +11,6 @@ const CONCURRENCY = 256;
 const SAMPLED_KEYS = 50;
 /** A long period: nothing renews or expires while memory is measured. */
 const PERIOD_MS = 600_000;
-/** The expiry tried on the counters left behind, to measure what a TTL adds to each (one day). */
-export const COUNTER_TTL_MS = 86_400_000;
 
 const name = (i: number): string => `bench:memory:${i}`;
 
@@ -29,32 +27,24 @@ async function averageMemoryUsage(admin: Redis, keys: string[]): Promise<number>
 }
 
 /**
- * Our fencing counters: `locks` names locked and released in turn (never more than CONCURRENCY held),
- * so that only their counters stay, in a keyspace sized for them; then what a TTL on each adds while it
- * lives, and whether a counter that is gone (expired, evicted, lost) is overtaken by the next token.
+ * What names leave behind once released: `locks` names locked and released in turn (never more than
+ * CONCURRENCY held), then used_memory per name and the distinct fencing counters they drew from (ours:
+ * one per key prefix, or per cluster slot, whatever the number of names), and whether a counter that is
+ * gone (expired, evicted, lost) is overtaken by the next token.
  */
-async function counters(admin: Redis, session: HoldSession, locks: number): Promise<Record<string, number>> {
-  const counterName = (i: number): string => `bench:memory:counter:${i}`;
-  const fences = Array.from({ length: locks }, (_, i) => session.keysOf(counterName(i)).fence!);
+async function leftBehind(admin: Redis, session: HoldSession, locks: number): Promise<Record<string, number>> {
+  const nameOf = (i: number): string => `bench:memory:name:${i}`;
   const before = await usedMemory(admin);
-  await forEachConcurrently(locks, CONCURRENCY, async (i) => (await session.hold(counterName(i))).release());
-  const withoutTtl = await usedMemory(admin);
-  for (let i = 0; i < fences.length; i += 10_000) {
-    const pipeline = admin.pipeline();
-    for (const fence of fences.slice(i, i + 10_000)) pipeline.pexpire(fence, COUNTER_TTL_MS);
-    await pipeline.exec();
-  }
-  const withTtl = await usedMemory(admin);
+  await forEachConcurrently(locks, CONCURRENCY, async (i) => (await session.hold(nameOf(i))).release());
+  const after = await usedMemory(admin);
+  const fences = [...new Set(Array.from({ length: locks }, (_, i) => session.keysOf(nameOf(i)).fence!))];
   const last = Number(await admin.get(fences[0]!));
   await admin.del(fences[0]!);
-  const again = await session.hold(counterName(0));
+  const again = await session.hold(nameOf(0));
   await again.release();
-  const perCounter = (withoutTtl - before) / locks;
   return {
-    redisBytesPerCounter: perCounter,
-    redisBytesPerCounterWithTtl: (withTtl - before) / locks,
-    counterKeyBytes: await averageMemoryUsage(admin, fences.slice(1, SAMPLED_KEYS + 1)),
-    bytesPerMillionNames: perCounter * 1e6,
+    redisBytesPerNameLeft: (after - before) / locks,
+    fenceCounters: fences.length,
     // 1 when the token drawn after the counter was deleted is still above the last one issued.
     tokenIncreasesAfterCounterLoss: again.token !== undefined && again.token > last ? 1 : 0,
   };
@@ -63,7 +53,7 @@ async function counters(admin: Redis, session: HoldSession, locks: number): Prom
 /**
  * Holds `locks` locks at once and reads Redis's used_memory before and while they are held, plus
  * MEMORY USAGE of a sample of the lock keys, and this process's heap per held lock. For a library with
- * fencing counters (ours), first the counters alone (see `counters`).
+ * fencing counters (ours), first what released names leave behind (see `leftBehind`).
  */
 export async function runMemoryJob(job: MemoryJob): Promise<RunOutcome> {
   const holder = holderFor(job.library);
@@ -72,7 +62,7 @@ export async function runMemoryJob(job: MemoryJob): Promise<RunOutcome> {
   const session = await holder.open(job.target, PERIOD_MS);
   await (await session.hold('bench:memory:warm-up')).release();
   const counterMetrics =
-    session.keysOf('x').fence === undefined ? { redisBytesPerCounter: 0, bytesPerMillionNames: 0 } : await counters(admin, session, job.locks);
+    session.keysOf('x').fence === undefined ? { redisBytesPerNameLeft: 0, fenceCounters: 0 } : await leftBehind(admin, session, job.locks);
 
   const keysBefore = await admin.dbsize();
   const before = await usedMemory(admin);

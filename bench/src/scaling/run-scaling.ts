@@ -5,7 +5,6 @@ import type { BenchOptions } from '../options.js';
 import { installedVersion } from '../paths.js';
 import { DEFAULT_RENEWAL_PERIOD_MS } from './curves.js';
 import { holderFor } from './holders.js';
-import { COUNTER_TTL_MS } from './memory-job.js';
 import { scalingConsoleReport, writeScalingReport } from './report.js';
 import { scalingProblems, type ScalingReport } from './results.js';
 import { ScalingBench } from './runner.js';
@@ -53,7 +52,6 @@ export async function runScaling(options: BenchOptions, command: string): Promis
         watchdogPeriods: s.watchdog.points.map((n) => `${n}: ${s.watchdog.periodMs(n)} ms period, ${s.watchdog.windowMs(n)} ms window`).join('; '),
         defaultRenewalPeriodMs: DEFAULT_RENEWAL_PERIOD_MS,
         waitingWindowMs: s.waiting.windowMs,
-        counterTtlMs: COUNTER_TTL_MS,
       },
       libraries: ids.map(adapterById).map((a) => ({
         id: a.id,

@@ -231,6 +231,6 @@ function progress(curve: ScalingCurve, run: RoundRun): string {
     case 'waiting':
       return `subs ${m.subscriptions}  heap ${n0(m.heapBytesPerWaiter)} B/waiter  Redis ${n2(m.redisCpuMsPerSec)} ms/s ${n0(m.redisCommandsPerSec)} cmd/s  entry ${n2(m.firstEntryP50Ms)} / queue ${n2(m.chainEntryP50Ms)} ms${m.unfinishedEntries ? `  unfinished ${m.unfinishedEntries}` : ''}${errors}`;
     case 'memory':
-      return `Redis ${n0(m.redisBytesPerHeldLock)} B/held lock  ${n0(m.redisBytesPerCounter)} B/counter  heap ${n0(m.heapBytesPerHeldLock)} B/lock${errors}`;
+      return `Redis ${n0(m.redisBytesPerHeldLock)} B/held lock  ${n0(m.redisBytesPerNameLeft)} B left/name  heap ${n0(m.heapBytesPerHeldLock)} B/lock${errors}`;
   }
 }

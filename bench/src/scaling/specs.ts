@@ -131,21 +131,19 @@ export function curveSpec(curve: ScalingCurve, s: ScalingSettings): CurveSpec {
       };
     case 'memory':
       return {
-        title: 'Redis memory per held lock and per fencing counter',
+        title: 'Redis memory per held lock, and what released names leave behind',
         description:
-          'N locks held at once: Redis used_memory delta per lock (the lock key, its expiry entry and, for ours, its fencing counter) and MEMORY USAGE of the lock keys; ' +
-          'for ours, first N names locked and released in turn so that only their fencing counters stay: used_memory per counter, the same with a 1-day TTL on each, MEMORY USAGE of a counter, ' +
-          'and whether the token drawn after a counter is deleted is still above the last one (1 = yes); client heap per held lock after a full GC',
+          'N locks held at once: Redis used_memory delta per lock (the lock key and its expiry entry) and MEMORY USAGE of the lock keys; ' +
+          'for ours, first N names locked and released in turn: used_memory left per name, the fencing counters they drew from (one per key prefix), ' +
+          'and whether the token drawn after the counter is deleted is still above the last one (1 = yes); client heap per held lock after a full GC',
         xLabel: 'locks held at once / names',
         points: s.memory.points.map((n) => ({ label: n.toLocaleString('en-US'), params: { locks: n } })),
         metrics: [
           M('redisBytesPerHeldLock', 'Redis B/held lock', 'B', 0, 'linear'),
           M('lockKeyBytes', 'MEMORY USAGE lock key B', 'B', 0),
           M('keysPerHeldLock', 'keys/held lock', '', 0),
-          M('redisBytesPerCounter', 'Redis B/counter left', 'B', 0, 'linear'),
-          M('counterKeyBytes', 'MEMORY USAGE counter B', 'B', 0),
-          M('redisBytesPerCounterWithTtl', 'B/counter with TTL', 'B', 0),
-          M('bytesPerMillionNames', 'MB per million names', 'MB', 1, undefined, 1e-6),
+          M('redisBytesPerNameLeft', 'Redis B left/released name', 'B', 0, 'linear'),
+          M('fenceCounters', 'fencing counters', '', 0),
           M('tokenIncreasesAfterCounterLoss', 'token up after counter loss', '', 0),
           M('heapBytesPerHeldLock', 'client heap B/held lock', 'B', 0, 'linear'),
         ],
