@@ -165,7 +165,7 @@ export class InMemoryLockStore extends EventEmitter implements MemorySubscriber 
     if (keys > args.length) throw new Error("ERR Number of keys can't be greater than number of args");
     const strings = args.map(String);
     const declared = strings.slice(0, keys);
-    const audit = this.strictKeys ? new ScriptKeyAudit(this.strictKeys, sha, declared) : undefined;
+    const audit = this.strictKeys ? new ScriptKeyAudit(this.strictKeys, sha, declared, this.keyspace.scriptKeyViolations) : undefined;
     audit?.beforeRun();
     this.keyspace.scriptCalls++;
     try {

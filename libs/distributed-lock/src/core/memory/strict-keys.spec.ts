@@ -115,6 +115,19 @@ describe('strict keys (InMemoryLockStore)', () => {
     });
   });
 
+  it('records every refusal in the keyspace, seen by every connection, even when the caller swallowed the error', async () => {
+    const strict = store('one-slot');
+    const other = strict.duplicate();
+    await other.eval(WRITES_UNDECLARED, 1, 'order:{1}', 'x').catch(() => undefined); // as background work would
+    await strict.eval(WRITES_DECLARED, 2, 'lock:{a}', 'lock:{b}', 'x').catch(() => undefined);
+    expect(strict.keyspace.scriptKeyViolations.map((error) => [error.reason, error.key])).toEqual([
+      ['undeclared-key', 'order:{1}:count'],
+      ['cross-slot', 'lock:{b}'],
+    ]);
+    expect(store().keyspace.scriptKeyViolations).toEqual([]); // control: another store's are its own
+    await store().eval(WRITES_UNDECLARED, 1, 'order:{1}', 'x'); // and strict keys off records nothing
+  });
+
   it('duplicates keep the mode; an unknown mode is a configuration error', () => {
     expect(store('one-slot').duplicate().strictKeys).toBe('one-slot');
     expect(store().strictKeys).toBe(false);

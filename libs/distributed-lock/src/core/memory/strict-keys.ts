@@ -30,6 +30,8 @@ export class ScriptKeyAudit {
     private readonly mode: StrictKeys,
     sha: string,
     private readonly keys: readonly string[],
+    /** Where every violation is also recorded (the keyspace's `scriptKeyViolations`), so a test sees one whose error the library swallowed. */
+    private readonly record: ScriptKeysError[],
   ) {
     this.declared = new Set(keys);
     const name = scriptName(sha);
@@ -40,7 +42,7 @@ export class ScriptKeyAudit {
   beforeRun(): void {
     if (this.mode !== 'one-slot') return;
     if (this.keys.length === 0) {
-      throw new ScriptKeysError(
+      this.refuse(
         'no-keys',
         this.script,
         '',
@@ -51,7 +53,7 @@ export class ScriptKeyAudit {
     const first = keySlot(this.keys[0]!);
     const other = this.keys.find((key) => keySlot(key) !== first);
     if (other === undefined) return;
-    throw new ScriptKeysError(
+    this.refuse(
       'cross-slot',
       this.script,
       other,
@@ -78,8 +80,17 @@ export class ScriptKeyAudit {
       `Strict keys: ${this.script} ran ${command.toUpperCase()} on "${key}", a key it did not declare in KEYS (declared: ${declared}). ` +
         'Dragonfly (by default) and ElastiCache refuse such a script: pass every key a script touches in KEYS.',
     );
-    this.violation ??= error;
+    if (!this.violation) {
+      this.violation = error;
+      this.record.push(error);
+    }
     throw new Error(`ERR ${error.message}`);
+  }
+
+  private refuse(...args: ConstructorParameters<typeof ScriptKeysError>): never {
+    const error = new ScriptKeysError(...args);
+    this.record.push(error);
+    throw error;
   }
 
   /** Throws the first violation of the run, if any (called whether the script failed or not). */
