@@ -56,8 +56,8 @@ export function describeStrictKeysControls(store: InMemoryLockStore): void {
         const strict = await LockClient.connect({ client: store, oneSlotPerScript: true, keyPrefix: 'control:' });
         clients.push(strict);
         const handle = await strict.getLock('order').tryLock({ waitTime: 0, leaseTime: 1000 });
-        expect(handle).toBeTruthy();
-        await handle!.unlock();
+        if (handle === false) throw new Error('the lock was not taken with oneSlotPerScript');
+        await handle.unlock();
         expect(store.keyspace.scriptKeyViolations).toEqual([]);
       });
     }
