@@ -43,6 +43,7 @@ const guide: DefaultTheme.SidebarItem[] = [
     items: [
       { text: 'Configuration', link: '/operations/configuration' },
       { text: 'Deployment modes', link: '/operations/deployment-modes' },
+      { text: 'Managed services', link: '/operations/managed-services' },
       { text: 'Failover windows and faults', link: '/operations/failover' },
       { text: 'Metrics, events and tracing', link: '/operations/metrics' },
       { text: 'Inspecting locks', link: '/operations/inspection' },

@@ -1,6 +1,6 @@
 import { Cluster, Redis } from 'ioredis';
 import { LockClient, type LockClientOptions } from 'nestjs-distributed-lock';
-import { InMemoryLockStore } from 'nestjs-distributed-lock/testing';
+import { InMemoryLockStore, type MemoryKeyspace, type StrictKeys } from 'nestjs-distributed-lock/testing';
 import { startTopology, withClient, type ServerSettings, type Topology, type TopologyMode } from 'redis-topology';
 import { LOCK_SCRIPTS } from '../../libs/distributed-lock/src/core/lock-scripts.js';
 
@@ -25,6 +25,8 @@ export interface ModeFixture {
    * start worker processes are registered with `acrossProcesses(fx)` instead of `it`.
    */
   readonly acrossProcesses: boolean;
+  /** Whether the clients keep every script's keys in one hash slot outside a cluster (LockClientOptions.oneSlotPerScript). */
+  readonly oneSlotPerScript: boolean;
   topology(): Topology;
   /** Environment for worker processes and LockClient({ env }). */
   env(): Record<string, string>;
@@ -93,21 +95,46 @@ export function useMode(mode: FixtureMode, server: ServerSettings = {}, scope: C
   return mode === 'memory' ? useMemoryStore() : useTopology(mode, server, scope);
 }
 
+/** How a conformance run sets up the in-memory store and its clients. */
+export interface MemoryStoreSettings {
+  /** The store's strict-keys mode (InMemoryLockStoreOptions.strictKeys); ignored when `store` is given. */
+  readonly strictKeys?: StrictKeys;
+  /** A store made by the caller (to watch what runs on it). */
+  readonly store?: InMemoryLockStore;
+  /** The clients' LockClientOptions.oneSlotPerScript. */
+  readonly oneSlotPerScript?: boolean;
+}
+
+/**
+ * Fails the test if strict keys refused a script during it, and clears the record: the library
+ * swallows the errors of its background work (renewals, releases retried, withdrawals) and reports
+ * them only in events, so a refusal there would not fail the test by itself.
+ */
+export function throwIfScriptsRefused(keyspace: MemoryKeyspace): void {
+  const refused = keyspace.scriptKeyViolations.splice(0);
+  if (refused.length === 0) return;
+  const first = refused[0]!;
+  throw new Error(`strict keys refused ${refused.length} script run(s) during this test; the first (${first.reason}): ${first.message}`);
+}
+
 /**
  * The in-memory store of `nestjs-distributed-lock/testing`: every client of the fixture shares one
  * store, as clients of one Redis share its data. The Redis-side assertions read the store directly.
  */
-function useMemoryStore(): ModeFixture {
-  const store = new InMemoryLockStore();
+export function useMemoryStore(settings: MemoryStoreSettings = {}, scope: ConformanceScope = 'full'): ModeFixture {
+  const store = settings.store ?? new InMemoryLockStore({ strictKeys: settings.strictKeys });
+  const oneSlotPerScript = settings.oneSlotPerScript ?? false;
   const clients: LockClient[] = [];
+  const { keyspace } = store;
   afterEach(async () => {
     await Promise.all(clients.splice(0).map((client) => client.close()));
+    throwIfScriptsRefused(keyspace);
   });
-  const { keyspace } = store;
   return {
     mode: 'memory',
-    scope: 'full',
+    scope,
     acrossProcesses: false,
+    oneSlotPerScript,
     topology: () => {
       throw new Error('the in-memory store has no Redis topology');
     },
@@ -115,7 +142,7 @@ function useMemoryStore(): ModeFixture {
       throw new Error('the in-memory store lives in this process: worker processes cannot reach it');
     },
     async client(overrides = {}) {
-      const client = await LockClient.connect({ ...overrides, client: store });
+      const client = await LockClient.connect({ oneSlotPerScript, ...overrides, client: store });
       clients.push(client);
       return client;
     },
@@ -182,6 +209,7 @@ function useTopology(mode: TopologyMode, server: ServerSettings, scope: Conforma
     mode,
     scope,
     acrossProcesses: true,
+    oneSlotPerScript: false,
     topology: () => topology!,
     env: () => ({ ...topology!.env }),
     async client(overrides = {}) {

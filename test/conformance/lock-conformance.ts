@@ -1,6 +1,6 @@
 import type { ServerSettings } from 'redis-topology';
 import { withServer, type FoundServer, type ServerId } from '../harness/servers.js';
-import { useMode, type FixtureMode, type ModeFixture } from './fixture.js';
+import { useMemoryStore, useMode, type ConformanceScope, type FixtureMode, type MemoryStoreSettings, type ModeFixture } from './fixture.js';
 import { fencingSuite } from './suites/fencing.suite.js';
 import { handoverSuite } from './suites/handover.suite.js';
 import { leaderElectionSuite } from './suites/leader-election.suite.js';
@@ -24,6 +24,18 @@ export function describeLockConformance(mode: FixtureMode, server: ServerSetting
   describe(`lock conformance: ${mode}${server.label ? ` on ${server.label}` : ''}`, () => {
     const fx = useMode(mode, { bin: server.bin });
     allSuites(fx);
+  });
+}
+
+/**
+ * The suite on the in-memory store with `settings` (strict keys, one slot per script): `scope` 'core'
+ * for a second run that needs only every lock kind's scripts, not every test again.
+ */
+export function describeMemoryConformance(settings: MemoryStoreSettings, scope: ConformanceScope = 'full'): void {
+  const strict = settings.strictKeys ?? settings.store?.strictKeys;
+  const label = [strict ? `strict keys ${strict}` : '', settings.oneSlotPerScript ? 'one slot per script' : ''].filter(Boolean).join(', ');
+  describe(`lock conformance${scope === 'core' ? ' core' : ''}: memory${label ? ` (${label})` : ''}`, () => {
+    allSuites(useMemoryStore(settings, scope));
   });
 }
 

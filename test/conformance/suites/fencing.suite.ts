@@ -12,7 +12,7 @@ function sameSlot(name: string, count: number): string[] {
 
 export function fencingSuite(fx: ModeFixture): void {
   /** The key names of the suites' clients (the default prefix). */
-  const keys = new LockKeys('lock:', fx.mode === 'cluster');
+  const keys = new LockKeys('lock:', fx.mode === 'cluster' || fx.oneSlotPerScript);
   describe('fencing tokens', () => {
     it('strictly increase per lock name across clients, lifetimes, expiry and force unlock', async () => {
       const one = await fx.client();

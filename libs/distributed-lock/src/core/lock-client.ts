@@ -91,7 +91,7 @@ export class LockClient {
     this.mode = this.connections.mode;
     this.lazyConnect = resolved.lazyConnect;
     const clientId = randomUUID();
-    const nodes = this.connections.lockNodes(resolved.operationTimeoutMs, LOCK_SCRIPT_BATCH);
+    const nodes = this.connections.lockNodes(resolved.operationTimeoutMs, LOCK_SCRIPT_BATCH, resolved.oneSlotPerScript);
     const lines = new LockLines(this.connections.subscriberPort(), this.events, clientId, resolved.handoverTurnMs);
     this.instance = new InstanceRegistration(nodes[0]!.redis, resolved.keyPrefix, clientId, resolved.instanceName, (error) =>
       this.engine.background.report('register', undefined, error),
@@ -106,6 +106,7 @@ export class LockClient {
         operationTimeoutMs: resolved.operationTimeoutMs,
         pubsub: this.connections.pubsub,
         replicaAck: resolved.replicaAck,
+        oneSlotPerScript: resolved.oneSlotPerScript,
       },
       this.events,
       () => this.instance.announce(),

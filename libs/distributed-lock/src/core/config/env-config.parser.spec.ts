@@ -111,6 +111,12 @@ describe('client options', () => {
     expect(resolveLockClientOptions({ env: { LOCK_REPLICA_ACK: '1', LOCK_REPLICA_ACK_TIMEOUT: '100ms' } }).replicaAck).toEqual({ replicas: 1, timeoutMs: 100 });
   });
 
+  it('oneSlotPerScript: off by default, from LOCK_ONE_SLOT_PER_SCRIPT, the option winning', () => {
+    expect(resolveLockClientOptions({ env: {} }).oneSlotPerScript).toBe(false);
+    expect(resolveLockClientOptions({ env: { LOCK_ONE_SLOT_PER_SCRIPT: 'true' } }).oneSlotPerScript).toBe(true);
+    expect(resolveLockClientOptions({ env: { LOCK_ONE_SLOT_PER_SCRIPT: '1' }, oneSlotPerScript: false }).oneSlotPerScript).toBe(false);
+  });
+
   it.each([
     [{ env: { LOCK_WATCHDOG_TIMEOUT: '10 years' } }, 'LOCK_WATCHDOG_TIMEOUT'],
     [{ env: { LOCK_WATCHDOG_TIMEOUT: '10' } }, 'LOCK_WATCHDOG_TIMEOUT'],
@@ -123,6 +129,8 @@ describe('client options', () => {
     [{ env: {}, connection: { mode: 'sentinel', sentinels: [{ host: 'a', port: 1 }] } }, 'connection.masterName'],
     [{ env: {}, connection: { mode: 'single', nodes: [] } }, 'connection.nodes'],
     [{ env: {}, connection: { mode: 'single' }, client: {} }, 'client'],
+    [{ env: { LOCK_ONE_SLOT_PER_SCRIPT: 'sometimes' } }, 'LOCK_ONE_SLOT_PER_SCRIPT'],
+    [{ env: {}, oneSlotPerScript: 'yes' }, 'oneSlotPerScript'],
   ])('refuses %p naming %s', (options, setting) => {
     let caught: unknown;
     try {

@@ -25,6 +25,15 @@ export interface LockClientOptions {
   /** Prefix of every key and channel (default `LOCK_KEY_PREFIX` or `'lock:'`). */
   keyPrefix?: string;
   /**
+   * Keep the keys of every script in one hash slot although the client is not a cluster client: for
+   * a server that shards behind one endpoint and refuses scripts whose keys span slots (Redis Cloud /
+   * Redis Software without the OSS Cluster API, Azure Managed Redis with the Enterprise cluster
+   * policy, other sharding proxies). The fencing counter is then one per slot, as in a cluster, and
+   * calls issued together travel in one batch per slot. A cluster client always does so (default
+   * `LOCK_ONE_SLOT_PER_SCRIPT`, or false).
+   */
+  oneSlotPerScript?: boolean;
+  /**
    * Lease of a lock taken without leaseTime; the watchdog renews it every third of this while the
    * owner holds it (default `LOCK_WATCHDOG_TIMEOUT` or 30 s, minimum 30 ms).
    */
@@ -72,6 +81,7 @@ export const LOCK_CLIENT_OPTION_KEYS = [
   'connection',
   'client',
   'keyPrefix',
+  'oneSlotPerScript',
   'watchdogTimeout',
   'operationTimeout',
   'lazyConnect',

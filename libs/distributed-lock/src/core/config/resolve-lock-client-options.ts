@@ -8,6 +8,7 @@ import { resolveMetricsOptions, type LockMetricsOptions } from '../metrics/lock-
 import { validateConnectionConfig } from './connection-config.validator.js';
 import { readConnectionConfigFromEnv, type Environment } from './env-config.parser.js';
 import { parseReplicaAck, replicaAckFromEnv, type ReplicaAck } from './replica-ack.js';
+import { parseBoolean } from './env-parsers.js';
 import {
   DEFAULT_HANDOVER_TURN_MS,
   DEFAULT_KEY_PREFIX,
@@ -24,6 +25,8 @@ export interface ResolvedLockClientOptions {
   /** Set when the user brought a client. */
   client: RedisClient | undefined;
   keyPrefix: string;
+  /** Asked for by the option or LOCK_ONE_SLOT_PER_SCRIPT (a cluster client keeps one slot per script anyway). */
+  oneSlotPerScript: boolean;
   watchdogTimeoutMs: number;
   operationTimeoutMs: number;
   lazyConnect: boolean;
@@ -88,6 +91,7 @@ export function resolveLockClientOptions(input: LockClientOptions, extraKeys: re
     client: options.client as RedisClient | undefined,
     replicaAck,
     keyPrefix,
+    oneSlotPerScript: resolveOneSlotPerScript(options.oneSlotPerScript, env),
     watchdogTimeoutMs: configDuration(
       options.watchdogTimeout,
       'watchdogTimeout',
@@ -102,6 +106,16 @@ export function resolveLockClientOptions(input: LockClientOptions, extraKeys: re
     metrics: resolveMetricsOptions(options.metrics),
     instanceName: resolveInstanceName(options.instanceName, env),
   };
+}
+
+/** Whether every script's keys must share one slot: the option, else LOCK_ONE_SLOT_PER_SCRIPT, else false. */
+function resolveOneSlotPerScript(value: unknown, env: Environment): boolean {
+  if (value !== undefined) {
+    if (typeof value !== 'boolean') throw new InvalidLockConfigError('oneSlotPerScript', `expected true or false, got ${describe(value)}.`);
+    return value;
+  }
+  const variable = env.LOCK_ONE_SLOT_PER_SCRIPT;
+  return variable === undefined ? false : parseBoolean(variable, 'LOCK_ONE_SLOT_PER_SCRIPT');
 }
 
 /** The readable name of this process in lock inspection: the option, else LOCK_INSTANCE_NAME. */

@@ -70,13 +70,23 @@ export class LockConnections {
   /**
    * Where lock state lives, one LockNode per node; their scripts wait for the pub/sub choice, refuse to
    * run later than `timeoutMs` after they were sent (the operation timeout, see NodeClock), and travel in
-   * `batch` when several are issued in one turn (group commit).
+   * `batch` when several are issued in one turn (group commit), one batch per slot with `oneSlotPerScript`.
    */
-  lockNodes(timeoutMs: number, batch: ScriptBatch): LockNode[] {
+  lockNodes(timeoutMs: number, batch: ScriptBatch, oneSlotPerScript = false): LockNode[] {
     // The in-memory store of users' unit tests runs calls one by one: a batch waits for the end of the
     // turn (setImmediate), which Jest's fake timers would hold back.
     const batching = !(this.nodes[0]!.command instanceof InMemoryLockStore);
-    return this.nodes.map((node) => new LockNode(node.command, node.target, timeoutMs, batching ? batch : undefined, () => this.pubsub.pending()));
+    return this.nodes.map(
+      (node) =>
+        new LockNode(
+          node.command,
+          node.target,
+          timeoutMs,
+          batching ? batch : undefined,
+          () => this.pubsub.pending(),
+          oneSlotPerScript || node.command.isCluster,
+        ),
+    );
   }
 
   /** The subscription side of every node, as one port. */

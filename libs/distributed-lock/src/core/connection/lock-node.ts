@@ -53,7 +53,8 @@ export class LockNode {
    * script refuses to run later than that after it was sent. `batch`: the scripts that may travel
    * together (none: every call alone). `before`: what the first script calls wait for (nothing once it
    * is done): the pub/sub choice, so that a lock taken by the first call is released with the right
-   * publish command.
+   * publish command. `oneSlotPerScript`: a batch carries the calls of one hash slot only (always so on
+   * a cluster client; see LockClientOptions.oneSlotPerScript for servers that shard behind one endpoint).
    */
   constructor(
     readonly redis: RedisClient,
@@ -61,6 +62,7 @@ export class LockNode {
     private readonly timeoutMs: number,
     private readonly batch?: ScriptBatch,
     private readonly before?: () => Promise<unknown> | undefined,
+    private readonly oneSlotPerScript = redis.isCluster,
   ) {
     this.commands = redis as unknown as ScriptCommands;
     this.clock = new NodeClock(() => redis.time());
@@ -107,14 +109,14 @@ export class LockNode {
     });
   }
 
-  /** Sends what the turn queued: alone if it is one call, else in batches (one per cluster slot). */
+  /** Sends what the turn queued: alone if it is one call, else in batches (one per `{hash tag}` when scripts keep to one slot). */
   private flush(): void {
     this.flushScheduled = false;
     if (this.queue.length === 0) return; // flushed early (see submit)
     const queued = this.queue;
     this.queue = [];
     if (queued.length === 1) return this.sendAlone(queued[0]!);
-    if (!this.redis.isCluster) {
+    if (!this.oneSlotPerScript && !this.redis.isCluster) {
       for (let i = 0; i < queued.length; i += MAX_BATCH) this.sendBatch(queued.slice(i, i + MAX_BATCH));
       return;
     }

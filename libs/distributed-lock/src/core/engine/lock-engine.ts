@@ -26,6 +26,8 @@ export interface LockEngineSettings {
   pubsub: { readonly sharded: boolean };
   /** Every lock's default; a lock may override it. */
   replicaAck: ReplicaAck | undefined;
+  /** Every script's keys in one hash slot (the fencing counter per slot) although the client is not a cluster client. */
+  oneSlotPerScript?: boolean;
 }
 
 /** Who acquires: an owner id, and whether it was made outside any lock context (see LockEngine.byName). */
@@ -83,7 +85,7 @@ export class LockEngine implements LockReleaser {
     readonly announce: () => void,
     private readonly staleReaders: RedisClient[] = [],
   ) {
-    this.keys = new LockKeys(settings.keyPrefix, nodes[0]!.redis.isCluster);
+    this.keys = new LockKeys(settings.keyPrefix, settings.oneSlotPerScript === true || nodes[0]!.redis.isCluster);
     this.roundTrips = new RoundTrips(settings.operationTimeoutMs);
     this.background = new BackgroundWork(events, this.roundTrips);
     this.leases = new LeaseKeeper(settings.watchdogTimeoutMs, this.roundTrips, this.background, events, (held, reason) => this.markLost(held, reason));

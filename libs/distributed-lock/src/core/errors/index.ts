@@ -11,5 +11,6 @@ export * from './lock-lost.error.js';
 export * from './lock-not-held.error.js';
 export * from './lock-quorum.error.js';
 export * from './replica-ack.error.js';
+export * from './script-keys.error.js';
 export * from './stale-token.error.js';
 export * from './unsupported-lock-operation.error.js';

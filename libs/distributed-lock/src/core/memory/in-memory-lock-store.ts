@@ -2,6 +2,10 @@ import { EventEmitter } from 'node:events';
 import { LuaVm, preloadLuaVm, whenLuaLoaded } from './lua-vm.js';
 import { afterThisTask, MemoryKeyspace, type MemorySubscriber } from './memory-keyspace.js';
 import { redisGlob } from './redis-glob.js';
+import { ScriptKeyAudit, type StrictKeys } from './strict-keys.js';
+import { nameScript } from '../util/script-names.js';
+import { describe } from '../util/duration.js';
+import { InvalidLockConfigError } from '../errors/invalid-lock-config.error.js';
 
 type Status = 'wait' | 'ready' | 'end';
 
@@ -9,6 +13,21 @@ interface RegisteredScript {
   lua: string;
   sha: string;
   numberOfKeys: number;
+}
+
+export interface InMemoryLockStoreOptions {
+  /** Do not connect until the first command or `connect()` (as ioredis). */
+  lazyConnect?: boolean;
+  /** The data to share (default: a new keyspace; `duplicate()` shares its store's). */
+  keyspace?: MemoryKeyspace;
+  /**
+   * Refuse scripts as managed services do (default off: Redis and Valkey themselves refuse neither).
+   * `'declared'`: a script that touches a key missing from its KEYS fails (Dragonfly, ElastiCache);
+   * `'one-slot'`: also one that declares no key, or keys of two cluster slots (ElastiCache Serverless,
+   * Redis Cluster, sharding proxies; run the lock client with `oneSlotPerScript: true` then). The
+   * failure is a ScriptKeysError naming the script and the key.
+   */
+  strictKeys?: StrictKeys | false;
 }
 
 /**
@@ -32,6 +51,10 @@ interface RegisteredScript {
  * script-commands.ts. Replies arrive asynchronously (after the caller's current synchronous code), as
  * from a socket; no timer is used, so Jest fake timers do not stall it. The first commands of a
  * process wait for the Lua VM to load (once, a few milliseconds), in the order they were sent.
+ *
+ * With `strictKeys`, it also refuses scripts the way managed services do (see InMemoryLockStoreOptions):
+ * the library's own tests run its conformance suite so, which proves that every script declares every
+ * key it touches, and (with `oneSlotPerScript`) keeps them in one cluster slot.
  */
 export class InMemoryLockStore extends EventEmitter implements MemorySubscriber {
   /** The data, shared with every `duplicate()` of this store. */
@@ -41,10 +64,16 @@ export class InMemoryLockStore extends EventEmitter implements MemorySubscriber 
   /** The scripts registered with `defineCommand` (ioredis' API, which the store answers; the library itself sends EVALSHA). */
   readonly scriptsSet: Record<string, RegisteredScript> = {};
   private readonly channels = new Set<string>();
+  /** See InMemoryLockStoreOptions.strictKeys. */
+  readonly strictKeys: StrictKeys | false;
 
-  constructor(options: { lazyConnect?: boolean; keyspace?: MemoryKeyspace } = {}) {
+  constructor(options: InMemoryLockStoreOptions = {}) {
     super();
     this.keyspace = options.keyspace ?? new MemoryKeyspace();
+    this.strictKeys = options.strictKeys ?? false;
+    if (this.strictKeys !== false && this.strictKeys !== 'declared' && this.strictKeys !== 'one-slot') {
+      throw new InvalidLockConfigError('strictKeys', `expected 'declared', 'one-slot' or false, got ${describe(this.strictKeys)}.`);
+    }
     this.status = options.lazyConnect ? 'wait' : 'ready';
     preloadLuaVm();
   }
@@ -61,7 +90,7 @@ export class InMemoryLockStore extends EventEmitter implements MemorySubscriber 
 
   /** Another connection to the same data (ioredis `duplicate()`), e.g. for subscriptions. */
   duplicate(options: { lazyConnect?: boolean } = {}): InMemoryLockStore {
-    return new InMemoryLockStore({ lazyConnect: options.lazyConnect, keyspace: this.keyspace });
+    return new InMemoryLockStore({ lazyConnect: options.lazyConnect, keyspace: this.keyspace, strictKeys: this.strictKeys });
   }
 
   quit(): Promise<'OK'> {
@@ -106,6 +135,7 @@ export class InMemoryLockStore extends EventEmitter implements MemorySubscriber 
     const numberOfKeys = definition.numberOfKeys ?? 0;
     const sha = LuaVm.sha1(definition.lua);
     this.scriptsSet[name] = { lua: definition.lua, sha, numberOfKeys };
+    nameScript(sha, name);
     this.keyspace.scripts.set(sha, definition.lua);
     (this as unknown as Record<string, unknown>)[name] = (...args: (string | number | Buffer)[]) => this.evalsha(sha, numberOfKeys, ...args);
   }
@@ -134,8 +164,15 @@ export class InMemoryLockStore extends EventEmitter implements MemorySubscriber 
     if (keys < 0) throw new Error("ERR Number of keys can't be negative");
     if (keys > args.length) throw new Error("ERR Number of keys can't be greater than number of args");
     const strings = args.map(String);
+    const declared = strings.slice(0, keys);
+    const audit = this.strictKeys ? new ScriptKeyAudit(this.strictKeys, sha, declared, this.keyspace.scriptKeyViolations) : undefined;
+    audit?.beforeRun();
     this.keyspace.scriptCalls++;
-    return vm.run(this.keyspace, sha, strings.slice(0, keys), strings.slice(keys));
+    try {
+      return vm.run(this.keyspace, sha, declared, strings.slice(keys), audit);
+    } finally {
+      audit?.afterRun(); // its error replaces the script's: strict keys' refusal is what failed it
+    }
   }
 
   /** SCRIPT LOAD lua / EXISTS sha... / FLUSH. */

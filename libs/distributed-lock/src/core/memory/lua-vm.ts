@@ -5,6 +5,7 @@ import { LUA_SANDBOX } from './lua-sandbox.lua.js';
 import type { MemoryKeyspace } from './memory-keyspace.js';
 import { formatDouble } from './redis-number.js';
 import { runScriptCommand, StatusReply, type Reply } from './script-commands.js';
+import type { ScriptKeyAudit } from './strict-keys.js';
 
 /*
  * The Lua VM of the in-memory store: the library's Lua scripts (any script, in fact) run here as they
@@ -80,6 +81,8 @@ export class LuaVm {
   private readonly compiled = new Map<string, number>();
   /** The keyspace of the script running now (redis.call's target). */
   private keyspace: MemoryKeyspace | undefined;
+  /** Under strict keys, the check of the script running now (see strict-keys.ts). */
+  private audit: ScriptKeyAudit | undefined;
 
   constructor(private readonly lua: LuaWasm) {
     this.module = lua.module as unknown as WasmModule;
@@ -136,9 +139,10 @@ export class LuaVm {
 
   /**
    * Runs a compiled script on `keyspace`, synchronously, and returns its reply converted as Redis
-   * converts it (a status as its text, an error reply thrown as an Error).
+   * converts it (a status as its text, an error reply thrown as an Error). `audit`: strict keys'
+   * check, shown every command's keys.
    */
-  run(keyspace: MemoryKeyspace, sha: string, keys: string[], argv: string[]): Reply {
+  run(keyspace: MemoryKeyspace, sha: string, keys: string[], argv: string[], audit?: ScriptKeyAudit): Reply {
     const ref = this.compiled.get(sha);
     if (ref === undefined) throw new Error('NOSCRIPT No matching script. Please use EVAL.');
     const { lua, L } = this;
@@ -152,6 +156,7 @@ export class LuaVm {
     lua.lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(this.onErrorRef));
     lua.lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(ref));
     this.keyspace = keyspace;
+    this.audit = audit;
     try {
       if (lua.lua_pcallk(L, 0, 1, 1, 0, null) !== 0) {
         if (lua.lua_type(L, -1) !== LuaType.Table) throw scriptError(`ERR ${this.toText(L, -1)}`, sha, -1); // the handler failed
@@ -165,6 +170,7 @@ export class LuaVm {
       return asClientReply(reply);
     } finally {
       this.keyspace = undefined;
+      this.audit = undefined;
       lua.lua_settop(L, 0);
     }
   }
@@ -285,7 +291,7 @@ export class LuaVm {
         else throw new Error('ERR Lua redis lib command arguments must be strings or integers');
       }
       if (!this.keyspace) throw new Error('ERR redis.call outside a script run');
-      reply = runScriptCommand(this.keyspace, words);
+      reply = runScriptCommand(this.keyspace, words, this.audit);
     } catch (error) {
       reply = error instanceof Error ? error : new Error(String(error));
     }

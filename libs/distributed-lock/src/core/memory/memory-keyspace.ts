@@ -1,3 +1,4 @@
+import type { ScriptKeysError } from '../errors/script-keys.error.js';
 import { formatDouble } from './redis-number.js';
 
 /**
@@ -72,6 +73,12 @@ export class MemoryKeyspace {
   scriptCalls = 0;
   /** The script cache (SCRIPT LOAD, EVAL): Lua text by SHA1, shared by every connection, kept by FLUSHALL. */
   readonly scripts = new Map<string, string>();
+  /**
+   * Every script the store refused under strict keys (InMemoryLockStoreOptions.strictKeys), in order,
+   * shared by every connection: a test asserts it is empty, since the library may swallow the error
+   * of background work (a renewal, a release retried) and only report it in an event. Splice it to clear.
+   */
+  readonly scriptKeyViolations: ScriptKeysError[] = [];
 
   constructor(private readonly clock: () => number = () => performance.now()) {}
 

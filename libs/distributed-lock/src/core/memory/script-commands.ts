@@ -1,5 +1,6 @@
 import type { MemoryKeyspace } from './memory-keyspace.js';
 import { parseInteger, parseScore } from './redis-number.js';
+import type { ScriptKeyAudit } from './strict-keys.js';
 
 /** A status reply (`+OK`): what Lua sees as `{ok = 'OK'}`. */
 export class StatusReply {
@@ -17,6 +18,8 @@ const OK = new StatusReply('OK');
 interface Command {
   /** Redis' convention: the number of words with the name, or -n for at least n. */
   arity: number;
+  /** Which arguments are keys (Redis' key specs, for strict keys): every one (DEL, EXISTS), none (TIME, PUBLISH), else the first. */
+  keys?: 'all' | 'none';
   run(keyspace: MemoryKeyspace, args: string[]): Reply;
 }
 
@@ -28,13 +31,14 @@ interface Command {
 const COMMANDS: Record<string, Command> = {
   time: {
     arity: 1,
+    keys: 'none',
     run: (ks) => {
       const ms = ks.serverTimeMs();
       return [String(Math.floor(ms / 1000)), String((ms % 1000) * 1000)];
     },
   },
-  exists: { arity: -2, run: (ks, keys) => ks.exists(...keys) },
-  del: { arity: -2, run: (ks, keys) => ks.del(...keys) },
+  exists: { arity: -2, keys: 'all', run: (ks, keys) => ks.exists(...keys) },
+  del: { arity: -2, keys: 'all', run: (ks, keys) => ks.del(...keys) },
   pexpire: { arity: 3, run: (ks, [key, ms]) => ks.pexpire(key!, parseInteger(ms!)) },
   pttl: { arity: 2, run: (ks, [key]) => ks.pttl(key!) },
 
@@ -95,7 +99,7 @@ const COMMANDS: Record<string, Command> = {
   llen: { arity: 2, run: (ks, [key]) => ks.llen(key!) },
   lrange: { arity: 4, run: (ks, [key, start, stop]) => ks.lrange(key!, parseInteger(start!), parseInteger(stop!)) },
 
-  publish: { arity: 3, run: (ks, [channel, message]) => ks.publish(channel!, message!) },
+  publish: { arity: 3, keys: 'none', run: (ks, [channel, message]) => ks.publish(channel!, message!) },
 };
 
 /** Whether a range command's options ask for WITHSCORES, its only option supported here. */
@@ -112,9 +116,10 @@ function unsupported(what: string): Error {
 /**
  * Runs one `redis.call` from a script: `words` are the command name and its arguments as strings.
  * Throws an Error whose message is the error reply (`ERR ...`, `WRONGTYPE ...`), with Redis 7's
- * wording where Redis has one, and a message naming the store's limits for commands it lacks.
+ * wording where Redis has one, and a message naming the store's limits for commands it lacks. Under
+ * strict keys, `audit` is shown the keys the command names first, and refuses undeclared ones.
  */
-export function runScriptCommand(keyspace: MemoryKeyspace, words: string[]): Reply {
+export function runScriptCommand(keyspace: MemoryKeyspace, words: string[], audit?: ScriptKeyAudit): Reply {
   const name = words[0]!.toLowerCase();
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name]! : undefined;
   if (!command) {
@@ -126,5 +131,7 @@ export function runScriptCommand(keyspace: MemoryKeyspace, words: string[]): Rep
   if (command.arity >= 0 ? words.length !== command.arity : words.length < -command.arity) {
     throw new Error('ERR Wrong number of args calling Redis command from script');
   }
-  return command.run(keyspace, words.slice(1));
+  const args = words.slice(1);
+  if (audit && command.keys !== 'none') audit.touch(name, command.keys === 'all' ? args : args.slice(0, 1));
+  return command.run(keyspace, args);
 }

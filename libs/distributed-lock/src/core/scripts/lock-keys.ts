@@ -5,7 +5,10 @@ import { slotOf, slotTag } from './slot-tags.js';
  * prefix, so an ACL can confine a lock user to `~<prefix>*` and `&<prefix>*`.
  */
 export class LockKeys {
-  /** `clustered`: the keys live in a Redis Cluster, where a script's keys must share one slot. */
+  /**
+   * `clustered`: every script's keys must share one slot: the keys live in a Redis Cluster, or on a
+   * server that shards behind one endpoint (LockClientOptions.oneSlotPerScript).
+   */
   constructor(
     readonly prefix: string,
     private readonly clustered = false,
@@ -21,8 +24,8 @@ export class LockKeys {
 
   /**
    * The fencing-token counter the lock `name` draws its tokens from (see next-token.lua.ts), shared by
-   * every name: one per deployment, or in a cluster one per slot, named with a tag of that slot so
-   * that it lives beside the lock's keys. A bounded number of keys that never expire, whatever names
+   * every name: one per deployment, or where a script's keys must share a slot (`clustered`) one per
+   * slot, named with a tag of that slot so that it lives beside the lock's keys. A bounded number of keys that never expire, whatever names
    * come and go.
    */
   fence(name: string): string {

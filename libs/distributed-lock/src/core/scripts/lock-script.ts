@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { helpersInOrder, type LuaHelper } from './lua-helper.js';
 import { CLOCK_LUA } from './next-token.lua.js';
+import { nameScript } from '../util/script-names.js';
 
 export type ScriptArgument = string | number;
 
@@ -93,6 +94,7 @@ export function defineLockScript<A, R, Raw = R>(definition: {
   const lua = `${clock}${guarded ? GUARD_LUA : ''}${rest.map((helper) => helper.lua).join('')}${body}`;
   const parse = definition.parse ?? ((raw: Raw) => raw as unknown as R);
   const script = { name: definition.name, keys: definition.keys, argv: definition.argv, lua, body, helpers, guarded, parse, sha: sha1(lua) };
+  nameScript(script.sha, script.name); // for the in-memory store's strict-keys errors
   return definition.clockFree ? { ...script, clockFree: definition.clockFree } : script;
 }
 

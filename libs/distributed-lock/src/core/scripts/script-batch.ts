@@ -1,6 +1,7 @@
 import { LATE_REPLY, NOT_AFTER, sha1, type AnyLockScript, type ScriptArgument } from './lock-script.js';
 import { helpersInOrder, type LuaHelper } from './lua-helper.js';
 import { CLOCK_LUA } from './next-token.lua.js';
+import { nameScript } from '../util/script-names.js';
 
 /** One call of a batch: a script, and its KEYS and ARGV as the script alone would take them. */
 export interface BatchedCall {
@@ -99,6 +100,7 @@ end
 return replies
 `;
     this.sha = sha1(this.lua);
+    nameScript(this.sha, this.name);
   }
 
   /** Whether `script` can run in a batch. */

@@ -1,0 +1,63 @@
+import { jest } from '@jest/globals';
+import type { RedisClient } from './config/redis-client.js';
+import { LockNode } from './connection/lock-node.js';
+import { reentrantAcquire } from './locks/reentrant/reentrant-acquire.script.js';
+import { LOCK_SCRIPT_BATCH } from './lock-scripts.js';
+import { InMemoryLockStore } from './memory/in-memory-lock-store.js';
+import type { StrictKeys } from './memory/strict-keys.js';
+import { LockKeys } from './scripts/lock-keys.js';
+
+/**
+ * The batch script (group commit) under strict keys. The conformance suite's strict runs cannot show
+ * it: LockConnections turns batching off for the in-memory store (a batch waits for setImmediate,
+ * which Jest's fake timers in users' tests would hold back). Here a LockNode batches on the store.
+ */
+describe('the batch script under strict keys', () => {
+  const NAMES = ['a', 'b', 'c', 'd', 'e', 'f'];
+
+  /** Acquisitions of every name by 3 owners, issued in one turn; returns the store's batch runs and what it refused. */
+  async function acquireTogether(strictKeys: StrictKeys, oneSlotPerScript: boolean) {
+    const store = new InMemoryLockStore({ strictKeys });
+    const evalsha = jest.spyOn(store, 'evalsha');
+    const node = new LockNode(store as unknown as RedisClient, 'memory', 5000, LOCK_SCRIPT_BATCH, undefined, oneSlotPerScript);
+    const keys = new LockKeys('lock:', oneSlotPerScript);
+    await store.time(); // (the node reads the server clock before its first guarded script)
+    const calls = NAMES.flatMap((name) =>
+      ['o1', 'o2', 'o3'].map((owner) =>
+        node.run(reentrantAcquire, {
+          lock: keys.lock(name),
+          fence: keys.fence(name),
+          owner,
+          leaseMs: 10_000,
+          waitingClient: '',
+          queue: 'not-queued',
+          watchdog: false,
+        }),
+      ),
+    );
+    const settled = await Promise.allSettled(calls);
+    const batches = evalsha.mock.calls.filter(([sha]) => sha === LOCK_SCRIPT_BATCH.sha).length;
+    return { settled, batches, refused: store.keyspace.scriptKeyViolations };
+  }
+
+  it("'declared': a batch of mixed names declares every key its operations touch", async () => {
+    const { settled, batches, refused } = await acquireTogether('declared', false);
+    expect(batches).toBeGreaterThan(0); // the batch script really ran
+    expect(refused).toEqual([]);
+    expect(settled.every((outcome) => outcome.status === 'fulfilled')).toBe(true);
+  });
+
+  it("'one-slot' with oneSlotPerScript: each batch carries one name's operations, keys in one slot", async () => {
+    const { settled, batches, refused } = await acquireTogether('one-slot', true);
+    expect(batches).toBeGreaterThan(0);
+    expect(refused).toEqual([]);
+    expect(settled.every((outcome) => outcome.status === 'fulfilled')).toBe(true);
+  });
+
+  it("control: 'one-slot' without oneSlotPerScript refuses the mixed batch (and the lone acquire, its fence in another slot)", async () => {
+    const { settled, refused } = await acquireTogether('one-slot', false);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused.every((error) => error.reason === 'cross-slot')).toBe(true);
+    expect(settled.some((outcome) => outcome.status === 'rejected')).toBe(true);
+  });
+});
