@@ -41,8 +41,8 @@ export interface SemaphoreAcquireArgs extends SemaphoreScriptArgs {
  *   queue timeout.
  *
  * The common case, free permits and nobody waiting, costs one reading of the clock, one HMGET of the
- * size, the permits in use and the caller's own grant, a look at the line, the token, one HSET and
- * one ZADD.
+ * size, the permits in use and the caller's own grant, a look at the line, the token, one HSET (with
+ * the size, on a semaphore's first use) and one ZADD.
  */
 /** A semaphore attempt's reply: an attempt's, or a request larger than the size (which could never be met). */
 export type PermitsAttemptReply = AttemptReply | { readonly acquired: false; readonly tooMany: true; readonly size: number };
@@ -77,15 +77,15 @@ if state[3] then
   redis.call('zadd', holders_key, now + lease_ms, owner_id)
   return {tonumber(string.match(state[3], ':(%d+)$')), 1}
 end
-local size = state[1]
-if not size then
-  size = initial_permits
-  redis.call('hset', state_key, 'permits', size)
-end
-size = tonumber(size)
+-- A semaphore nobody used yet gets its size written with the grant, or before the reply if none.
+local fresh = not state[1]
+local size = tonumber(state[1] or initial_permits)
 local used = tonumber(state[2] or '0')
 
 if wanted > size then
+  if fresh then
+    redis.call('hset', state_key, 'permits', initial_permits)
+  end
   if queued and sem_drop_waiter(state_key, queue_key, deadlines_key, owner_id) == 1 then
     sem_serve_line(state_key, queue_key, deadlines_key, channel, publish, now, size, used, false, nil)
   end
@@ -106,7 +106,11 @@ end
 if (first == nil or first == owner_id) and wanted <= size - used then
   local token = next_token(fence_key)
   used = used + wanted
-  redis.call('hset', state_key, 'h:' .. owner_id, string.format('%d:%.0f', wanted, token), 'd:' .. owner_id, renew, 'used', used)
+  if fresh then
+    redis.call('hset', state_key, 'h:' .. owner_id, string.format('%d:%.0f', wanted, token), 'd:' .. owner_id, renew, 'used', used, 'permits', initial_permits)
+  else
+    redis.call('hset', state_key, 'h:' .. owner_id, string.format('%d:%.0f', wanted, token), 'd:' .. owner_id, renew, 'used', used)
+  end
   redis.call('zadd', holders_key, now + lease_ms, owner_id)
   if first == owner_id then
     sem_drop_waiter(state_key, queue_key, deadlines_key, owner_id)
@@ -115,6 +119,9 @@ if (first == nil or first == owner_id) and wanted <= size - used then
   return {token, 1}
 end
 
+if fresh then
+  redis.call('hset', state_key, 'permits', initial_permits)
+end
 if queue_on_failure then
   if not queued or redis.call('zscore', queue_key, owner_id) == false then
     local last = redis.call('zrange', queue_key, -1, -1, 'WITHSCORES')
