@@ -1,5 +1,4 @@
 import { type PublishCommand, defineLockScript, parseAttempt, type AttemptReply } from '../../scripts/lock-script.js';
-import { NEXT_TOKEN_LUA } from '../../scripts/next-token.lua.js';
 import { SEMAPHORE_LUA, semaphoreKeyList, type SemaphoreScriptArgs } from './semaphore.lua.js';
 
 export interface SemaphoreAcquireArgs extends SemaphoreScriptArgs {
@@ -13,6 +12,12 @@ export interface SemaphoreAcquireArgs extends SemaphoreScriptArgs {
   readonly queueTimeoutMs: number;
   /** Take (or keep, and refresh) a place in the line if not granted. */
   readonly queueOnFailure: boolean;
+  /**
+   * An earlier attempt of this acquisition may have taken a place in the line (the caller waits in its
+   * process's line). False on a first attempt: owner ids are new per acquisition, so it has no place to
+   * look for or to leave.
+   */
+  readonly queued: boolean;
   readonly publish: PublishCommand;
   /** The watchdog renews the lease (no leaseTime): recorded as `d:<holder>` = 1 for inspection, else 0. */
   readonly watchdog: boolean;
@@ -26,13 +31,18 @@ export interface SemaphoreAcquireArgs extends SemaphoreScriptArgs {
  *
  * - Granted only to the first in line (or to anyone when nobody waits), and only when all it asked
  *   for is free: strict arrival order, so a caller asking for several permits is never overtaken.
+ * - Holders whose lease ended are dropped when the request does not fit without them; dead waiters
+ *   whenever someone waits. What that frees, and a grant to the first in line, serves the line
+ *   behind (sem_serve_line).
  * - A failed caller that will wait takes (or keeps) its place and refreshes its deadline.
- * - A grant that leaves enough for the next in line, expired leases that gave permits back, or dead
- *   waiters dropped from the front, wake the first waiter (see wake_if_first_fits).
  * - An acquisition that already holds (its earlier attempt was granted but the reply was lost) gets
  *   the same grant back, its lease lengthened.
- * - The wait hint is the earliest lease end (a crashed holder's permits come back then), or, when the
- *   first waiter is another and fits, the time until its place expires; at most the queue timeout.
+ * - The wait hint is the earliest lease end (a crashed holder's permits come back then), at most the
+ *   queue timeout.
+ *
+ * The common case, free permits and nobody waiting, costs one reading of the clock, one HMGET of the
+ * size, the permits in use and the caller's own grant, a look at the line, the token, one HSET (with
+ * the size, on a semaphore's first use) and one ZADD.
  */
 /** A semaphore attempt's reply: an attempt's, or a request larger than the size (which could never be met). */
 export type PermitsAttemptReply = AttemptReply | { readonly acquired: false; readonly tooMany: true; readonly size: number };
@@ -42,68 +52,91 @@ export const semaphoreAcquire = defineLockScript<SemaphoreAcquireArgs, PermitsAt
   name: 'dlockSemaphoreAcquire',
   guarded: true,
   keys: semaphoreKeyList,
-  argv: (a) => [a.owner, a.permits, a.leaseMs, a.initialPermits, a.queueTimeoutMs, a.queueOnFailure ? '1' : '0', a.publish, a.watchdog ? '1' : '0'],
-  helpers: [SEMAPHORE_LUA, NEXT_TOKEN_LUA],
+  argv: (a) => [
+    a.owner,
+    a.permits,
+    a.leaseMs,
+    a.initialPermits,
+    a.queueTimeoutMs,
+    a.queueOnFailure ? '1' : '0',
+    a.publish,
+    a.watchdog ? '1' : '0',
+    a.queued ? '1' : '0',
+  ],
+  helpers: [SEMAPHORE_LUA],
   lua: `
 local state_key, holders_key, queue_key, deadlines_key, fence_key, channel = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
-local owner_id, wanted, lease_ms, initial_permits = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
-local queue_timeout, queue_on_failure, publish, renew = tonumber(ARGV[5]), ARGV[6] == '1', ARGV[7], ARGV[8] or '0'
+local owner_id, wanted_arg, lease_ms, initial_permits = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
+local wanted = tonumber(wanted_arg)
+local queue_timeout, queue_on_failure, publish, renew = tonumber(ARGV[5]), ARGV[6] == '1', ARGV[7], ARGV[8]
+local queued = ARGV[9] == '1'
 
-local now = server_ms()
-ensure_size(state_key, initial_permits)
-local moved = drop_dead_permit_waiters(state_key, queue_key, deadlines_key, now) > 0
-local freed = drop_expired_holders(state_key, holders_key, now)
-
-local mine = redis.call('hget', state_key, 'h:' .. owner_id)
-if mine then
+local now = now_ms()
+local state = redis.call('hmget', state_key, 'permits', 'used', 'h:' .. owner_id)
+if state[3] then
   redis.call('zadd', holders_key, now + lease_ms, owner_id)
-  return {tonumber(string.match(mine, ':(%d+)$')), 1}
+  return {tonumber(string.match(state[3], ':(%d+)$')), 1}
 end
+-- A semaphore nobody used yet gets its size written with the grant, or before the reply if none.
+local fresh = not state[1]
+local size = tonumber(state[1] or initial_permits)
+local used = tonumber(state[2] or '0')
 
-local size = tonumber(redis.call('hget', state_key, 'permits'))
 if wanted > size then
-  drop_waiter(state_key, queue_key, deadlines_key, owner_id)
-  wake_if_first_fits(state_key, queue_key, channel, publish)
+  if fresh then
+    redis.call('hset', state_key, 'permits', initial_permits)
+  end
+  if queued and sem_drop_waiter(state_key, queue_key, deadlines_key, owner_id) == 1 then
+    sem_serve_line(state_key, queue_key, deadlines_key, channel, publish, now, size, used, false, nil)
+  end
   return {-1, size}
 end
 
 local first = redis.call('zrange', queue_key, 0, 0)[1]
-local free = free_permits(state_key)
-if (first == nil or first == owner_id) and wanted <= free then
-  drop_waiter(state_key, queue_key, deadlines_key, owner_id)
+local moved = first ~= nil and sem_drop_dead_waiters(state_key, queue_key, deadlines_key, now) > 0
+local freed = 0
+if wanted > size - used then
+  freed = sem_drop_expired_holders(state_key, holders_key, now)
+  used = used - freed
+end
+if moved or freed > 0 then
+  first = sem_serve_line(state_key, queue_key, deadlines_key, channel, publish, now, size, used, freed > 0, owner_id)
+end
+
+if (first == nil or first == owner_id) and wanted <= size - used then
   local token = next_token(fence_key)
-  redis.call('hset', state_key, 'h:' .. owner_id, wanted .. ':' .. string.format('%.0f', token), 'd:' .. owner_id, renew)
-  redis.call('hincrby', state_key, 'used', wanted)
+  used = used + wanted
+  if fresh then
+    redis.call('hset', state_key, 'h:' .. owner_id, string.format('%d:%.0f', wanted, token), 'd:' .. owner_id, renew, 'used', used, 'permits', initial_permits)
+  else
+    redis.call('hset', state_key, 'h:' .. owner_id, string.format('%d:%.0f', wanted, token), 'd:' .. owner_id, renew, 'used', used)
+  end
   redis.call('zadd', holders_key, now + lease_ms, owner_id)
-  wake_if_first_fits(state_key, queue_key, channel, publish)
+  if first == owner_id then
+    sem_drop_waiter(state_key, queue_key, deadlines_key, owner_id)
+    sem_serve_line(state_key, queue_key, deadlines_key, channel, publish, now, size, used, false, nil)
+  end
   return {token, 1}
 end
 
+if fresh then
+  redis.call('hset', state_key, 'permits', initial_permits)
+end
 if queue_on_failure then
-  if redis.call('zscore', queue_key, owner_id) == false then
+  if not queued or redis.call('zscore', queue_key, owner_id) == false then
     local last = redis.call('zrange', queue_key, -1, -1, 'WITHSCORES')
     local ticket = 1
     if #last > 0 then ticket = tonumber(last[2]) + 1 end
     redis.call('zadd', queue_key, ticket, owner_id)
+    redis.call('hset', state_key, 'w:' .. owner_id, wanted_arg)
   end
-  redis.call('hset', state_key, 'w:' .. owner_id, wanted)
   redis.call('zadd', deadlines_key, now + queue_timeout, owner_id)
-end
-if freed > 0 or moved then
-  wake_if_first_fits(state_key, queue_key, channel, publish)
 end
 
 local wait = queue_timeout
 local earliest = redis.call('zrange', holders_key, 0, 0, 'WITHSCORES')
 if #earliest > 0 then
   wait = math.min(wait, tonumber(earliest[2]) - now)
-end
-if first ~= nil and first ~= owner_id then
-  local _, first_wants = first_in_line(state_key, queue_key)
-  local first_deadline = redis.call('zscore', deadlines_key, first)
-  if first_wants <= free and first_deadline then
-    wait = math.min(wait, tonumber(first_deadline) - now)
-  end
 end
 return {0, math.max(1, wait)}
 `,

@@ -7,13 +7,14 @@ export interface SemaphoreLeaveArgs extends SemaphoreScriptArgs {
 }
 
 /**
- * A waiter leaves the line (it timed out, was aborted, or failed). If that moves the line (it was
- * first) and the new first waiter's request fits, that waiter is told at once rather than when the
- * leaver's place would have expired. Replies 1 if it was queued, else 0.
+ * An acquisition that ended without its permits (it timed out, was aborted, or failed) leaves the
+ * line, and gives back what may have been granted to it meanwhile (an attempt whose reply it did not
+ * wait for). If that moves the line (it was first) or frees permits, the line is served at once rather
+ * than when the leaver's place would have expired. Replies 1 if it was queued, else 0. Not guarded:
+ * owner ids are new per acquisition, so run late it only drops what is that acquisition's.
  */
 export const semaphoreLeave = defineLockScript<SemaphoreLeaveArgs, number>({
   name: 'dlockSemaphoreLeave',
-  guarded: true,
   keys: semaphoreKeyList,
   argv: (a) => [a.owner, a.publish],
   helpers: [SEMAPHORE_LUA],
@@ -21,13 +22,15 @@ export const semaphoreLeave = defineLockScript<SemaphoreLeaveArgs, number>({
 local state_key, holders_key, queue_key, deadlines_key, channel = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[6]
 local owner_id, publish = ARGV[1], ARGV[2]
 
-local now = server_ms()
-local moved = drop_dead_permit_waiters(state_key, queue_key, deadlines_key, now) > 0
-local freed = drop_expired_holders(state_key, holders_key, now)
 local was_first = redis.call('zrange', queue_key, 0, 0)[1] == owner_id
-local left = drop_waiter(state_key, queue_key, deadlines_key, owner_id)
-if was_first or freed > 0 or moved then
-  wake_if_first_fits(state_key, queue_key, channel, publish)
+local left = sem_drop_waiter(state_key, queue_key, deadlines_key, owner_id)
+local state = redis.call('hmget', state_key, 'h:' .. owner_id, 'permits', 'used')
+local used = tonumber(state[3] or '0')
+if state[1] then
+  used = used - sem_drop_holder(state_key, holders_key, owner_id)
+end
+if was_first or state[1] then
+  sem_serve_line(state_key, queue_key, deadlines_key, channel, publish, now_ms(), tonumber(state[2] or '0'), used, state[1] ~= false, nil)
 end
 return left
 `,

@@ -38,37 +38,41 @@ export const semaphorePermits = defineLockScript<SemaphorePermitsArgs, Semaphore
 local state_key, holders_key, queue_key, deadlines_key, channel = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[6]
 local operation, value, initial_permits, publish = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
 
-local now = server_ms()
-drop_dead_permit_waiters(state_key, queue_key, deadlines_key, now)
-local freed = drop_expired_holders(state_key, holders_key, now)
+local now = now_ms()
+sem_drop_dead_waiters(state_key, queue_key, deadlines_key, now)
+local freed = sem_drop_expired_holders(state_key, holders_key, now)
+local state = redis.call('hmget', state_key, 'permits', 'used')
+local used = tonumber(state[2] or '0') - freed
+local stored = state[1]
 local outcome = 1
 if operation == 'try-set' then
-  if redis.call('hexists', state_key, 'permits') == 1 then
+  if stored then
     outcome = 0
   else
-    redis.call('hset', state_key, 'permits', value)
+    stored = ARGV[2]
+    redis.call('hset', state_key, 'permits', stored)
   end
 else
-  ensure_size(state_key, initial_permits)
+  if not stored then
+    stored = initial_permits
+    redis.call('hset', state_key, 'permits', stored)
+  end
   if operation == 'set' then
-    redis.call('hset', state_key, 'permits', value)
+    stored = ARGV[2]
+    redis.call('hset', state_key, 'permits', stored)
   elseif operation == 'add' then
-    local size = tonumber(redis.call('hget', state_key, 'permits'))
-    if size + value < 0 then
+    if tonumber(stored) + value < 0 then
       outcome = -1
     else
-      redis.call('hincrby', state_key, 'permits', value)
+      stored = redis.call('hincrby', state_key, 'permits', value)
     end
   end
 end
 
-local size = tonumber(redis.call('hget', state_key, 'permits') or initial_permits)
+local size = tonumber(stored or initial_permits)
 if (outcome == 1 and operation ~= 'read') or freed > 0 then
-  local first, wants = first_in_line(state_key, queue_key)
-  if first ~= nil and (wants <= free_permits(state_key) or wants > size) then
-    wake_first(channel, publish, first)
-  end
+  sem_serve_line(state_key, queue_key, deadlines_key, channel, publish, now, size, used, freed > 0, nil)
 end
-return {outcome, size, free_permits(state_key), redis.call('zcard', queue_key)}
+return {outcome, size, size - used, redis.call('zcard', queue_key)}
 `,
 });

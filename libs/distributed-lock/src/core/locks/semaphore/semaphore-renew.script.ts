@@ -9,9 +9,9 @@ export interface SemaphoreRenewArgs extends SemaphoreScriptArgs {
 
 /**
  * Lengthens one acquisition's lease: 1 if it still holds its permits, 0 if not (its lease ended
- * first: a lease that ended is over, even if nobody has taken the permits yet). Leases that ended
- * are dropped on the way, and the first waiter told if that made room: a crashed holder's permits come back
- * at the next renewal of anyone's lease, if no other call notices first.
+ * first: a lease that ended is over, even if nobody has taken the permits yet; they come back now,
+ * and serve the line). Other holders' ended leases are left to the scripts that need their permits
+ * (see SEMAPHORE_LUA): a renewal costs the clock, a ZSCORE and a ZADD.
  */
 export const semaphoreRenew = defineLockScript<SemaphoreRenewArgs, boolean, number>({
   parse: parseFlag,
@@ -20,14 +20,18 @@ export const semaphoreRenew = defineLockScript<SemaphoreRenewArgs, boolean, numb
   argv: (a) => [a.owner, a.leaseMs, a.publish],
   helpers: [SEMAPHORE_LUA],
   lua: `
-local state_key, holders_key, queue_key, channel = KEYS[1], KEYS[2], KEYS[3], KEYS[6]
+local state_key, holders_key, queue_key, deadlines_key, channel = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[6]
 local owner_id, lease_ms, publish = ARGV[1], tonumber(ARGV[2]), ARGV[3]
 
-local now = server_ms()
-if drop_expired_holders(state_key, holders_key, now) > 0 then
-  wake_if_first_fits(state_key, queue_key, channel, publish)
+local lease_end = redis.call('zscore', holders_key, owner_id)
+if not lease_end then
+  return 0
 end
-if redis.call('hexists', state_key, 'h:' .. owner_id) == 0 then
+local now = now_ms()
+if tonumber(lease_end) <= now then
+  local state = redis.call('hmget', state_key, 'permits', 'used')
+  local used = tonumber(state[2] or '0') - sem_drop_holder(state_key, holders_key, owner_id)
+  sem_serve_line(state_key, queue_key, deadlines_key, channel, publish, now, tonumber(state[1] or '0'), used, true, nil)
   return 0
 end
 redis.call('zadd', holders_key, now + lease_ms, owner_id)

@@ -186,7 +186,7 @@ export class Semaphore {
   }
 
   /** @internal One attempt to take `permits` permits (see the acquire script); called through PermitsRequest. */
-  async attempt(permits: number, { owner, leaseMs, replicaAck, willWait, watchdog }: AttemptArgs): Promise<AttemptResult> {
+  async attempt(permits: number, { owner, leaseMs, replicaAck, willWait, watchdog, queued }: AttemptArgs): Promise<AttemptResult> {
     const reply = await this.services.nodes[0]!.run(semaphoreAcquire, {
       keys: this.keys,
       owner,
@@ -195,6 +195,7 @@ export class Semaphore {
       initialPermits: this.initialPermits,
       queueTimeoutMs: this.queueTimeoutMs,
       queueOnFailure: willWait,
+      queued,
       publish: this.services.publishCommand(),
       watchdog,
     });
