@@ -10,6 +10,8 @@ export * from './lock-key-template.error.js';
 export * from './lock-lost.error.js';
 export * from './lock-not-held.error.js';
 export * from './lock-quorum.error.js';
+export * from './redis-client-not-connected.error.js';
 export * from './replica-ack.error.js';
 export * from './stale-token.error.js';
 export * from './unsupported-lock-operation.error.js';
+export * from './unsupported-redis-client.error.js';
