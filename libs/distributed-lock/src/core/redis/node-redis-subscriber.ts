@@ -25,7 +25,8 @@ export const MASTER_CHANGED: NodeRedisEvent = {
  *
  * node-redis subscribes again by itself after a reconnect: a client says so with `ready` (emitted
  * once its subscriptions are restored), a cluster with `node-ready` when a shard's subscriber is new
- * (after a failover or a resharding), a sentinel with a change of master. A subscribe of a channel
+ * (after a failover or a resharding; a node's client says it once only, so a cluster subscriber's
+ * reconnection to the same node goes unreported), a sentinel with a change of master. A subscribe of a channel
  * already subscribed is a no-op in node-redis (nothing is sent), so the periodic re-check of waiting
  * callers (see Subscriptions) is what covers a reconnect that none of those events reports.
  */
@@ -33,6 +34,8 @@ export class NodeRedisSubscriber extends NodeRedisConnection implements PubSubPo
   private readonly messageListeners: ((channel: string, message: string) => void)[] = [];
   /** Channels subscribed through this port, and whether sharded: what close gives back on a sentinel. */
   private readonly channels = new Map<string, boolean>();
+  /** Subscribes under way: a connection they open is not a reconnection (see onResubscribed). */
+  private subscribing = 0;
   private readonly deliver: NodeRedisListener = (message, channel) => {
     for (const listener of this.messageListeners) listener(channel, String(message));
   };
@@ -53,9 +56,14 @@ export class NodeRedisSubscriber extends NodeRedisConnection implements PubSubPo
   }
 
   async subscribe(channel: string, sharded: boolean): Promise<unknown> {
-    await this.connect();
-    const { connection } = this.pubsub;
-    await (sharded ? connection.sSubscribe(channel, this.deliver) : connection.subscribe(channel, this.deliver));
+    this.subscribing += 1;
+    try {
+      await this.connect();
+      const { connection } = this.pubsub;
+      await (sharded ? connection.sSubscribe(channel, this.deliver) : connection.subscribe(channel, this.deliver));
+    } finally {
+      this.subscribing -= 1;
+    }
     this.channels.set(channel, sharded);
     return undefined;
   }
@@ -71,7 +79,11 @@ export class NodeRedisSubscriber extends NodeRedisConnection implements PubSubPo
   }
 
   onResubscribed(listener: (shardedOnly: boolean) => void): void {
-    this.on('ready', () => listener(false));
+    // A connection made by a subscribe of ours (the lazy first one; a cluster's first to a shard, whose
+    // client says node-ready once) is no reconnection: nothing was missed.
+    this.on('ready', () => {
+      if (this.subscribing === 0) listener(false);
+    });
   }
 
   override async close(): Promise<void> {
