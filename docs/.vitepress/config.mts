@@ -35,6 +35,7 @@ const guide: DefaultTheme.SidebarItem[] = [
       { text: 'Leader election', link: '/guides/leader-election' },
       { text: 'Scheduled jobs (@ScheduledLock)', link: '/guides/scheduled-jobs' },
       { text: 'Fenced writes (FencedResource)', link: '/guides/fenced-writes' },
+      { text: 'Redis clients (ioredis, node-redis, GLIDE)', link: '/guides/redis-clients' },
       { text: 'Errors', link: '/guides/errors' },
     ],
   },

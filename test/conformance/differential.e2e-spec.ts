@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import type { Redis } from 'ioredis';
 import { InMemoryLockStore } from 'nestjs-distributed-lock/testing';
 import { RedisServer } from 'redis-topology';
-import type { RedisClient } from '../../libs/distributed-lock/src/core/config/redis-client.js';
+import { IoredisPort } from '../../libs/distributed-lock/src/core/redis/ioredis.port.js';
 import { LockNode } from '../../libs/distributed-lock/src/core/connection/lock-node.js';
 import { LOCK_SCRIPT_BATCH, LOCK_SCRIPTS } from '../../libs/distributed-lock/src/core/lock-scripts.js';
 import { fairAcquire } from '../../libs/distributed-lock/src/core/locks/fair/fair-acquire.script.js';
@@ -399,7 +399,7 @@ describe('the in-memory store against a real redis-server (differential)', () =>
     subscriber.on('message', (channel: string, message: string) => realMessages.push(heard(channel, message)));
     await subscriber.subscribe(...CHANNELS);
     real = {
-      node: new LockNode(redis as unknown as RedisClient, 'redis', 5000),
+      node: new LockNode(new IoredisPort(redis), 'redis', 5000),
       messages: realMessages,
       flush: async () => void (await redis.flushall()),
       drain: async () => void (await subscriber.ping()), // replies on the subscriber's connection come after its messages
@@ -412,7 +412,7 @@ describe('the in-memory store against a real redis-server (differential)', () =>
     batchSubscriber.on('message', (channel: string, message: string) => batchMessages.push(heard(channel, message)));
     await batchSubscriber.subscribe(...CHANNELS);
     batched = {
-      node: new LockNode(batchRedis as unknown as RedisClient, 'redis-batched', 5000, LOCK_SCRIPT_BATCH),
+      node: new LockNode(new IoredisPort(batchRedis), 'redis-batched', 5000, LOCK_SCRIPT_BATCH),
       messages: batchMessages,
       flush: async () => {
         await batchRedis.flushall();
@@ -430,7 +430,7 @@ describe('the in-memory store against a real redis-server (differential)', () =>
     storeSubscriber.on('message', (channel: string, message: string) => memoryMessages.push(heard(channel, message)));
     await storeSubscriber.subscribe(...CHANNELS);
     memory = {
-      node: new LockNode(store as unknown as RedisClient, 'memory', 5000),
+      node: new LockNode(new IoredisPort(store), 'memory', 5000),
       messages: memoryMessages,
       flush: async () => void (await store.flushall()),
       drain: () => new Promise((resolve) => setImmediate(resolve)), // the store delivers in a microtask

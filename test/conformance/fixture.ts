@@ -3,6 +3,7 @@ import { LockClient, type LockClientOptions } from 'nestjs-distributed-lock';
 import { InMemoryLockStore, type MemoryKeyspace, type StrictKeys } from 'nestjs-distributed-lock/testing';
 import { startTopology, withClient, type ServerSettings, type Topology, type TopologyMode } from 'redis-topology';
 import { LOCK_SCRIPTS } from '../../libs/distributed-lock/src/core/lock-scripts.js';
+import { IOREDIS, type ClientDriver, type DataCommands, type DriverClient, type ScriptSendCounter } from './client-drivers.js';
 
 /** A Redis topology, or the in-memory store users' unit tests run on (single process only). */
 export type FixtureMode = TopologyMode | 'memory';
@@ -30,8 +31,14 @@ export interface ModeFixture {
   topology(): Topology;
   /** Environment for worker processes and LockClient({ env }). */
   env(): Record<string, string>;
+  /** Which client library the lock clients run on (see client-drivers.ts). */
+  readonly driver: ClientDriver['name'];
   /** A connected LockClient for this mode; closed after the test. */
   client(overrides?: Omit<LockClientOptions, 'env' | 'connection'>): Promise<LockClient>;
+  /** Plain commands for a test's own data, on `client`'s connection (its first node). */
+  data(client: LockClient): DataCommands;
+  /** Counts the sends of the script `sha` on `client`'s (first) connection, until restored. */
+  countScriptSends(client: LockClient, sha: string): ScriptSendCounter;
   /** Whether a key exists on the node(s) holding lock state (all of them: RedLock). */
   keyExistsEverywhere(key: string): Promise<boolean>;
   keyExistsAnywhere(key: string): Promise<boolean>;
@@ -90,9 +97,9 @@ export function itFull(fx: ModeFixture): jest.It {
   return fx.scope === 'core' ? leftOut : it;
 }
 
-/** `server`: which redis-server binary the topology runs (default: the one on PATH). */
-export function useMode(mode: FixtureMode, server: ServerSettings = {}, scope: ConformanceScope = 'full'): ModeFixture {
-  return mode === 'memory' ? useMemoryStore() : useTopology(mode, server, scope);
+/** `server`: which redis-server binary the topology runs (default: the one on PATH); `driver`: the client library. */
+export function useMode(mode: FixtureMode, server: ServerSettings = {}, scope: ConformanceScope = 'full', driver: ClientDriver = IOREDIS): ModeFixture {
+  return mode === 'memory' ? useMemoryStore() : useTopology(mode, server, scope, driver);
 }
 
 /** How a conformance run sets up the in-memory store and its clients. */
@@ -135,6 +142,10 @@ export function useMemoryStore(settings: MemoryStoreSettings = {}, scope: Confor
     scope,
     acrossProcesses: false,
     oneSlotPerScript,
+    driver: 'ioredis',
+    // The store answers ioredis' API.
+    data: (client) => IOREDIS.data(client),
+    countScriptSends: (client, sha) => IOREDIS.countScriptSends(client, sha),
     topology: () => {
       throw new Error('the in-memory store has no Redis topology');
     },
@@ -171,11 +182,11 @@ export function useMemoryStore(settings: MemoryStoreSettings = {}, scope: Confor
   };
 }
 
-function useTopology(mode: TopologyMode, server: ServerSettings, scope: ConformanceScope): ModeFixture {
+function useTopology(mode: TopologyMode, server: ServerSettings, scope: ConformanceScope, driver: ClientDriver): ModeFixture {
   let topology: Topology | undefined;
   let admin: Redis[] = [];
   let cluster: Cluster | undefined;
-  const clients: LockClient[] = [];
+  const clients: DriverClient[] = [];
 
   beforeAll(async () => {
     topology = await startTopology(mode, server);
@@ -210,13 +221,16 @@ function useTopology(mode: TopologyMode, server: ServerSettings, scope: Conforma
     scope,
     acrossProcesses: true,
     oneSlotPerScript: false,
+    driver: driver.name,
     topology: () => topology!,
     env: () => ({ ...topology!.env }),
     async client(overrides = {}) {
-      const client = await LockClient.connect({ ...overrides, env: topology!.env });
-      clients.push(client);
-      return client;
+      const made = await driver.connect(topology!, overrides);
+      clients.push(made);
+      return made.client;
     },
+    data: (client) => driver.data(client),
+    countScriptSends: (client, sha) => driver.countScriptSends(client, sha),
     async keyExistsEverywhere(key) {
       if (cluster) return (await cluster.exists(key)) === 1;
       const found = await Promise.all(lockNodes().map((node) => node.exists(key)));

@@ -1,5 +1,6 @@
-import type { ServerSettings } from 'redis-topology';
+import { withClient, type ServerSettings } from 'redis-topology';
 import { withServer, type FoundServer, type ServerId } from '../harness/servers.js';
+import { IOREDIS, type ClientDriver } from './client-drivers.js';
 import { useMemoryStore, useMode, type ConformanceScope, type FixtureMode, type MemoryStoreSettings, type ModeFixture } from './fixture.js';
 import { fencingSuite } from './suites/fencing.suite.js';
 import { handoverSuite } from './suites/handover.suite.js';
@@ -20,9 +21,22 @@ import { watchdogSuite } from './suites/watchdog.suite.js';
  * in-memory store of `nestjs-distributed-lock/testing` runs it too, all but the tests that need
  * other processes.
  */
-export function describeLockConformance(mode: FixtureMode, server: ServerSettings & { label?: string } = {}): void {
-  describe(`lock conformance: ${mode}${server.label ? ` on ${server.label}` : ''}`, () => {
-    const fx = useMode(mode, { bin: server.bin });
+export function describeLockConformance(mode: FixtureMode, server: ServerSettings & { label?: string } = {}, driver: ClientDriver = IOREDIS): void {
+  const through = driver === IOREDIS ? '' : ` through ${driver.name}`;
+  describe(`lock conformance: ${mode}${server.label ? ` on ${server.label}` : ''}${through}`, () => {
+    const fx = useMode(mode, { bin: server.bin }, 'full', driver);
+    if (driver !== IOREDIS) {
+      it(`lock clients run on the ${driver.name} client given to them`, async () => {
+        const client = await fx.client();
+        expect(client.mode).toBe('client');
+        expect(client.target).toBe(`the ${driver.name} client given in options.client`);
+        if (mode === 'cluster') {
+          // A subscriber per shard: sharded pub/sub wherever the server has it (Redis 7+).
+          const version = await withClient(fx.topology().servers[0]!, async (node) => /redis_version:(\d+)/.exec(await node.info('server'))![1]);
+          expect(client.unlockNotifications?.flavour).toBe(Number(version) >= 7 ? 'sharded' : 'plain');
+        }
+      });
+    }
     allSuites(fx);
   });
 }

@@ -4,15 +4,17 @@
 // is a double grant. Prints {"type":"progress"} twice a second (with the last error and the lock
 // connection's status) and {"type":"done", sections, errors}.
 // Optional env: LOCK_WAIT_MS (default 3000), HANDOVER_TURN (the client's handoverTurn option),
-// SECTION_MS (the section only sleeps that long, with no Redis I/O of its own, instead of the counter).
+// SECTION_MS (the section only sleeps that long, with no Redis I/O of its own, instead of the counter),
+// LOCK_TEST_CLIENT=node-redis (a node-redis client given as `client`: see worker-lock-client.mjs).
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LockClient } from 'nestjs-distributed-lock';
+import { lockClientFromEnv } from './worker-lock-client.mjs';
 
 const [contexts, lockName, counterKey] = process.argv.slice(2);
 const now = () => performance.timeOrigin + performance.now();
 const send = (message) => console.log(JSON.stringify(message));
-const client = await LockClient.connect(process.env.HANDOVER_TURN ? { handoverTurn: process.env.HANDOVER_TURN } : {});
+const made = await lockClientFromEnv(process.env.HANDOVER_TURN ? { handoverTurn: process.env.HANDOVER_TURN } : {});
+const { client, data } = made;
 const waitTime = Number(process.env.LOCK_WAIT_MS ?? 3000);
 const sectionMs = process.env.SECTION_MS === undefined ? undefined : Number(process.env.SECTION_MS);
 const sections = [];
@@ -36,11 +38,11 @@ const progress = setInterval(
       last: sections.at(-1)?.[0] ?? 0,
       errors: errors.length,
       lastError: errors.at(-1)?.[1]?.slice(0, 160),
-      connection: client.redis.status,
+      connection: made.status(),
     }),
   500,
 );
-send({ type: 'ready' });
+send({ type: 'ready', target: client.target });
 
 await Promise.all(
   Array.from({ length: Number(contexts) }, () =>
@@ -59,9 +61,9 @@ await Promise.all(
           if (sectionMs !== undefined) {
             await sleep(sectionMs);
           } else {
-            const value = Number((await client.redis.get(counterKey)) ?? 0);
+            const value = Number((await data.get(counterKey)) ?? 0);
             await sleep(1);
-            await client.redis.set(counterKey, value + 1);
+            await data.set(counterKey, value + 1);
           }
         } catch (error) {
           errors.push([now(), `section ${code(error)}`]);
@@ -80,4 +82,4 @@ await Promise.all(
 clearInterval(progress);
 send({ type: 'done', sections, errors });
 lines.close();
-await client.close();
+await made.close();

@@ -86,13 +86,13 @@ function fairLockSuite(fx: ModeFixture): void {
       let local: Promise<void> | undefined;
       for (const [index, [worker, tag]] of arrivals.entries()) {
         if (worker) worker.send(`acquire ${tag}`);
-        else local = as(holderClient, () => lock.withLock(async () => void (await holderClient.redis.rpush(logKey, tag))));
+        else local = as(holderClient, () => lock.withLock(async () => void (await fx.data(holderClient).rpush(logKey, tag))));
         await until(async () => (await lock.queueLength()) === index + 1, `${tag} to queue`);
       }
       await holder.unlock();
       await local;
-      await until(async () => (await holderClient.redis.llen(logKey)) === arrivals.length, 'every waiter to get the lock');
-      expect(await holderClient.redis.lrange(logKey, 0, -1)).toEqual(arrivals.map(([, tag]) => tag));
+      await until(async () => (await fx.data(holderClient).llen(logKey)) === arrivals.length, 'every waiter to get the lock');
+      expect(await fx.data(holderClient).lrange(logKey, 0, -1)).toEqual(arrivals.map(([, tag]) => tag));
       expect(await lock.queueLength()).toBe(0);
       for (const worker of workers) worker.send('exit');
     });
@@ -115,7 +115,7 @@ function fairLockSuite(fx: ModeFixture): void {
       // lock call drops it and the live waiter gets the lock (without that, it would time out).
       const handle = await behind;
       expect(handle.token).toBeGreaterThan(holder.token);
-      expect(await client.redis.llen('fair:dead:log')).toBe(0);
+      expect(await fx.data(client).llen('fair:dead:log')).toBe(0);
       await handle.unlock();
       expect(await lock.queueLength()).toBe(0);
     });
@@ -179,16 +179,16 @@ function fairLockSuite(fx: ModeFixture): void {
             as(client, async () => {
               for (let i = 0; i < 5; i++) {
                 await client.getFairLock('fair:counter-lock').withLock(async () => {
-                  const value = Number((await client.redis.get(key)) ?? 0);
+                  const value = Number((await fx.data(client).get(key)) ?? 0);
                   await sleep(1);
-                  await client.redis.set(key, value + 1);
+                  await fx.data(client).set(key, value + 1);
                 });
               }
             }),
           ),
         );
       await Promise.all([work(a), work(b)]);
-      expect(Number(await a.redis.get(key))).toBe(40);
+      expect(Number(await fx.data(a).get(key))).toBe(40);
     });
   });
 }
@@ -301,9 +301,9 @@ function readWriteLockSuite(fx: ModeFixture): void {
               as(client, async () => {
                 for (let i = 0; i < 5; i++) {
                   await section(client, 'write', async () => {
-                    const value = Number((await client.redis.get(counter)) ?? 0);
+                    const value = Number((await fx.data(client).get(counter)) ?? 0);
                     await sleep(1);
-                    await client.redis.set(counter, value + 1);
+                    await fx.data(client).set(counter, value + 1);
                   });
                 }
               }),
@@ -312,16 +312,16 @@ function readWriteLockSuite(fx: ModeFixture): void {
               as(client, async () => {
                 for (let i = 0; i < 5; i++) {
                   await section(client, 'read', async () => {
-                    const before = await client.redis.get(counter);
+                    const before = await fx.data(client).get(counter);
                     await sleep(1);
-                    if ((await client.redis.get(counter)) !== before) torn++;
+                    if ((await fx.data(client).get(counter)) !== before) torn++;
                   });
                 }
               }),
             ),
           ]),
         );
-        return { count: Number(await clients[0]!.redis.get(counter)), torn };
+        return { count: Number(await fx.data(clients[0]!).get(counter)), torn };
       }
 
       itFull(fx)('control: without the lock, writes are lost or reads are torn', async () => {

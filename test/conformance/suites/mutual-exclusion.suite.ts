@@ -21,7 +21,7 @@ export function mutualExclusionSuite(fx: ModeFixture): void {
       const exits = await Promise.all(workers.map((worker) => worker.exited));
       expect(exits.map((exit) => exit.code)).toEqual(workers.map(() => 0));
       const reader = await fx.client();
-      return Number(await reader.redis.get(counterKey));
+      return Number(await fx.data(reader).get(counterKey));
     }
 
     itAcrossProcesses(fx)(`control: ${PROCESSES} processes x ${CONTEXTS} contexts without the lock lose updates`, async () => {
@@ -39,7 +39,7 @@ export function mutualExclusionSuite(fx: ModeFixture): void {
 
       async function runInProcess(useLock: boolean, counterKey: string): Promise<number> {
         const client = await fx.client();
-        const redis = client.redis;
+        const redis = fx.data(client);
         const section = async (): Promise<void> => {
           const value = Number((await redis.get(counterKey)) ?? 0);
           await sleep(1);

@@ -36,21 +36,14 @@ export function tryLockSuite(fx: ModeFixture): void {
       const client = await fx.client();
       const holder = await client.lock('try:g', '30s');
       // Count the acquire scripts this client sends (on its first node: once per attempt in every mode).
-      const redis = client.redis as unknown as { evalsha: (...args: unknown[]) => Promise<unknown> };
-      const sha = reentrantAcquire.sha;
-      const original = redis.evalsha;
-      let attempts = 0;
-      redis.evalsha = function (this: unknown, ...args: unknown[]) {
-        if (args[0] === sha) attempts += 1;
-        return original.apply(this, args);
-      };
+      const attempts = fx.countScriptSends(client, reentrantAcquire.sha);
       try {
         expect(await client.tryLock('try:g', 300)).toBe(false);
       } finally {
-        redis.evalsha = original;
+        attempts.restore();
       }
       // The first attempt, and one retry once subscribed; the sleep that ends at the deadline ends the wait.
-      expect(attempts).toBe(2);
+      expect(attempts.count).toBe(2);
       await holder.unlock();
     });
 

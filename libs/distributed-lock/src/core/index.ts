@@ -12,7 +12,7 @@ export type {
   RedisMode,
 } from './config/connection-config.js';
 export { REDIS_MODES } from './config/connection-config.js';
-export type { RedisClient, RedisCompatibleClient } from './config/redis-client.js';
+export type { RedisClient, RedisCompatibleClient, NodeRedisCompatibleClient } from './config/redis-client.js';
 export { describePubSubChoice, type PubSubChoice, type PubSubFlavour } from './events/pubsub-choice.js';
 export type { LockClientOptions, ReplicaAckOptions } from './config/lock-client-options.js';
 export { DEFAULT_KEY_PREFIX, DEFAULT_WATCHDOG_TIMEOUT_MS } from './config/lock-client-options.js';
@@ -50,5 +50,5 @@ export type {
   SemaphorePermitsInfo,
 } from './inspection/lock-inspection.js';
 export { INSTANCE_REGISTRATION_TTL_MS } from './inspection/instance-registration.js';
-export { FencedResource, type FencingToken } from './fencing/fenced-resource.js';
+export { FencedResource, type FencingToken, type FencedRedis } from './fencing/fenced-resource.js';
 export { FencedBatch, type FencedValue } from './fencing/fenced-batch.js';

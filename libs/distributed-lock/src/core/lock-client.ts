@@ -196,9 +196,9 @@ export class LockClient {
     };
   }
 
-  /** The connection lock scripts run on (RedLock: the first node), for health checks and your own data. */
+  /** The ioredis client lock scripts run on (RedLock: the first node), for your own data; a node-redis client you passed is returned as is. */
   get redis(): RedisClient {
-    return this.engine.redis;
+    return this.engine.redis.native as RedisClient;
   }
 
   /** A Redisson-style lock object for `name` (RedLock over all nodes in redlock mode). Cheap: create one per use. */

@@ -1,10 +1,10 @@
 import { jest } from '@jest/globals';
-import type { RedisClient } from './config/redis-client.js';
 import { LockNode } from './connection/lock-node.js';
 import { reentrantAcquire } from './locks/reentrant/reentrant-acquire.script.js';
 import { LOCK_SCRIPT_BATCH } from './lock-scripts.js';
 import { InMemoryLockStore } from './memory/in-memory-lock-store.js';
 import type { StrictKeys } from './memory/strict-keys.js';
+import { redisPortOf } from './redis/client-kind.js';
 import { LockKeys } from './scripts/lock-keys.js';
 
 /**
@@ -19,7 +19,7 @@ describe('the batch script under strict keys', () => {
   async function acquireTogether(strictKeys: StrictKeys, oneSlotPerScript: boolean) {
     const store = new InMemoryLockStore({ strictKeys });
     const evalsha = jest.spyOn(store, 'evalsha');
-    const node = new LockNode(store as unknown as RedisClient, 'memory', 5000, LOCK_SCRIPT_BATCH, undefined, oneSlotPerScript);
+    const node = new LockNode(redisPortOf(store), 'memory', 5000, LOCK_SCRIPT_BATCH, undefined, oneSlotPerScript);
     const keys = new LockKeys('lock:', oneSlotPerScript);
     await store.time(); // (the node reads the server clock before its first guarded script)
     const calls = NAMES.flatMap((name) =>

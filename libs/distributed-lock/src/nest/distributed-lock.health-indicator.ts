@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { Cluster, Redis } from 'ioredis';
-import type { Duration, RedisClient } from '../core/index.js';
+import type { Duration } from '../core/index.js';
+import type { RedisCommands, RedisConnection } from '../core/redis/redis-port.js';
 import { LOCK_SCRIPTS } from '../core/lock-scripts.js';
 import { toMilliseconds } from '../core/util/duration.js';
 import { settleWithin } from '../core/util/late-timer.js';
@@ -77,9 +77,9 @@ export class DistributedLockHealthIndicator {
     return { [key]: details } as LockHealthResult<K>;
   }
 
-  private async check(
-    targets: { target: string; client: RedisClient }[],
-    probe: (target: { target: string; client: RedisClient }) => Promise<string>,
+  private async check<C>(
+    targets: { target: string; client: C }[],
+    probe: (target: { target: string; client: C }) => Promise<string>,
   ): Promise<LockHealthCheck> {
     const results = await Promise.all(
       targets.map(async (target) => {
@@ -94,7 +94,7 @@ export class DistributedLockHealthIndicator {
   }
 }
 
-function checkSync(targets: { target: string; client: RedisClient }[], probe: (target: { target: string; client: RedisClient }) => string): LockHealthCheck {
+function checkSync<C>(targets: { target: string; client: C }[], probe: (target: { target: string; client: C }) => string): LockHealthCheck {
   return merge(
     targets.map((target) => {
       try {
@@ -112,29 +112,26 @@ function merge(results: LockHealthCheck[]): LockHealthCheck {
   return { ok: true, detail: [...new Set(results.map((result) => result.detail))].join('; ') };
 }
 
-async function ping(client: RedisClient): Promise<void> {
+async function ping(client: RedisCommands & RedisConnection): Promise<void> {
   // A connection that is not ready would queue the PING until it reconnects: report it at once.
   if (client.status !== 'ready') throw new Error(`connection is ${client.status}`);
-  if (client.isCluster) {
-    const masters = (client as Cluster).nodes('master');
-    if (masters.length === 0) throw new Error('no cluster master known');
-    await Promise.all(masters.map((node) => node.ping()));
-    return;
-  }
-  await (client as Redis).ping();
+  // Every master of a cluster, else the one connection.
+  const masters = await client.masters();
+  if (masters.length === 0) throw new Error('no cluster master known');
+  await Promise.all(masters.map((node) => node.ping()));
 }
 
 /** SCRIPT EXISTS for every library script on this connection's node(s); SCRIPT LOAD of those missing. */
-async function ensureScripts(client: RedisClient): Promise<string> {
+async function ensureScripts(client: RedisCommands): Promise<string> {
   const scripts = LOCK_SCRIPTS;
-  const nodes: Redis[] = client.isCluster ? (client as Cluster).nodes('master') : [client as Redis];
+  const nodes = await client.masters();
   let loaded = 0;
   await Promise.all(
     nodes.map(async (node) => {
-      const exists = (await node.script('EXISTS', ...scripts.map((script) => script.sha))) as number[];
-      const missing = scripts.filter((_, i) => exists[i] !== 1);
+      const exists = (await node.serverCommand(['SCRIPT', 'EXISTS', ...scripts.map((script) => script.sha)])) as number[];
+      const missing = scripts.filter((_, i) => Number(exists[i]) !== 1);
       for (const script of missing) {
-        const sha = (await node.script('LOAD', script.lua)) as string;
+        const sha = String(await node.serverCommand(['SCRIPT', 'LOAD', script.lua]));
         if (sha !== script.sha) throw new Error(`SCRIPT LOAD returned ${sha}, expected ${script.sha}`);
         loaded += 1;
       }

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { describePubSubChoice, InvalidLockConfigError, LockClient, type RedisClient } from '../core/index.js';
+import { describePubSubChoice, InvalidLockConfigError, LockClient } from '../core/index.js';
+import type { PubSubPort, RedisPort } from '../core/redis/redis-port.js';
 import { configDuration } from '../core/config/resolve-lock-client-options.js';
 import { MODULE_ONLY_OPTION_KEYS, type DistributedLockModuleOptions } from './distributed-lock-module.options.js';
 import { OutageLog } from './outage-log.js';
@@ -65,7 +66,7 @@ export class LockService extends LockClient {
    * The connections a health check looks at: where lock scripts run, and the subscribers that receive
    * unlock notifications. @internal (used by DistributedLockHealthIndicator).
    */
-  healthTargets(): { commands: { target: string; client: RedisClient }[]; subscribers: { target: string; client: RedisClient }[] } {
+  healthTargets(): { commands: { target: string; client: RedisPort }[]; subscribers: { target: string; client: PubSubPort }[] } {
     const nodes = this.engine.nodes.map((node) => ({ target: node.target, client: node.redis }));
     return { commands: nodes, subscribers: this.connections.nodes.map((node) => ({ target: `${node.target} (subscriber)`, client: node.subscriber })) };
   }

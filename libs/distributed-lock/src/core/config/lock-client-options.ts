@@ -1,5 +1,5 @@
 import type { ConnectionConfig } from './connection-config.js';
-import type { RedisClient, RedisCompatibleClient } from './redis-client.js';
+import type { NodeRedisCompatibleClient, RedisClient, RedisCompatibleClient } from './redis-client.js';
 import type { InMemoryLockStore } from '../memory/in-memory-lock-store.js';
 import type { LockMetricsOptions } from '../metrics/lock-metrics.options.js';
 import type { Duration } from '../util/duration.js';
@@ -16,12 +16,13 @@ export interface LockClientOptions {
   /** Where Redis is. Omit it (and `client`) to read `REDIS_*` environment variables. */
   connection?: ConnectionConfig;
   /**
-   * An ioredis client you already have (`Redis` or `Cluster`; iovalkey's work too). The library runs
-   * its scripts on it and opens one extra connection for subscriptions (`duplicate()`); it never
-   * closes your client. In unit tests, an `InMemoryLockStore` (from `nestjs-distributed-lock/testing`)
-   * instead: no Redis needed.
+   * A client you already have: ioredis (`Redis` or `Cluster`; iovalkey's work too), or node-redis 5+
+   * (`createClient`, `createCluster` or `createSentinel`, connected first). The library runs its
+   * scripts on it and opens one extra connection for subscriptions (`duplicate()`; a node-redis
+   * sentinel subscribes through its own); it never closes your client. In unit tests, an
+   * `InMemoryLockStore` (from `nestjs-distributed-lock/testing`) instead: no Redis needed.
    */
-  client?: RedisClient | RedisCompatibleClient | InMemoryLockStore;
+  client?: RedisClient | RedisCompatibleClient | NodeRedisCompatibleClient | InMemoryLockStore;
   /** Prefix of every key and channel (default `LOCK_KEY_PREFIX` or `'lock:'`). */
   keyPrefix?: string;
   /**

@@ -16,3 +16,17 @@ export interface RedisCompatibleClient {
   defineCommand(name: string, definition: { lua: string; numberOfKeys?: number }): void;
   duplicate(...args: never[]): unknown;
 }
+
+/**
+ * A node-redis (the `redis` package, 5 or later) client, cluster or sentinel, as `createClient`,
+ * `createCluster` and `createSentinel` make them, connected (`await client.connect()`) before the lock
+ * client connects. Listed here is only what tells them apart: the library does not depend on
+ * node-redis (an optional peer), so neither its code nor its types load it. The library runs its
+ * scripts on it and subscribes through one extra connection (a `duplicate()` of a client or cluster;
+ * a sentinel's own subscriber); it never closes your client.
+ */
+export interface NodeRedisCompatibleClient {
+  readonly isOpen: boolean;
+  sendCommand(...args: never[]): unknown;
+  withTypeMapping(...args: never[]): unknown;
+}

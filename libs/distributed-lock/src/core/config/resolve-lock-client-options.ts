@@ -1,7 +1,8 @@
 import { InvalidLockConfigError } from '../errors/invalid-lock-config.error.js';
 import { DistributedLockError } from '../errors/distributed-lock.error.js';
 import type { ConnectionConfig } from './connection-config.js';
-import type { RedisClient } from './redis-client.js';
+import { redisPortOf } from '../redis/client-kind.js';
+import type { RedisPort } from '../redis/redis-port.js';
 import { describe, toMilliseconds } from '../util/duration.js';
 import { isPlainObject } from '../util/validate.js';
 import { resolveMetricsOptions, type LockMetricsOptions } from '../metrics/lock-metrics.options.js';
@@ -22,8 +23,8 @@ import {
 export interface ResolvedLockClientOptions {
   /** Set when the library creates its own connections (validated; see connection/create-connection-strategy.ts). */
   connection: ConnectionConfig | undefined;
-  /** Set when the user brought a client. */
-  client: RedisClient | undefined;
+  /** Set when the user brought a client: the port over it (its kind told by redisClientKind). */
+  client: RedisPort | undefined;
   keyPrefix: string;
   /** Asked for by the option or LOCK_ONE_SLOT_PER_SCRIPT (a cluster client keeps one slot per script anyway). */
   oneSlotPerScript: boolean;
@@ -58,15 +59,10 @@ export function resolveLockClientOptions(input: LockClientOptions, extraKeys: re
   if (options.client !== undefined && options.connection !== undefined) {
     throw new InvalidLockConfigError('client', 'give either an existing client or connection settings, not both.');
   }
-  if (options.client !== undefined && typeof (options.client as { defineCommand?: unknown }).defineCommand !== 'function') {
-    throw new InvalidLockConfigError('client', 'expected an ioredis (or iovalkey) Redis or Cluster instance.');
-  }
+  // An ioredis client (or a fork, or the in-memory store, which answer ioredis' API) or a node-redis one.
+  const client = options.client === undefined ? undefined : redisPortOf(options.client);
   const connection =
-    options.client !== undefined
-      ? undefined
-      : options.connection !== undefined
-        ? validateConnectionConfig(options.connection)
-        : readConnectionConfigFromEnv(env);
+    client !== undefined ? undefined : options.connection !== undefined ? validateConnectionConfig(options.connection) : readConnectionConfigFromEnv(env);
 
   const keyPrefix = options.keyPrefix ?? env.LOCK_KEY_PREFIX ?? DEFAULT_KEY_PREFIX;
   const prefixSetting = options.keyPrefix !== undefined ? 'keyPrefix' : 'LOCK_KEY_PREFIX';
@@ -87,8 +83,7 @@ export function resolveLockClientOptions(input: LockClientOptions, extraKeys: re
 
   return {
     connection,
-    // An ioredis-compatible client and an InMemoryLockStore answer the part of the ioredis API the library uses.
-    client: options.client as RedisClient | undefined,
+    client,
     replicaAck,
     keyPrefix,
     oneSlotPerScript: resolveOneSlotPerScript(options.oneSlotPerScript, env),

@@ -1,11 +1,12 @@
-import type { RedisClient } from '../config/redis-client.js';
+import type { RedisConnection } from '../redis/redis-port.js';
 
 /** First pause before reconnecting a connection ioredis gave up; it doubles up to the maximum. */
 const FIRST_PAUSE_MS = 100;
 const MAX_PAUSE_MS = 2000;
 
 /**
- * Reconnects the connections ioredis gives up by itself. ioredis ends a connection for good (status
+ * Reconnects the connections a client library gives up by itself (node-redis reconnects for ever by
+ * default: only a `reconnectStrategy` that gives up ends one). ioredis ends a connection for good (status
  * `end`: every command then fails with "Connection is closed.") when its connector fails to connect.
  * In sentinel mode that happens when the failover detector's disconnect (on `+switch-master`) comes
  * while a reconnect is asking a sentinel for the master, that is, during a failover, the moment the
@@ -17,7 +18,7 @@ export class ConnectionRevival {
   private stopped = false;
   private readonly timers = new Set<NodeJS.Timeout>();
 
-  watch(connection: RedisClient): void {
+  watch(connection: RedisConnection): void {
     let pause = FIRST_PAUSE_MS;
     connection.on('ready', () => {
       pause = FIRST_PAUSE_MS;

@@ -1,5 +1,6 @@
-import type { RedisClient } from '../config/redis-client.js';
+import { DistributedLockError } from '../errors/distributed-lock.error.js';
 import { LockConnectionError } from '../errors/lock-connection.error.js';
+import type { RedisConnection } from '../redis/redis-port.js';
 import { settleWithin } from '../util/late-timer.js';
 
 /** How long start-up may spend reaching Redis before it fails. */
@@ -8,11 +9,14 @@ export const STARTUP_TIMEOUT_MS = 10_000;
 /**
  * Connects (if not yet connected) and proves the connection with a PING, within a deadline. On
  * failure the client is disconnected, so it does not go on retrying in the background, and the
- * error carries the server's own message (WRONGPASS, NOAUTH, certificate errors...).
+ * error carries the server's own message (WRONGPASS, NOAUTH, certificate errors...). A node-redis
+ * client of the user's that is not connected fails with RedisClientNotConnectedError: the library
+ * opens (and so disconnects) only what it made, or a lazy ioredis client, which ioredis itself would
+ * connect at its first command.
  */
-export async function establishConnection(client: RedisClient, target: string, timeoutMs = STARTUP_TIMEOUT_MS): Promise<void> {
+export async function establishConnection(client: RedisConnection, target: string, timeoutMs = STARTUP_TIMEOUT_MS): Promise<void> {
   let firstError: Error | undefined;
-  const onError = (error: Error): void => {
+  const onError = (error?: Error): void => {
     firstError ??= error;
   };
   client.on('error', onError);
@@ -28,6 +32,7 @@ export async function establishConnection(client: RedisClient, target: string, t
       },
     );
   } catch (error) {
+    if (error instanceof DistributedLockError) throw error;
     client.disconnect();
     const cause = firstError ?? (error as Error);
     throw new LockConnectionError(
@@ -37,21 +42,5 @@ export async function establishConnection(client: RedisClient, target: string, t
     );
   } finally {
     client.off('error', onError);
-  }
-}
-
-/** Closes a connection politely (QUIT), or at once if it is not connected or does not answer quickly. */
-export async function closeConnection(client: RedisClient): Promise<void> {
-  if (client.status === 'end') return;
-  if (client.status !== 'ready') {
-    client.disconnect();
-    return;
-  }
-  try {
-    await settleWithin(client.quit(), 1000, () => undefined);
-  } catch {
-    // QUIT failed: the connection is going away anyway; disconnect below makes sure of it.
-  } finally {
-    client.disconnect();
   }
 }

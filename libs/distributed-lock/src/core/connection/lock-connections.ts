@@ -1,46 +1,54 @@
-import type { Cluster, Redis } from 'ioredis';
 import type { ResolvedLockClientOptions } from '../config/resolve-lock-client-options.js';
 import { LockNode } from './lock-node.js';
 import { LockConnectionError } from '../errors/lock-connection.error.js';
 import type { LockEvents } from '../events/lock-events.js';
 import { combineSubscriberPorts, createSubscriberPort, type SubscriberPort } from './subscriber-port.js';
 import type { RedisMode } from '../config/connection-config.js';
-import type { NodeConnections } from './connection-strategy.js';
-import type { RedisClient } from '../config/redis-client.js';
+import type { ConnectionStrategy } from './connection-strategy.js';
 import { ConnectionRevival } from './connection-revival.js';
 import { createConnectionStrategy } from './create-connection-strategy.js';
-import { closeConnection, establishConnection } from './establish-connection.js';
+import { establishConnection } from './establish-connection.js';
 import { PubSubSelector } from './pubsub-selector.js';
 import { InMemoryLockStore } from '../memory/in-memory-lock-store.js';
 import type { ScriptBatch } from '../scripts/script-batch.js';
+import { IoredisPort, IoredisSubscriber } from '../redis/ioredis.port.js';
+import type { PubSubPort, RedisConnection, RedisPort } from '../redis/redis-port.js';
+
+/** One place lock state lives, through the client port: where scripts run, and where this client subscribes. */
+export interface LockNodeConnections {
+  readonly command: RedisPort;
+  readonly subscriber: PubSubPort;
+  /** Where, for error messages. */
+  readonly target: string;
+}
 
 /**
  * The connections of one lock client, from its options: per node, one for commands and one for
- * subscriptions (from the mode's strategy, or around an ioredis client the user brought), plus
- * replica readers (master-slave). Opens them at start-up, chooses the pub/sub kind, and closes the
- * ones it opened (never a client the user brought).
+ * subscriptions (ioredis connections from the mode's strategy, or around a client the user brought:
+ * ioredis or node-redis, through the port), plus replica readers (master-slave). Opens them at
+ * start-up, chooses the pub/sub kind, and closes the ones it opened (never a client the user brought).
  */
 export class LockConnections {
   /** Where this client connects, for logs (no credentials). */
   readonly target: string;
-  /** The deployment mode ('client' when an ioredis client was given). */
+  /** The deployment mode ('client' when a client was given). */
   readonly mode: RedisMode | 'client';
-  readonly nodes: readonly NodeConnections[];
-  readonly replicaReaders: readonly RedisClient[];
+  readonly nodes: readonly LockNodeConnections[];
+  readonly replicaReaders: readonly RedisPort[];
   /** Sharded or plain pub/sub for unlock notifications, chosen once the server is known. */
   readonly pubsub: PubSubSelector;
   private readonly ownsCommand: boolean;
   /** Listeners put on connections this client does not own, taken off at close. */
   private readonly borrowedListeners: (() => void)[] = [];
-  /** Connects again what ioredis gave up by itself, from start-up until close. */
+  /** Connects again what the client library gave up by itself, from start-up until close. */
   private readonly revival = new ConnectionRevival();
 
   constructor(resolved: ResolvedLockClientOptions, events: LockEvents) {
     const strategy = resolved.connection && createConnectionStrategy(resolved.connection);
     let mayShard: boolean;
     if (strategy) {
-      this.nodes = strategy.createNodes();
-      this.replicaReaders = strategy.createReplicaReaders?.() ?? [];
+      this.nodes = ioredisNodes(strategy);
+      this.replicaReaders = (strategy.createReplicaReaders?.() ?? []).map((reader) => new IoredisPort(reader));
       this.ownsCommand = true;
       this.target = strategy.target;
       this.mode = strategy.mode;
@@ -48,20 +56,19 @@ export class LockConnections {
     } else {
       const client = resolved.client!;
       mayShard = client.isCluster;
-      // A cluster subscriber that can do both sharded and plain subscriptions (see PubSubSelector).
-      const subscriber = client.isCluster
-        ? (client as Cluster).duplicate(undefined, { shardedSubscribers: true, lazyConnect: true })
-        : (client as Redis).duplicate({ lazyConnect: true });
-      this.nodes = [{ command: client, subscriber, target: 'the ioredis client given in options.client' }];
+      // A subscriber made from the client (a cluster's can do sharded and plain subscriptions: see PubSubSelector).
+      this.nodes = [{ command: client, subscriber: client.subscriber(), target: `the ${client.driver} client given in options.client` }];
       this.replicaReaders = [];
       this.ownsCommand = false;
       this.target = this.nodes[0]!.target;
       this.mode = 'client';
     }
     // Our own connections report errors as events (the Nest module logs them, rate-limited); without
-    // a listener ioredis would print every reconnection failure to the console.
+    // a listener ioredis would print every reconnection failure to the console (and node-redis throw it).
     for (const connection of this.owned()) {
-      connection.on('error', (error: Error) => events.emit('background-error', { operation: 'connection', name: this.target, error }));
+      connection.on('error', (error) =>
+        events.emit('background-error', { operation: 'connection', name: this.target, error: error ?? new Error('connection error') }),
+      );
     }
     const first = this.nodes[0]!;
     this.pubsub = new PubSubSelector(first.command, first.subscriber, mayShard, (choice) => events.emit('pubsub', choice));
@@ -75,7 +82,7 @@ export class LockConnections {
   lockNodes(timeoutMs: number, batch: ScriptBatch, oneSlotPerScript = false): LockNode[] {
     // The in-memory store of users' unit tests runs calls one by one: a batch waits for the end of the
     // turn (setImmediate), which Jest's fake timers would hold back.
-    const batching = !(this.nodes[0]!.command instanceof InMemoryLockStore);
+    const batching = !(this.nodes[0]!.command.native instanceof InMemoryLockStore);
     return this.nodes.map(
       (node) =>
         new LockNode(
@@ -137,10 +144,18 @@ export class LockConnections {
   async close(): Promise<void> {
     this.revival.stop();
     for (const remove of this.borrowedListeners.splice(0)) remove();
-    await Promise.all(this.owned().map(closeConnection));
+    await Promise.all(this.owned().map((connection) => connection.close()));
   }
 
-  private owned(): RedisClient[] {
+  /** What this client opened and closes: everything, or, around a client the user brought, the subscriber made from it. */
+  private owned(): RedisConnection[] {
     return [...this.nodes.flatMap((node) => (this.ownsCommand ? [node.command, node.subscriber] : [node.subscriber])), ...this.replicaReaders];
   }
+}
+
+/** The ioredis connections a mode's strategy creates, behind the port. */
+function ioredisNodes(strategy: ConnectionStrategy): LockNodeConnections[] {
+  return strategy
+    .createNodes()
+    .map((node) => ({ command: new IoredisPort(node.command), subscriber: new IoredisSubscriber(node.subscriber), target: node.target }));
 }

@@ -1,15 +1,8 @@
-import type { Cluster, Redis } from 'ioredis';
-import type { RedisClient } from '../config/redis-client.js';
+import type { RedisPort } from '../redis/redis-port.js';
 import { LATE_REPLY, NOT_AFTER, type AnyLockScript, type LockScript, type ScriptArgument } from '../scripts/lock-script.js';
 import type { ScriptBatch } from '../scripts/script-batch.js';
 import { monotonicNow } from '../util/clock.js';
 import { NodeClock } from './node-clock.js';
-
-/** The commands a script run needs; ioredis' typings of evalsha/eval are overloaded beyond use here. */
-interface ScriptCommands {
-  evalsha(sha: string, keys: number, ...args: ScriptArgument[]): Promise<unknown>;
-  eval(lua: string, keys: number, ...args: ScriptArgument[]): Promise<unknown>;
-}
 
 /** Thrown when a guarded script was not run because its caller can no longer be waiting for it (see NodeClock). */
 export class LateOperation extends Error {}
@@ -39,7 +32,6 @@ interface QueuedCall {
  * at once, alone, so a lone caller waits for nothing. Calls run in the order they were made.
  */
 export class LockNode {
-  private readonly commands: ScriptCommands;
   /** The server's clock, for the deadline of guarded scripts. */
   readonly clock: NodeClock;
   private queue: QueuedCall[] = [];
@@ -57,24 +49,24 @@ export class LockNode {
    * a cluster client; see LockClientOptions.oneSlotPerScript for servers that shard behind one endpoint).
    */
   constructor(
-    readonly redis: RedisClient,
+    /** The connection the scripts run on, through the client port (ioredis or node-redis underneath). */
+    readonly redis: RedisPort,
     readonly target: string,
     private readonly timeoutMs: number,
     private readonly batch?: ScriptBatch,
     private readonly before?: () => Promise<unknown> | undefined,
     private readonly oneSlotPerScript = redis.isCluster,
   ) {
-    this.commands = redis as unknown as ScriptCommands;
     this.clock = new NodeClock(() => redis.time());
   }
 
   /**
    * Runs `script` with `args` as EVALSHA (by the SHA1 the library computed), keys first, alone or in a
    * batch (see the class comment). A server that does not have the script yet (NOSCRIPT: new node,
-   * restart, failover) gets it once as EVAL, which also caches it there. A plain command rather than
-   * ioredis' generated method: that adds a promise and closures per call, and inside a pipeline sends
-   * the whole Lua text every time. Key prefixes and cluster slot routing apply to EVALSHA's keys as to
-   * any command's.
+   * restart, failover) gets it once as EVAL, which also caches it there (RedisPort.runScript). A plain
+   * command rather than ioredis' generated method: that adds a promise and closures per call, and
+   * inside a pipeline sends the whole Lua text every time. Key prefixes and cluster slot routing apply
+   * to EVALSHA's keys as to any command's.
    *
    * A guarded script gets its deadline from the time of this call, and the first ones wait for the
    * server's clock to be read; one whose wait before sending outlasted the operation timeout is not sent
@@ -138,49 +130,37 @@ export class LockNode {
   private sendAlone(call: QueuedCall): void {
     const { script, keys, argv } = call;
     this.inFlight += 1;
-    this.commands
-      .evalsha(script.sha, keys.length, ...keys, ...argv)
-      .catch((error: unknown) => {
-        if (error instanceof Error && error.message.startsWith('NOSCRIPT')) return this.commands.eval(script.lua, keys.length, ...keys, ...argv);
-        throw error;
-      })
-      .then(
-        (raw) => {
-          this.inFlight -= 1;
-          call.resolve(script.parse(raw));
-        },
-        (error: unknown) => {
-          this.inFlight -= 1;
-          call.reject(this.late(error));
-        },
-      );
+    this.redis.runScript(script, keys, argv).then(
+      (raw) => {
+        this.inFlight -= 1;
+        call.resolve(script.parse(raw));
+      },
+      (error: unknown) => {
+        this.inFlight -= 1;
+        call.reject(this.late(error));
+      },
+    );
   }
 
   private sendBatch(calls: QueuedCall[]): void {
     const batch = this.batch!;
     const { keys, argv } = batch.argsOf(calls);
     this.inFlight += 1;
-    this.commands
-      .evalsha(batch.sha, keys.length, ...keys, ...argv)
-      .catch((error: unknown) => {
-        if (error instanceof Error && error.message.startsWith('NOSCRIPT')) return this.commands.eval(batch.lua, keys.length, ...keys, ...argv);
-        throw error;
-      })
-      .then(
-        (raws) => {
-          this.inFlight -= 1;
-          const replies = raws as unknown[];
-          calls.forEach((call, i) => {
-            const raw = replies[i];
-            if (raw instanceof Error) call.reject(this.late(raw));
-            else call.resolve(call.script.parse(raw));
-          });
-        },
-        (error: unknown) => {
-          this.inFlight -= 1;
-          for (const call of calls) call.reject(error);
-        },
-      );
+    this.redis.runScript(batch, keys, argv).then(
+      (raws) => {
+        this.inFlight -= 1;
+        const replies = raws as unknown[];
+        calls.forEach((call, i) => {
+          const raw = replies[i];
+          if (raw instanceof Error) call.reject(this.late(raw));
+          else call.resolve(call.script.parse(raw));
+        });
+      },
+      (error: unknown) => {
+        this.inFlight -= 1;
+        for (const call of calls) call.reject(error);
+      },
+    );
   }
 
   /** A guarded script's refusal (`DLOCK_LATE <server ms>`) teaches the clock and becomes LateOperation; other errors pass. */
@@ -195,15 +175,10 @@ export class LockNode {
 
   /**
    * `WAIT replicas timeout` on the connection that wrote `key`: how many replicas have every write
-   * that connection sent so far. In a cluster the command has no key, so it rides in a pipeline
-   * behind a read of `key`, which routes it to the master of the key's slot.
+   * that connection sent so far (in a cluster, the master of the key's slot).
    */
-  async waitForReplicas(key: string, replicas: number, timeoutMs: number): Promise<number> {
-    if (!this.redis.isCluster) return (this.redis as Redis).wait(replicas, timeoutMs);
-    const results = await (this.redis as Cluster).pipeline().pttl(key).wait(replicas, timeoutMs).exec();
-    const [error, count] = results?.[1] ?? [new Error('no reply to WAIT'), 0];
-    if (error) throw error;
-    return Number(count);
+  waitForReplicas(key: string, replicas: number, timeoutMs: number): Promise<number> {
+    return this.redis.waitForReplicas(key, replicas, timeoutMs);
   }
 }
 

@@ -1,19 +1,20 @@
-import type { RedisClient } from '../config/redis-client.js';
+import type { PubSubPort, RedisCommands } from '../redis/redis-port.js';
 import { describePubSubChoice, type PubSubChoice } from '../events/pubsub-choice.js';
 import { PubSubSelector } from './pubsub-selector.js';
 
 /** A server that answers COMMAND INFO and INFO as told (real servers: test/compat/pubsub-selection.e2e-spec.ts). */
-function server(answers: { command?: unknown; info?: unknown }): { client: RedisClient; asked: string[] } {
+function server(answers: { command?: unknown; info?: unknown }): { client: RedisCommands; asked: string[] } {
   const asked: string[] = [];
   const answer = (value: unknown): Promise<unknown> => (value instanceof Error ? Promise.reject(value) : Promise.resolve(value));
   const client = {
     isCluster: true,
-    call: (command: string) => {
-      asked.push(command);
+    serverCommand: ([command]: readonly string[]) => {
+      asked.push(command!);
       return answer(command === 'COMMAND' ? answers.command : answers.info);
     },
+    isReplyError: (error: unknown) => error instanceof Error && error.name === 'ReplyError',
   };
-  return { client: client as unknown as RedisClient, asked };
+  return { client: client as unknown as RedisCommands, asked };
 }
 
 function replyError(message: string): Error {
@@ -35,8 +36,8 @@ async function choose(
   return { choice, asked, heard };
 }
 
-/** What matters of an ioredis Cluster made with `shardedSubscribers: true`. */
-const SHARDED_SUBSCRIBER = { isCluster: true, shardedSubscribers: {} } as unknown as RedisClient;
+/** What matters of a subscriber with a connection per shard (ioredis' Cluster made with `shardedSubscribers: true`, node-redis' cluster). */
+const SHARDED_SUBSCRIBER = { shardedEverywhere: true } as unknown as PubSubPort;
 const SPUBLISH_INFO = [['spublish', -3, ['pubsub', 'loading', 'stale', 'fast'], 1, 1, 1]];
 
 describe('PubSubSelector', () => {
@@ -68,7 +69,7 @@ describe('PubSubSelector', () => {
 
   it('a cluster client that subscribes through one node (iovalkey, older ioredis): plain, without asking', async () => {
     const { client, asked } = server({ command: SPUBLISH_INFO });
-    const selector = new PubSubSelector(client, { isCluster: true } as unknown as RedisClient, true, () => undefined);
+    const selector = new PubSubSelector(client, { shardedEverywhere: false } as unknown as PubSubPort, true, () => undefined);
     expect(await selector.select()).toMatchObject({ flavour: 'plain', reason: expect.stringMatching(/through one node/) });
     expect(asked).toEqual([]);
   });

@@ -1,5 +1,5 @@
-import type { RedisClient } from '../config/redis-client.js';
 import type { PubSubChoice } from '../events/pubsub-choice.js';
+import type { PubSubPort, RedisCommands } from '../redis/redis-port.js';
 
 const PLAIN: PubSubChoice = { flavour: 'plain', reason: 'SUBSCRIBE' };
 
@@ -27,8 +27,8 @@ export class PubSubSelector {
    * ask; `subscriber`: the one that would subscribe. `chosen` hears the choice once.
    */
   constructor(
-    private readonly command: RedisClient,
-    private readonly subscriber: RedisClient,
+    private readonly command: RedisCommands,
+    private readonly subscriber: PubSubPort,
     private readonly mayShard: boolean,
     private readonly chosen: (choice: PubSubChoice) => void,
   ) {}
@@ -62,8 +62,7 @@ export class PubSubSelector {
 
   private decide(): Promise<PubSubChoice> {
     if (!this.mayShard) return Promise.resolve(PLAIN);
-    // ioredis' Cluster, made with `shardedSubscribers`, keeps one subscriber per shard there.
-    if ((this.subscriber as unknown as { shardedSubscribers?: unknown }).shardedSubscribers == null) {
+    if (!this.subscriber.shardedEverywhere) {
       return Promise.resolve({ flavour: 'plain', reason: 'the cluster client subscribes through one node: no shardedSubscribers (iovalkey, older ioredis)' });
     }
     return askServer(this.command);
@@ -75,28 +74,23 @@ export class PubSubSelector {
   }
 }
 
-interface CommandCaller {
-  call(command: string, ...args: string[]): Promise<unknown>;
-}
-
 /** A cluster: sharded pub/sub if its server knows SPUBLISH. */
-async function askServer(command: RedisClient): Promise<PubSubChoice> {
-  const redis = command as unknown as CommandCaller;
+async function askServer(redis: RedisCommands): Promise<PubSubChoice> {
   let hasSpublish: boolean | undefined;
   let refused: string | undefined;
   try {
     // One entry per command asked about: its description, or nil for a command the server lacks.
-    const reply = (await redis.call('COMMAND', 'INFO', 'SPUBLISH')) as unknown[];
+    const reply = (await redis.serverCommand(['COMMAND', 'INFO', 'SPUBLISH'])) as unknown[];
     hasSpublish = Array.isArray(reply) && reply[0] !== null && reply[0] !== undefined;
   } catch (error) {
-    refused = refusal(error);
+    refused = refusal(redis, error);
   }
   if (hasSpublish) return { flavour: 'sharded', reason: 'SSUBSCRIBE' };
   let version: string | undefined;
   try {
-    version = /^redis_version:(\S+)/m.exec(String(await redis.call('INFO', 'server')))?.[1];
+    version = /^redis_version:(\S+)/m.exec(String(await redis.serverCommand(['INFO', 'server'])))?.[1];
   } catch (error) {
-    refused ??= refusal(error);
+    refused ??= refusal(redis, error);
   }
   if (hasSpublish === undefined && version !== undefined && Number(version.split('.')[0]) >= 7) {
     return { flavour: 'sharded', reason: `SSUBSCRIBE; Redis ${version}` };
@@ -108,7 +102,7 @@ async function askServer(command: RedisClient): Promise<PubSubChoice> {
 }
 
 /** The server's refusal (an error reply), or a rethrow of anything else: the network, a timeout. */
-function refusal(error: unknown): string {
-  if (error instanceof Error && error.name === 'ReplyError') return error.message;
+function refusal(redis: RedisCommands, error: unknown): string {
+  if (redis.isReplyError(error)) return (error as Error).message;
   throw error;
 }

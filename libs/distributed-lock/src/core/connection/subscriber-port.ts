@@ -1,4 +1,4 @@
-import type { RedisClient } from '../config/redis-client.js';
+import type { PubSubPort } from '../redis/redis-port.js';
 import type { PubSubSelector } from './pubsub-selector.js';
 
 /** The subscription side of pub/sub, plain or sharded, as the notifier needs it. */
@@ -10,34 +10,18 @@ export interface SubscriberPort {
   onReconnect(listener: () => void): void;
 }
 
-/** The part of ioredis' Redis and Cluster used here (their intersection type is unusable). */
-interface PubSubConnection {
-  subscribe(channel: string): Promise<unknown>;
-  unsubscribe(channel: string): Promise<unknown>;
-  ssubscribe(channel: string): Promise<unknown>;
-  sunsubscribe(channel: string): Promise<unknown>;
-  on(event: string, listener: (channel: string, message: string) => void): unknown;
-}
-
 /**
- * Subscriptions on `client`, sharded or plain as `pubsub` chose (a cluster's subscriber connection
+ * Subscriptions on `connection`, sharded or plain as `pubsub` chose (a cluster's subscriber connection
  * can do both); the first one waits for that choice.
  */
-export function createSubscriberPort(client: RedisClient, pubsub: PubSubSelector): SubscriberPort {
-  const redis = client as unknown as PubSubConnection;
+export function createSubscriberPort(connection: PubSubPort, pubsub: PubSubSelector): SubscriberPort {
   return {
-    subscribe: async (channel) => ((await pubsub.select()).flavour === 'sharded' ? redis.ssubscribe(channel) : redis.subscribe(channel)),
-    unsubscribe: async (channel) => ((await pubsub.select()).flavour === 'sharded' ? redis.sunsubscribe(channel) : redis.unsubscribe(channel)),
-    onMessage: (listener) => {
-      // Only the chosen kind is ever subscribed, so only its messages arrive.
-      for (const event of ['message', 'smessage']) redis.on(event, (channel: string, message: string) => listener(channel, String(message)));
-    },
+    subscribe: async (channel) => connection.subscribe(channel, (await pubsub.select()).flavour === 'sharded'),
+    unsubscribe: async (channel) => connection.unsubscribe(channel, (await pubsub.select()).flavour === 'sharded'),
+    onMessage: (listener) => connection.onMessage(listener),
     onReconnect: (listener) => {
-      redis.on('ready', listener);
-      // A cluster re-subscribes sharded channels on the slots' new masters after a failover or a
-      // resharding, without a reconnect: messages published meanwhile were lost, so look again.
-      redis.on('subscribersReady', () => {
-        if (pubsub.sharded) listener();
+      connection.onResubscribed((shardedOnly) => {
+        if (!shardedOnly || pubsub.sharded) listener();
       });
     },
   };

@@ -1,5 +1,5 @@
 import type { ReplicaAck } from '../config/replica-ack.js';
-import type { RedisClient } from '../config/redis-client.js';
+import type { RedisCommands, RedisPort } from '../redis/redis-port.js';
 import { getLockContext, nextOwnerSequence, type LockContext } from '../context/lock-context.js';
 import { LockAcquireTimeoutError } from '../errors/lock-acquire-timeout.error.js';
 import { LockClientClosedError } from '../errors/lock-client-closed.error.js';
@@ -83,7 +83,7 @@ export class LockEngine implements LockReleaser {
     readonly settings: LockEngineSettings,
     readonly events: LockEvents,
     readonly announce: () => void,
-    private readonly staleReaders: RedisClient[] = [],
+    private readonly staleReaders: RedisCommands[] = [],
   ) {
     this.keys = new LockKeys(settings.keyPrefix, settings.oneSlotPerScript === true || nodes[0]!.redis.isCluster);
     this.roundTrips = new RoundTrips(settings.operationTimeoutMs);
@@ -111,12 +111,12 @@ export class LockEngine implements LockReleaser {
     return this.nodes[0]!;
   }
 
-  get redis(): RedisClient {
+  get redis(): RedisPort {
     return this.node.redis;
   }
 
   /** A connection for a read that may be stale by design: a replica in turn, else the master. */
-  staleReader(): RedisClient {
+  staleReader(): RedisCommands {
     if (this.staleReaders.length === 0) return this.redis;
     this.staleReaderIndex = (this.staleReaderIndex + 1) % this.staleReaders.length;
     return this.staleReaders[this.staleReaderIndex]!;

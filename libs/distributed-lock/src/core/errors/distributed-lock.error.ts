@@ -17,7 +17,9 @@ export type DistributedLockErrorCode =
   | 'LOCK_QUORUM_FAILED'
   | 'LOCK_UNSUPPORTED'
   | 'LOCK_STALE_TOKEN'
-  | 'LOCK_SCRIPT_KEYS';
+  | 'LOCK_SCRIPT_KEYS'
+  | 'LOCK_CLIENT_NOT_CONNECTED'
+  | 'LOCK_UNSUPPORTED_CLIENT';
 
 /** Base class of every error this library throws. */
 export abstract class DistributedLockError extends Error {

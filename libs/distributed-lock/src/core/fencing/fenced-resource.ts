@@ -1,8 +1,9 @@
-import type { RedisClient } from '../config/redis-client.js';
+import type { NodeRedisCompatibleClient, RedisClient, RedisCompatibleClient } from '../config/redis-client.js';
 import { InvalidLockArgumentError } from '../errors/invalid-lock-argument.error.js';
 import { StaleTokenError } from '../errors/stale-token.error.js';
 import { fencedOps, type FencedOpsArgs, type FencedOpsReply } from './fenced-ops.script.js';
-import type { ScriptArgument } from '../scripts/lock-script.js';
+import { redisPortOf } from '../redis/client-kind.js';
+import type { RedisCommands } from '../redis/redis-port.js';
 import { describe } from '../util/duration.js';
 import { assertLockName } from '../util/validate.js';
 import { FencedBatch, type FencedOperations, type FencedValue } from './fenced-batch.js';
@@ -10,11 +11,8 @@ import { FencedBatch, type FencedOperations, type FencedValue } from './fenced-b
 /** A fencing token as a lock handle gives it (a number), or as a decimal string. */
 export type FencingToken = number | string;
 
-/** The commands a script run needs; ioredis' typings of evalsha/eval are overloaded beyond use here. */
-interface ScriptCommands {
-  evalsha(sha: string, keys: number, ...args: ScriptArgument[]): Promise<unknown>;
-  eval(lua: string, keys: number, ...args: ScriptArgument[]): Promise<unknown>;
-}
+/** Where a fenced resource lives: an ioredis (or iovalkey) client, a node-redis client, cluster or sentinel, or `locks.redis`. */
+export type FencedRedis = RedisClient | RedisCompatibleClient | NodeRedisCompatibleClient;
 
 /** A token as the exact decimal string the script compares (tokens are positive integers). */
 function tokenText(token: unknown): string {
@@ -42,18 +40,19 @@ function tokenText(token: unknown): string {
  * lock's own slot. One FencedResource per fence key; create them freely (they hold no connection).
  */
 export class FencedResource {
-  private readonly commands: ScriptCommands;
+  /** The client, through the library's client port (ioredis or node-redis underneath). */
+  private readonly redis: RedisCommands;
   /** `<prefix>{<lockName>}` for a resource made by forLock. */
   private keyBase: string | undefined;
 
   /** `fenceKey`: where the highest token seen is kept, shared by every key this resource protects. */
   constructor(
-    private readonly redis: RedisClient,
+    redis: FencedRedis,
     readonly fenceKey: string,
   ) {
     if (typeof fenceKey !== 'string' || fenceKey === '')
       throw new InvalidLockArgumentError('fence key', `expected a non-empty string, got ${describe(fenceKey)}.`);
-    this.commands = redis as unknown as ScriptCommands;
+    this.redis = redisPortOf(redis);
   }
 
   /**
@@ -61,7 +60,7 @@ export class FencedResource {
    * `key`), and the highest token seen is kept at `<prefix>{<lockName>}:highest-token`, all in the
    * lock's cluster slot, so one call may touch several of them atomically.
    */
-  static forLock(redis: RedisClient, lockName: string, options: { prefix?: string } = {}): FencedResource {
+  static forLock(redis: FencedRedis, lockName: string, options: { prefix?: string } = {}): FencedResource {
     assertLockName(lockName);
     const base = `${options.prefix ?? 'fenced:'}{${lockName}}`;
     const resource = new FencedResource(redis, `${base}:highest-token`);
@@ -127,14 +126,8 @@ export class FencedResource {
   private async run(token: string, operations: FencedOperations): Promise<unknown[]> {
     const args: FencedOpsArgs = { fence: this.fenceKey, keys: operations.keys, token, ops: operations.ops };
     const keys = fencedOps.keys(args);
-    const values = [...keys, ...fencedOps.argv(args)];
-    let reply: FencedOpsReply;
-    try {
-      reply = (await this.commands.evalsha(fencedOps.sha, keys.length, ...values)) as FencedOpsReply;
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      reply = (await this.commands.eval(fencedOps.lua, keys.length, ...values)) as FencedOpsReply;
-    }
+    // EVALSHA, and EVAL once on NOSCRIPT.
+    const reply = (await this.redis.runScript(fencedOps, keys, fencedOps.argv(args))) as FencedOpsReply;
     if (reply[0] === 0) throw new StaleTokenError(Number(token), Number(reply[1]), this.fenceKey);
     return reply[1];
   }

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import type { RedisClient } from '../config/redis-client.js';
+import type { RedisCommands } from '../redis/redis-port.js';
 import type { LockInstanceInfo } from './lock-inspection.js';
 
 /** How long a process's registration lives without a refresh (a process that died leaves it this long). */
@@ -32,7 +32,7 @@ export class InstanceRegistration {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly redis: RedisClient,
+    private readonly redis: RedisCommands,
     prefix: string,
     clientId: string,
     instanceName: string | undefined,
@@ -55,7 +55,7 @@ export class InstanceRegistration {
   refresh(): void {
     if (!this.started) return;
     this.redis
-      .hset(this.key, ...this.fields)
+      .hset(this.key, this.fields)
       .then(() => this.redis.pexpire(this.key, INSTANCE_REGISTRATION_TTL_MS))
       .catch(this.failed);
   }
@@ -71,7 +71,7 @@ export class InstanceRegistration {
 }
 
 /** Readable descriptions of the clients `clientIds` (registrations under `prefix`), by client id. */
-export async function readInstances(redis: RedisClient, prefix: string, clientIds: Iterable<string>, self: string): Promise<Map<string, LockInstanceInfo>> {
+export async function readInstances(redis: RedisCommands, prefix: string, clientIds: Iterable<string>, self: string): Promise<Map<string, LockInstanceInfo>> {
   const ids = [...new Set(clientIds)];
   // One HGETALL per client: in a cluster their keys live in different slots.
   const registrations = await Promise.all(ids.map((id) => redis.hgetall(instanceKey(prefix, id))));

@@ -1,5 +1,4 @@
-import type { Cluster, Redis } from 'ioredis';
-import type { RedisClient } from '../config/redis-client.js';
+import type { RedisCommands } from '../redis/redis-port.js';
 import type { InspectedLockKind } from './lock-inspection.js';
 
 /** Keys read per SCAN call (a hint to Redis: each call stays short whatever the keyspace's size). */
@@ -19,18 +18,13 @@ function kindOfSuffix(suffix: string): InspectedLockKind | undefined {
   return undefined; // the fence counter, a queue, a reader or holder set: parts of a lock listed by its main key
 }
 
-/** The connections a SCAN must visit: every master of a cluster, else the one connection. */
-function scanTargets(redis: RedisClient): Redis[] {
-  return redis.isCluster ? (redis as Cluster).nodes('master') : [redis as Redis];
-}
-
 /**
  * Lock names (with the kinds found under each) whose name matches the glob `pattern`, found with SCAN
  * (never KEYS: each call reads a bounded number of keys, so a large keyspace does not block Redis)
  * on every master, until `limit` names are found. `truncated` says whether the scan stopped early.
  */
 export async function scanLockNames(
-  redis: RedisClient,
+  redis: RedisCommands,
   prefix: string,
   pattern: string,
   limit: number,
@@ -39,11 +33,12 @@ export async function scanLockNames(
   const match = `${escapeGlob(prefix)}{${pattern}}*`;
   const names = new Map<string, Set<InspectedLockKind>>();
   const start = prefix.length + 1;
-  for (const node of scanTargets(redis)) {
+  // Every master of a cluster (each holds its own slots' keys), else the one connection.
+  for (const node of await roundTrip(() => redis.masters())) {
     let cursor = '0';
     do {
       const at = cursor;
-      const [next, keys] = await roundTrip(() => node.scan(at, 'MATCH', match, 'COUNT', SCAN_COUNT));
+      const [next, keys] = await roundTrip(() => node.scan(at, match, SCAN_COUNT));
       cursor = next;
       for (const key of keys) {
         const close = key.indexOf('}', start);
@@ -66,18 +61,18 @@ export async function scanLockNames(
  * found with SCAN on every master, at most `limit` of them. Each SCAN call is one bounded round trip.
  */
 export async function scanInstanceIds(
-  redis: RedisClient,
+  redis: RedisCommands,
   prefix: string,
   limit: number,
   roundTrip: <T>(call: () => Promise<T>) => Promise<T>,
 ): Promise<string[]> {
   const start = `${prefix}clients:`;
   const ids = new Set<string>();
-  for (const node of scanTargets(redis)) {
+  for (const node of await roundTrip(() => redis.masters())) {
     let cursor = '0';
     do {
       const at = cursor;
-      const [next, keys] = await roundTrip(() => node.scan(at, 'MATCH', `${escapeGlob(start)}*`, 'COUNT', SCAN_COUNT));
+      const [next, keys] = await roundTrip(() => node.scan(at, `${escapeGlob(start)}*`, SCAN_COUNT));
       cursor = next;
       for (const key of keys) if (key.startsWith(start) && key.length > start.length) ids.add(key.slice(start.length));
       if (ids.size >= limit) return [...ids].slice(0, limit);

@@ -1,4 +1,4 @@
-import type { RedisClient } from '../config/redis-client.js';
+import type { RedisCommands } from '../redis/redis-port.js';
 import type { LockNode } from '../connection/lock-node.js';
 import type { BackgroundOperation } from '../engine/background-work.js';
 import type { LockEngine } from '../engine/lock-engine.js';
@@ -28,7 +28,7 @@ export interface LockServices {
   /** Callers of this process waiting for the lock behind `channel`. */
   waitersHere(channel: string): number;
   /** A connection for a read that may be stale by design: a replica in turn (master-slave), else the master. */
-  staleReader(): RedisClient;
+  staleReader(): RedisCommands;
   /** One bounded read or administrative call; failures become LockBackendError. */
   query<T>(operation: string, name: string, run: () => Promise<T>): Promise<T>;
   /** A round trip bounded by the operation timeout (AbandonedOperation past it). */

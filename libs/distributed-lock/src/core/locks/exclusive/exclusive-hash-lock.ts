@@ -1,4 +1,4 @@
-import type { ExclusiveKeys } from './exclusive-keys.js';
+import { OWNER_FIELDS, type ExclusiveKeys } from './exclusive-keys.js';
 import type { LockServices } from '../lock-services.js';
 import type { ReleaseReply } from '../../scripts/lock-script.js';
 import type { RenewResult } from '../../engine/lease-resource.js';
@@ -56,7 +56,7 @@ export class ExclusiveHash {
 
   /** `owner`'s holds (0 when another owner holds it, or nobody). */
   async holdsOf(owner: string): Promise<number> {
-    const [holder, holds] = await this.services.nodes[0]!.redis.hmget(this.keys.lock, 'owner', 'holds');
+    const [holder, holds] = await this.services.nodes[0]!.redis.hmget(this.keys.lock, OWNER_FIELDS);
     return holder === owner ? Number(holds) : 0;
   }
 

@@ -12,3 +12,6 @@ export interface ExclusiveKeys {
 export interface OwnerArgs {
   readonly owner: string;
 }
+
+/** The fields of the lock hash that say who holds it, and how many times: read with HMGET. */
+export const OWNER_FIELDS: readonly string[] = ['owner', 'holds'];

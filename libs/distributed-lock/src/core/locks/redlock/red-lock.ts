@@ -15,6 +15,7 @@ import { exclusiveAdjust } from '../exclusive/exclusive-adjust.script.js';
 import { exclusiveRelease, type ExclusiveReleaseArgs } from '../exclusive/exclusive-release.script.js';
 import { exclusiveRenew } from '../exclusive/exclusive-renew.script.js';
 import { BaseLock } from '../base-lock.js';
+import { OWNER_FIELDS } from '../exclusive/exclusive-keys.js';
 import type { AttemptArgs, AttemptResult } from '../lock-kind.js';
 
 /** Longest a single node may take to answer one step; a slower node counts as not answering. */
@@ -131,7 +132,7 @@ export class RedLock extends BaseLock {
   async getHoldCount(): Promise<number> {
     const owner = this.ownerByName();
     if (!owner) return 0;
-    const replies = await this.read('getHoldCount', (node) => node.redis.hmget(this.id, 'owner', 'holds'));
+    const replies = await this.read('getHoldCount', (node) => node.redis.hmget(this.id, OWNER_FIELDS));
     const mine = replies.filter(([holder]) => holder === owner).map(([, holds]) => Number(holds));
     return mine.length >= this.quorum ? Math.max(...mine) : 0;
   }

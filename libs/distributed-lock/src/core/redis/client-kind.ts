@@ -1,0 +1,82 @@
+import { InvalidLockConfigError } from '../errors/invalid-lock-config.error.js';
+import { UnsupportedRedisClientError } from '../errors/unsupported-redis-client.error.js';
+import { describe } from '../util/duration.js';
+import { IoredisPort } from './ioredis.port.js';
+import { NodeRedisClientPort, NodeRedisClusterPort, NodeRedisSentinelPort } from './node-redis-kinds.js';
+import type { NodeRedisClientLike, NodeRedisClusterLike, NodeRedisSentinelLike } from './node-redis.types.js';
+import type { RedisPort } from './redis-port.js';
+
+/** The kinds of client object the library runs on. */
+export type RedisClientKind = 'ioredis' | 'node-redis client' | 'node-redis cluster' | 'node-redis sentinel';
+
+/** Where the supported clients are listed, for error messages. */
+const CLIENTS_PAGE = 'see "Redis clients" in the documentation (guides/redis-clients)';
+
+const isFunction = (value: object, name: string): boolean => typeof (value as Record<string, unknown>)[name] === 'function';
+
+/**
+ * What kind of client `value` is, told from its members (the library imports no client library to
+ * compare classes with, and a user's copy of a package may not be the library's):
+ * - ioredis: `defineCommand` and a `status` text. Also iovalkey (Valkey's fork of ioredis) and the
+ *   in-memory store of `nestjs-distributed-lock/testing`, which answer ioredis' API.
+ * - node-redis 5+: `sendCommand` and `withTypeMapping` (new in 5); then a sentinel has
+ *   `getMasterNode`, a cluster `getMasters` and `nodeClient`, a client `duplicate` and `isReady`.
+ * Recognised but not supported (UnsupportedRedisClientError, saying why and what to pass instead):
+ * Valkey GLIDE (`customCommand`), a node-redis pool (`execute`), a client leased from a sentinel
+ * (`release`), node-redis 4 and node-redis' legacy mode (no `withTypeMapping`). Anything else is a
+ * configuration error.
+ */
+export function redisClientKind(value: unknown): RedisClientKind {
+  if (typeof value !== 'object' || value === null) return unknownClient(value);
+  if (isFunction(value, 'defineCommand') && typeof (value as { status?: unknown }).status === 'string') return 'ioredis';
+  if (isFunction(value, 'customCommand')) {
+    throw new UnsupportedRedisClientError(
+      'A Valkey GLIDE client',
+      `the lock client cannot run on it yet: it needs a second connection for unlock notifications made from the one you pass, which GLIDE cannot duplicate. Pass an ioredis, iovalkey or node-redis client to the same server (${CLIENTS_PAGE}).`,
+    );
+  }
+  if (!isFunction(value, 'sendCommand')) return unknownClient(value);
+  if (!isFunction(value, 'withTypeMapping')) {
+    throw new UnsupportedRedisClientError(
+      'A node-redis 4 client, or a node-redis client in legacy mode',
+      'the lock client runs on node-redis 5 or later, in its default mode. Upgrade node-redis (npm install redis@5), and pass the client itself rather than client.legacy().',
+    );
+  }
+  if (isFunction(value, 'execute')) {
+    throw new UnsupportedRedisClientError(
+      'A node-redis client pool',
+      'the lock client needs one connection (replica acknowledgement counts the writes of the connection that made them). Pass a client made with createClient (the pool can stay for your own commands).',
+    );
+  }
+  if (isFunction(value, 'getMasterNode')) return 'node-redis sentinel';
+  if (isFunction(value, 'getMasters') && isFunction(value, 'nodeClient')) return 'node-redis cluster';
+  if (isFunction(value, 'duplicate') && 'isReady' in value) return 'node-redis client';
+  if (isFunction(value, 'release')) {
+    throw new UnsupportedRedisClientError(
+      'A client leased from a node-redis sentinel (sentinel.acquire())',
+      'pass the sentinel itself (createSentinel): a leased client does not follow a failover once released.',
+    );
+  }
+  return unknownClient(value);
+}
+
+function unknownClient(value: unknown): never {
+  throw new InvalidLockConfigError(
+    'client',
+    `expected an ioredis (or iovalkey) Redis or Cluster, a node-redis client, cluster or sentinel (createClient, createCluster, createSentinel), or an InMemoryLockStore; got ${describe(value)}.`,
+  );
+}
+
+/** The port over a client the user brought (never opened or closed by the library, except a lazy ioredis client, which it connects). */
+export function redisPortOf(client: unknown): RedisPort {
+  switch (redisClientKind(client)) {
+    case 'ioredis':
+      return new IoredisPort(client as object);
+    case 'node-redis client':
+      return new NodeRedisClientPort(client as NodeRedisClientLike);
+    case 'node-redis cluster':
+      return new NodeRedisClusterPort(client as NodeRedisClusterLike);
+    case 'node-redis sentinel':
+      return new NodeRedisSentinelPort(client as NodeRedisSentinelLike);
+  }
+}
