@@ -11,7 +11,7 @@ describe('the snippet rule', () => {
     "const lock = await this.locks.lock('order:1')",
     'new FencedResource(redis, fenceKey)',
     "onLocked: () => ({ status: 'busy' })",
-    "@DistributedLock({ key: 'catalog:{params.id}', kind: 'read' })",
+    "@DistributedLock({ name: 'catalog:{params.id}', kind: 'read' })",
     '@CurrentLock() lock: LockHandle',
     "@Get('health') @HealthCheck()",
     "getLock('x').inspect()",
@@ -66,7 +66,7 @@ describe('the snippet rule', () => {
           'lock the world;',
           '```',
           '',
-          'Use `` keyFromArgs: (id: string) => `order:${id}` `` and `lock.throwIfLost()` <!-- not-compiled: an example of the marker -->.',
+          'Use `` nameFromArgs: (id: string) => `order:${id}` `` and `lock.throwIfLost()` <!-- not-compiled: an example of the marker -->.',
           '',
           "| `x` | `locks.tryLock('a') \\|\\| undefined` |",
           '| --- | --- |',
@@ -75,7 +75,7 @@ describe('the snippet rule', () => {
       const { snippets, optedOut } = extractSnippets(root, ['docs/page.md']);
       expect(snippets.map((snippet) => [snippet.kind, snippet.sourceLine, snippet.text])).toEqual([
         ['fenced', 5, "await locks.lock('a');"],
-        ['inline', 14, 'keyFromArgs: (id: string) => `order:${id}`'],
+        ['inline', 14, 'nameFromArgs: (id: string) => `order:${id}`'],
         ['inline', 16, "locks.tryLock('a') || undefined"],
       ]);
       expect(optedOut.map((optOut) => [optOut.kind, optOut.sourceLine, optOut.reason])).toEqual([

@@ -46,7 +46,7 @@ class ShopController {
   constructor(private readonly locks: LockService) {}
 
   @Post('products/:id/buy')
-  @DistributedLock({ key: 'product:{params.id}', waitTime: 100 })
+  @DistributedLock({ name: 'product:{params.id}', waitTime: 100 })
   async buy(@Param('id') id: string, @CurrentLock() lock: LockHandle) {
     entered.push(`buy:${id}`);
     return { lock: lock.name, token: lock.token, held: await this.locks.isHeldByCurrentContext(`product:${id}`) };
@@ -73,7 +73,7 @@ class ShopController {
   }
 
   @Get('fn/:a')
-  @DistributedLock({ key: (ctx: ExecutionContext) => `fn:${ctx.switchToHttp().getRequest<{ params: { a: string } }>().params.a.toUpperCase()}` })
+  @DistributedLock({ name: (ctx: ExecutionContext) => `fn:${ctx.switchToHttp().getRequest<{ params: { a: string } }>().params.a.toUpperCase()}` })
   byFunction() {
     return { lock: this.locks.currentLock()?.name };
   }
@@ -123,14 +123,14 @@ class ShopController {
 
   /** Held until the test opens its gate; watchdog-renewed, 100 ms wait. */
   @Post('slow')
-  @DistributedLock({ key: 'slow', waitTime: 100 })
+  @DistributedLock({ name: 'slow', waitTime: 100 })
   async slow() {
     await new Promise<void>((resolve) => slowGates.push(resolve));
     return { ok: true };
   }
 
   @Post('counter/locked')
-  @DistributedLock({ key: 'counter', waitTime: '10s' })
+  @DistributedLock({ name: 'counter', waitTime: '10s' })
   async lockedIncrement() {
     return this.increment('counter:locked');
   }
@@ -197,7 +197,7 @@ describe('@DistributedLock over HTTP', () => {
 
   it('a template field missing from the request is a 400, and the handler does not run', async () => {
     const response = await request(app.getHttpServer()).post('/orders').send({ order: {} }).expect(400);
-    expect(response.body).toMatchObject({ code: 'LOCK_KEY_TEMPLATE' });
+    expect(response.body).toMatchObject({ code: 'LOCK_NAME_TEMPLATE' });
     expect(response.body.message).toContain('request.body.order.id');
     await request(app.getHttpServer()).get('/search').expect(400);
     expect(entered).toEqual([]);

@@ -28,14 +28,14 @@ class Worker {
   handle: LockHandle | undefined;
   constructor(private readonly locks: LockService) {}
 
-  @DistributedLock({ keyFromArgs: (id: string) => `work:${id}` })
+  @DistributedLock({ nameFromArgs: (id: string) => `work:${id}` })
   async work(id: string): Promise<string> {
     this.handle = this.locks.currentLock();
     await criticalSection();
     return `finished ${id}`;
   }
 
-  @DistributedLock({ keyFromArgs: (id: string) => `quick:${id}`, leaseTime: '20s', lockAtLeastFor: '15s' })
+  @DistributedLock({ nameFromArgs: (id: string) => `quick:${id}`, leaseTime: '20s', lockAtLeastFor: '15s' })
   async quick(_id: string): Promise<void> {}
 }
 

@@ -19,7 +19,7 @@ class CounterService {
   value = 0;
 
   /** Read, yield, write: concurrent calls lose updates unless the lock serialises them. */
-  @DistributedLock({ keyFromArgs: (id: string) => `counter:${id}`, waitTime: '5s' })
+  @DistributedLock({ nameFromArgs: (id: string) => `counter:${id}`, waitTime: '5s' })
   async bump(id: string): Promise<number> {
     return this.bumpUnlocked(id);
   }
@@ -37,7 +37,7 @@ let release: (() => void) | undefined;
 @Controller('orders')
 class OrdersController {
   @Post(':id/pay')
-  @DistributedLock({ key: 'order:{params.id}', waitTime: 0 })
+  @DistributedLock({ name: 'order:{params.id}', waitTime: 0 })
   async pay(@Param('id') id: string, @CurrentLock() lock: LockHandle): Promise<{ id: string; token: number }> {
     await new Promise<void>((resolve) => (release = resolve));
     return { id, token: lock.token };

@@ -18,7 +18,7 @@ export class ProductsController {
   constructor(private readonly locks: LockService) {}
 
   @Post(':id/buy')
-  @DistributedLock({ key: 'product:{params.id}', leaseTime: '5s', waitTime: 2000 })
+  @DistributedLock({ name: 'product:{params.id}', leaseTime: '5s', waitTime: 2000 })
   buy(@Param('id') id: string, @CurrentLock() lock: LockHandle): { id: string; token: number } {
     return { id, token: lock.token };
   }
@@ -94,7 +94,7 @@ export class ProductsController {
   constructor(private readonly locks: LockService) {}
 
   @Post(':id/buy')
-  @DistributedLock({ key: 'product:{params.id}', leaseTime: '5s', waitTime: 2000 })
+  @DistributedLock({ name: 'product:{params.id}', leaseTime: '5s', waitTime: 2000 })
   async buy(@Param('id') id: string, @CurrentLock() lock: LockHandle): Promise<{ token: number; held: boolean }> {
     return { token: lock.token, held: await this.locks.isLocked('product:' + id) };
   }

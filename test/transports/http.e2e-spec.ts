@@ -63,7 +63,7 @@ function http(adapter: 'express' | 'fastify'): TransportUnderTest {
           break;
         case 'bad-key':
           expect(status).toBe(400);
-          expect(body).toEqual({ statusCode: 400, error: 'Bad Request', code: 'LOCK_KEY_TEMPLATE', message: expect.stringMatching(/request\.body\.id/) });
+          expect(body).toEqual({ statusCode: 400, error: 'Bad Request', code: 'LOCK_NAME_TEMPLATE', message: expect.stringMatching(/request\.body\.id/) });
           break;
         case 'lost':
           expect({ status, retryAfter }).toEqual({ status: 503, retryAfter: '1' });

@@ -3,7 +3,7 @@ import { InvalidLockArgumentError, type Duration, type LockAcquireTimeoutError, 
 import { leaseMs, waitMs } from '../core/locks/acquire-options.js';
 import { describe, toMilliseconds } from '../core/util/duration.js';
 import { assertKnownKeys, isPlainObject } from '../core/util/validate.js';
-import { LockKeyTemplate, type LockKey } from './lock-key.resolver.js';
+import { LockNameTemplate, type LockNameSource } from './lock-name.resolver.js';
 
 /** Metadata key under which @DistributedLock (and @ScheduledLock, @DistributedSemaphore) stores its compiled metadata on a method. */
 export const DISTRIBUTED_LOCK_METADATA = 'nestjs-distributed-lock:metadata';
@@ -12,13 +12,13 @@ export const DISTRIBUTED_LOCK_METADATA = 'nestjs-distributed-lock:metadata';
  * Builds the lock name from the ExecutionContext of a request Nest handles (an HTTP route, a GraphQL
  * resolver, a message pattern, a gateway message): request handlers only.
  */
-export type LockKeyFactory = (context: ExecutionContext) => string;
+export type LockNameFactory = (context: ExecutionContext) => string;
 
 /**
  * Builds the lock name from the decorated method's own arguments: any provider, and request handlers.
  * An array of names takes a multi-lock over all of them.
  */
-export type LockKeyFromArgs<A extends unknown[] = unknown[]> = (...args: A) => string | string[];
+export type LockNameFromArgs<A extends unknown[] = unknown[]> = (...args: A) => string | string[];
 
 /** Which lock a decorated call takes: the plain reentrant lock (default), a fair lock, or one side of a read-write lock. */
 export type DecoratedLockKind = 'reentrant' | 'fair' | 'read' | 'write';
@@ -104,22 +104,22 @@ export interface DistributedLockOptions extends CommonLockOptions {
    * params, query, body, user, headers over HTTP; data for RPC and WebSocket payloads and a GraphQL
    * field's arguments, with user and headers there too), a template over the method's arguments
    * (`'product:{args.0}'`, `'order:{args.1.id}'`), or a function of the ExecutionContext (request
-   * handlers only; for arguments use `keyFromArgs`). An array of names or templates takes a
+   * handlers only; for arguments use `nameFromArgs`). An array of names or templates takes a
    * multi-lock: all of them, all or nothing, in a canonical order (`['account:{body.from}',
    * 'account:{body.to}']`).
    */
-  key: string | readonly string[] | LockKeyFactory;
-  keyFromArgs?: never;
+  name: string | readonly string[] | LockNameFactory;
+  nameFromArgs?: never;
 }
 
 export interface DistributedLockArgsOptions<A extends unknown[]> extends CommonLockOptions {
-  /** Lock name from the method's arguments, typed by them: `keyFromArgs: (id: string) => 'product:' + id`. */
-  keyFromArgs: LockKeyFromArgs<A>;
-  key?: never;
+  /** Lock name from the method's arguments, typed by them: `nameFromArgs: (id: string) => 'product:' + id`. */
+  nameFromArgs: LockNameFromArgs<A>;
+  name?: never;
 }
 
 /**
- * A method decorator whose method must take the key builder's parameters first (checked by TypeScript;
+ * A method decorator whose method must take the name builder's parameters first (checked by TypeScript;
  * more parameters may follow).
  */
 export type LockedMethodDecorator<A extends unknown[]> = (
@@ -134,8 +134,8 @@ export type LockedMethodDecorator<A extends unknown[]> = (
  * and the explorer (request handlers).
  */
 export interface DistributedLockMetadata {
-  /** The compiled key: what the lock names of a call are made from (see resolveLockNames). */
-  key: LockKey;
+  /** The compiled name option: what the lock names of a call are made from (see resolveLockNames). */
+  name: LockNameSource;
   kind: DecoratedLockKind;
   leaseMs: number | undefined;
   waitMs: number | undefined;
@@ -165,7 +165,7 @@ export interface DecoratedSemaphore {
   readonly queueTimeoutMs: number | undefined;
 }
 
-const OPTION_KEYS = ['key', 'keyFromArgs', 'kind', 'leaseTime', 'waitTime', 'onLocked', 'onLost', 'lockAtLeastFor'] as const;
+const OPTION_KEYS = ['name', 'nameFromArgs', 'kind', 'leaseTime', 'waitTime', 'onLocked', 'onLost', 'lockAtLeastFor'] as const;
 const KINDS: readonly DecoratedLockKind[] = ['reentrant', 'fair', 'read', 'write'];
 
 export function toLockMetadata(keyOrOptions: unknown, leaseTime?: Duration, decorator = '@DistributedLock'): DistributedLockMetadata {
@@ -173,7 +173,7 @@ export function toLockMetadata(keyOrOptions: unknown, leaseTime?: Duration, deco
   if (!isPlainObject(keyOrOptions)) {
     return {
       ...common,
-      key: compileKey(keyOrOptions, `${decorator} key`),
+      name: compileName(keyOrOptions, `${decorator} name`),
       kind: 'reentrant',
       leaseMs: leaseTime === undefined ? undefined : leaseMs(leaseTime),
       waitMs: undefined,
@@ -187,14 +187,14 @@ export function toLockMetadata(keyOrOptions: unknown, leaseTime?: Duration, deco
   }
   const options = keyOrOptions;
   assertKnownKeys(options, OPTION_KEYS, `${decorator} options`);
-  if ((options.key === undefined) === (options.keyFromArgs === undefined)) {
+  if ((options.name === undefined) === (options.nameFromArgs === undefined)) {
     throw new InvalidLockArgumentError(
-      `${decorator} key`,
-      'give exactly one of key (a name, a template or a function of the ExecutionContext) and keyFromArgs (a function of the arguments).',
+      `${decorator} name`,
+      'give exactly one of name (a name, a template or a function of the ExecutionContext) and nameFromArgs (a function of the arguments).',
     );
   }
-  if (options.keyFromArgs !== undefined && typeof options.keyFromArgs !== 'function') {
-    throw new InvalidLockArgumentError(`${decorator} keyFromArgs`, `expected a function of the method's arguments, got ${describe(options.keyFromArgs)}.`);
+  if (options.nameFromArgs !== undefined && typeof options.nameFromArgs !== 'function') {
+    throw new InvalidLockArgumentError(`${decorator} nameFromArgs`, `expected a function of the method's arguments, got ${describe(options.nameFromArgs)}.`);
   }
   if (options.kind !== undefined && !KINDS.includes(options.kind as DecoratedLockKind)) {
     throw new InvalidLockArgumentError(`${decorator} kind`, `expected one of ${KINDS.map((kind) => `'${kind}'`).join(', ')}, got ${describe(options.kind)}.`);
@@ -209,10 +209,10 @@ export function toLockMetadata(keyOrOptions: unknown, leaseTime?: Duration, deco
   }
   return {
     ...common,
-    key:
-      options.keyFromArgs === undefined
-        ? compileKey(options.key, `${decorator} key`)
-        : { from: 'args', build: options.keyFromArgs as (...args: unknown[]) => unknown },
+    name:
+      options.nameFromArgs === undefined
+        ? compileName(options.name, `${decorator} name`)
+        : { from: 'args', build: options.nameFromArgs as (...args: unknown[]) => unknown },
     kind: (options.kind as DecoratedLockKind | undefined) ?? 'reentrant',
     leaseMs: lease,
     waitMs: options.waitTime === undefined ? undefined : waitMs(options.waitTime),
@@ -222,23 +222,23 @@ export function toLockMetadata(keyOrOptions: unknown, leaseTime?: Duration, deco
   };
 }
 
-/** A `key` option: a function of the ExecutionContext, or one template, or several (a multi-lock). */
-function compileKey(key: unknown, argument: string): LockKey {
+/** A `name` option: a function of the ExecutionContext, or one template, or several (a multi-lock). */
+function compileName(key: unknown, argument: string): LockNameSource {
   if (typeof key === 'function') return { from: 'context', build: key as (context: ExecutionContext) => unknown };
   if (Array.isArray(key)) {
     if (key.length === 0 || !key.every((part) => typeof part === 'string' && part.trim() !== '')) {
       throw new InvalidLockArgumentError(argument, `expected a non-empty array of non-empty names or templates, got ${describe(key)}.`);
     }
-    const templates = key.map((part: string) => new LockKeyTemplate(part));
+    const templates = key.map((part: string) => new LockNameTemplate(part));
     if (templates.some((t) => t.source === 'args') && templates.some((t) => t.source === 'request')) {
       throw new InvalidLockArgumentError(
-        'lock key',
-        `templates ${key.map((part: string) => `"${part}"`).join(', ')} mix {args...} with request fields; a key reads either the method's arguments or the request.`,
+        'lock name',
+        `templates ${key.map((part: string) => `"${part}"`).join(', ')} mix {args...} with request fields; a name reads either the method's arguments or the request.`,
       );
     }
     return { from: 'templates', templates };
   }
-  if (typeof key === 'string' && key.trim() !== '') return { from: 'templates', templates: [new LockKeyTemplate(key)] };
+  if (typeof key === 'string' && key.trim() !== '') return { from: 'templates', templates: [new LockNameTemplate(key)] };
   throw new InvalidLockArgumentError(argument, `expected a non-empty string or a function, got ${describe(key)}.`);
 }
 

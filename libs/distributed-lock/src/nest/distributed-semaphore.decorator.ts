@@ -3,7 +3,7 @@ import { permitCount } from '../core/locks/semaphore/semaphore.js';
 import { describe, toMilliseconds } from '../core/util/duration.js';
 import { isPlainObject } from '../core/util/validate.js';
 import { lockDecorator } from './distributed-lock.decorator.js';
-import { toLockMetadata, type LockedMethodDecorator, type LockKeyFactory, type LockKeyFromArgs, type OnLocked } from './distributed-lock.options.js';
+import { toLockMetadata, type LockedMethodDecorator, type LockNameFactory, type LockNameFromArgs, type OnLocked } from './distributed-lock.options.js';
 
 interface CommonSemaphoreOptions {
   /** The semaphore's size: stored in Redis at its first use if none is stored yet (then Redis's value counts). */
@@ -23,21 +23,21 @@ interface CommonSemaphoreOptions {
 }
 
 export interface DistributedSemaphoreOptions extends CommonSemaphoreOptions {
-  /** Semaphore name: a literal, a template over the request or the arguments, or a function of the ExecutionContext (as @DistributedLock's key; one name). */
-  key: string | LockKeyFactory;
-  keyFromArgs?: never;
+  /** Semaphore name: a literal, a template over the request or the arguments, or a function of the ExecutionContext (as @DistributedLock's name; one name). */
+  name: string | LockNameFactory;
+  nameFromArgs?: never;
 }
 
 export interface DistributedSemaphoreArgsOptions<A extends unknown[]> extends CommonSemaphoreOptions {
   /** Semaphore name from the method's arguments, typed by them. */
-  keyFromArgs: (...args: A) => string;
-  key?: never;
+  nameFromArgs: (...args: A) => string;
+  name?: never;
 }
 
 /**
  * Runs the decorated method holding permits of a distributed semaphore: at most `permits` calls (or
  * `permits / permitsPerCall`) run at once across every instance, on request handlers and on methods of
- * any provider. It is @DistributedLock with permits instead of a lock: the same key templates, the
+ * any provider. It is @DistributedLock with permits instead of a lock: the same name templates, the
  * same one acquisition path (the method wrapper, the runner), `onLocked`, 423 + Retry-After when no
  * permits came free within waitTime, shutdown and tracing. `@CurrentLock()` gets the PermitsHandle
  * (token, signal, permits). Calls are served in arrival order across instances. Not reentrant: a
@@ -45,18 +45,18 @@ export interface DistributedSemaphoreArgsOptions<A extends unknown[]> extends Co
  * waits for itself until waitTime).
  *
  * ```ts
- * @DistributedSemaphore({ key: 'exports:{params.tenant}', permits: 3, waitTime: '2s' })
- * @DistributedSemaphore({ keyFromArgs: (region: string) => `crawl:${region}`, permits: 5, onLocked: 'skip' })
+ * @DistributedSemaphore({ name: 'exports:{params.tenant}', permits: 3, waitTime: '2s' })
+ * @DistributedSemaphore({ nameFromArgs: (region: string) => `crawl:${region}`, permits: 5, onLocked: 'skip' })
  * ```
  */
 export function DistributedSemaphore(options: DistributedSemaphoreOptions): MethodDecorator;
 export function DistributedSemaphore<A extends unknown[]>(options: DistributedSemaphoreArgsOptions<A>): LockedMethodDecorator<A>;
 export function DistributedSemaphore(options: DistributedSemaphoreOptions | DistributedSemaphoreArgsOptions<unknown[]>): MethodDecorator {
-  if (!isPlainObject(options)) throw new InvalidLockArgumentError('@DistributedSemaphore options', `expected { key, permits, ... }, got ${describe(options)}.`);
+  if (!isPlainObject(options)) throw new InvalidLockArgumentError('@DistributedSemaphore options', `expected { name, size, ... }, got ${describe(options)}.`);
   const { permits, permitsPerCall, queueTimeout, ...lockOptions } = options as unknown as Record<string, unknown>;
   if ('kind' in lockOptions) throw new InvalidLockArgumentError('@DistributedSemaphore options', 'unknown option "kind": a semaphore has no lock kind.');
-  if (Array.isArray(lockOptions.key))
-    throw new InvalidLockArgumentError('@DistributedSemaphore key', 'expected one name: a call takes permits of one semaphore.');
+  if (Array.isArray(lockOptions.name))
+    throw new InvalidLockArgumentError('@DistributedSemaphore name', 'expected one name: a call takes permits of one semaphore.');
   const size = permitCount(permits, '@DistributedSemaphore permits', 1);
   const perCall = permitsPerCall === undefined ? 1 : permitCount(permitsPerCall, '@DistributedSemaphore permitsPerCall', 1);
   if (perCall > size) {
@@ -66,6 +66,6 @@ export function DistributedSemaphore(options: DistributedSemaphoreOptions | Dist
     );
   }
   const queueTimeoutMs = queueTimeout === undefined ? undefined : toMilliseconds(queueTimeout, 'queueTimeout', { min: 30 });
-  const metadata = toLockMetadata(lockOptions as { key: string | LockKeyFactory; keyFromArgs?: LockKeyFromArgs }, undefined, '@DistributedSemaphore');
+  const metadata = toLockMetadata(lockOptions as { name: string | LockNameFactory; nameFromArgs?: LockNameFromArgs }, undefined, '@DistributedSemaphore');
   return lockDecorator({ ...metadata, semaphore: { permits: size, perCall, queueTimeoutMs } });
 }

@@ -6,8 +6,8 @@ export { DistributedLock } from './distributed-lock.decorator.js';
 export type {
   DistributedLockOptions,
   DistributedLockArgsOptions,
-  LockKeyFactory,
-  LockKeyFromArgs,
+  LockNameFactory,
+  LockNameFromArgs,
   LockedCallInfo,
   LockedMethodDecorator,
   OnLocked,

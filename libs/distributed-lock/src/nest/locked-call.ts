@@ -15,7 +15,7 @@ import {
 } from '../core/index.js';
 import type { DistributedLockMetadata } from './distributed-lock.options.js';
 import { failureOf, isAnswered, LockedCallFailure } from './lock-failure.answers.js';
-import { resolveLockNames } from './lock-key.resolver.js';
+import { resolveLockNames } from './lock-name.resolver.js';
 import type { AcquireOutcome, LockTracing } from './lock-tracing.js';
 import type { LockService } from './lock.service.js';
 import type { RequestCall } from './locked-method.js';
@@ -122,7 +122,7 @@ export class LockedCall {
       if (semaphore) {
         if (names.length !== 1) {
           throw new InvalidLockArgumentError(
-            `${metadata.decorator} key of ${metadata.where}`,
+            `${metadata.decorator} name of ${metadata.where}`,
             'it resolved to several names; a call takes permits of one semaphore.',
           );
         }
@@ -171,7 +171,7 @@ export class LockedCall {
 
   /**
    * What to throw for `error`: for a call made by code, the error as it is; for a request, a
-   * LockedCallFailure when it is one of the failures a transport answers (busy, unavailable, bad key).
+   * LockedCallFailure when it is one of the failures a transport answers (busy, unavailable, bad name).
    */
   private toThrow(error: unknown, name: string): unknown {
     const failure = this.request ? failureOf(error) : undefined;

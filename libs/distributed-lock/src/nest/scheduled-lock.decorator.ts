@@ -3,14 +3,14 @@ import { toMilliseconds } from '../core/util/duration.js';
 import { assertKnownKeys, isPlainObject } from '../core/util/validate.js';
 import { lockDecorator } from './distributed-lock.decorator.js';
 import { toLockMetadata, type DistributedLockMetadata, type OnLocked, type OnLost } from './distributed-lock.options.js';
-import { LockKeyTemplate } from './lock-key.resolver.js';
+import { LockNameTemplate } from './lock-name.resolver.js';
 
 export interface ScheduledLockOptions {
   /**
    * Lock name: a fixed name or an `{args.N}` template. Default `schedule:<Class>.<method>`, the same
    * in every instance of the application.
    */
-  key?: string;
+  name?: string;
   /**
    * Upper bound of the lease (ShedLock's lockAtMostFor): the lock is taken for this long, without
    * watchdog renewal, so a crashed or hung instance blocks the job for at most this long. A run that
@@ -30,7 +30,7 @@ export interface ScheduledLockOptions {
   onLost?: OnLost;
 }
 
-const OPTION_KEYS = ['key', 'lockAtMostFor', 'lockAtLeastFor', 'onLocked', 'onLost'] as const;
+const OPTION_KEYS = ['name', 'lockAtMostFor', 'lockAtLeastFor', 'onLocked', 'onLost'] as const;
 
 /**
  * A scheduled job (`@Cron`, `@Interval`, a queue consumer...) that runs in one instance only per
@@ -48,14 +48,14 @@ export function ScheduledLock(options: ScheduledLockOptions = {}): MethodDecorat
   if (!isPlainObject(options)) throw new InvalidLockArgumentError('@ScheduledLock options', 'expected an options object.');
   assertKnownKeys(options, OPTION_KEYS, '@ScheduledLock options');
   if (options.lockAtMostFor !== undefined) toMilliseconds(options.lockAtMostFor, 'lockAtMostFor', { min: 10 });
-  if (options.key !== undefined) {
-    if (typeof options.key !== 'string' || options.key.trim() === '') {
-      throw new InvalidLockArgumentError('@ScheduledLock key', 'expected a non-empty string: a fixed name or an {args.N} template.');
+  if (options.name !== undefined) {
+    if (typeof options.name !== 'string' || options.name.trim() === '') {
+      throw new InvalidLockArgumentError('@ScheduledLock name', 'expected a non-empty string: a fixed name or an {args.N} template.');
     }
-    if (new LockKeyTemplate(options.key).source === 'request') {
+    if (new LockNameTemplate(options.name).source === 'request') {
       throw new InvalidLockArgumentError(
-        '@ScheduledLock key',
-        `"${options.key}" reads a request, which a scheduled run does not have; use a fixed name or {args.N}.`,
+        '@ScheduledLock name',
+        `"${options.name}" reads a request, which a scheduled run does not have; use a fixed name or {args.N}.`,
       );
     }
   }
@@ -64,7 +64,7 @@ export function ScheduledLock(options: ScheduledLockOptions = {}): MethodDecorat
     const metadata: DistributedLockMetadata = {
       ...toLockMetadata(
         {
-          key: options.key ?? `schedule:${className}.${String(propertyKey)}`,
+          name: options.name ?? `schedule:${className}.${String(propertyKey)}`,
           leaseTime: options.lockAtMostFor,
           lockAtLeastFor: options.lockAtLeastFor,
           waitTime: 0,
