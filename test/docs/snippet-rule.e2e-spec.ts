@@ -10,7 +10,7 @@ describe('the snippet rule', () => {
     'lock.throwIfLost()',
     "const lock = await this.locks.lock('order:1')",
     'new FencedResource(redis, fenceKey)',
-    "onLocked: () => ({ status: 'busy' })",
+    "onBusy: () => ({ status: 'busy' })",
     "@DistributedLock({ name: 'catalog:{params.id}', kind: 'read' })",
     '@CurrentLock() lock: LockHandle',
     "@Get('health') @HealthCheck()",

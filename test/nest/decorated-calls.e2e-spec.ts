@@ -44,7 +44,7 @@ class ShopController {
   }
 
   @Post('transfer')
-  @DistributedLock({ name: ['account:{body.from}', 'account:{body.to}'], waitTime: 0, onLocked: (info) => ({ busy: info.name }) })
+  @DistributedLock({ name: ['account:{body.from}', 'account:{body.to}'], waitTime: 0, onBusy: (info) => ({ busy: info.name }) })
   transfer(@Body() _body: { from: string; to: string }): { busy: undefined } {
     return { busy: undefined };
   }
@@ -102,7 +102,7 @@ describe('decorated request calls: the interceptor extension points, multi-key n
     await request(app.getHttpServer()).post('/products/2').set('x-tenant', 'globex').expect(201);
   });
 
-  it("onLocked's info names a multi-lock by its names joined with ', '", async () => {
+  it("onBusy's info names a multi-lock by its names joined with ', '", async () => {
     const holder = await other.lock('account:b', '20s');
     const response = await request(app.getHttpServer()).post('/transfer').send({ from: 'a', to: 'b' }).expect(201);
     expect(response.body).toEqual({ busy: 'account:a, account:b' });

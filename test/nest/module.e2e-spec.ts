@@ -139,7 +139,7 @@ describe('DistributedLockModule', () => {
 
     it('unknown and invalid module options fail start-up', async () => {
       expect(await startupError({ defaultWaittime: 5 } as never)).toBeInstanceOf(InvalidLockConfigError);
-      expect(await startupError({ unavailableStatus: 500 } as never)).toBeInstanceOf(InvalidLockConfigError);
+      expect(await startupError({ busyStatus: 500 } as never)).toBeInstanceOf(InvalidLockConfigError);
       const wait = (await startupError({ env: { LOCK_WAIT_TIME: 'forever' } })) as InvalidLockConfigError;
       expect(wait.setting).toBe('LOCK_WAIT_TIME');
     });

@@ -13,7 +13,7 @@ import {
   LockService,
   ScheduledLock,
   type LockClient,
-  type LockedCallInfo,
+  type LockBusyInfo,
 } from 'nestjs-distributed-lock';
 import { useRedis } from '../harness/use-redis.js';
 import { nextEvent, until } from '../harness/wait.js';
@@ -71,13 +71,13 @@ class StockService {
     return 'ran';
   }
 
-  @DistributedLock({ name: 'busy:{args.0}', waitTime: 0, onLocked: 'skip' })
+  @DistributedLock({ name: 'busy:{args.0}', waitTime: 0, onBusy: 'skip' })
   async skipping(_id: string): Promise<string> {
     entered.push('skipping');
     return 'ran';
   }
 
-  @DistributedLock({ name: 'busy:{args.0}', waitTime: 0, onLocked: (info: LockedCallInfo) => ({ busy: info.name, args: info.args, code: info.error.code }) })
+  @DistributedLock({ name: 'busy:{args.0}', waitTime: 0, onBusy: (info: LockBusyInfo) => ({ busy: info.name, args: info.args, code: info.error.code }) })
   async custom(_id: string, _extra: number): Promise<unknown> {
     entered.push('custom');
     return 'ran';
@@ -143,7 +143,7 @@ class ItemsController {
   }
 
   @Get(':id/skip')
-  @DistributedLock({ name: 'item:{params.id}', waitTime: 0, onLocked: () => ({ skipped: true }) })
+  @DistributedLock({ name: 'item:{params.id}', waitTime: 0, onBusy: () => ({ skipped: true }) })
   skip(): { skipped: boolean } {
     return { skipped: false };
   }
@@ -210,7 +210,7 @@ describe('@DistributedLock on providers', () => {
     expect(entered).toEqual([]);
   });
 
-  it("onLocked 'throw' (default): a LockAcquireTimeoutError with the holder's remaining lease", async () => {
+  it("onBusy 'throw' (default): a LockAcquireTimeoutError with the holder's remaining lease", async () => {
     const holder = await other.lock('busy:x', '20s');
     const error = (await service.strict('x').catch((e: unknown) => e)) as LockAcquireTimeoutError;
     expect(error).toBeInstanceOf(LockAcquireTimeoutError);
@@ -220,7 +220,7 @@ describe('@DistributedLock on providers', () => {
     expect(entered).toEqual([]);
   });
 
-  it("onLocked 'skip' resolves undefined without running; a function gets name, args, error and supplies the result", async () => {
+  it("onBusy 'skip' resolves undefined without running; a function gets name, args, error and supplies the result", async () => {
     const holder = await other.lock('busy:y', '20s');
     expect(await service.skipping('y')).toBeUndefined();
     expect(await service.custom('y', 7)).toEqual({ busy: 'busy:y', args: ['y', 7], code: 'LOCK_ACQUIRE_TIMEOUT' });
@@ -298,7 +298,7 @@ describe('@DistributedLock on providers', () => {
       expect(acquisitions).toBe(1);
     });
 
-    it('onLocked function on a route: its result is the response', async () => {
+    it('onBusy function on a route: its result is the response', async () => {
       const holder = await other.lock('item:s1', '20s');
       expect((await request(app.getHttpServer()).get('/items/s1/skip').expect(200)).body).toEqual({ skipped: true });
       await holder.unlock();
@@ -317,7 +317,7 @@ describe('@DistributedLock options are checked when the class is defined', () =>
   };
 
   it.each([
-    ['@DistributedLock onLocked', () => DistributedLock({ name: 'x', onLocked: 'ignore' as never })],
+    ['@DistributedLock onBusy', () => DistributedLock({ name: 'x', onBusy: 'ignore' as never })],
     ['@DistributedLock name', () => DistributedLock({ name: 'x', nameFromArgs: (() => 'y') as never } as never)],
     ['@DistributedLock nameFromArgs', () => DistributedLock({ nameFromArgs: 'x' as never })],
     ['lockAtLeastFor', () => DistributedLock({ name: 'x', leaseTime: '1s', lockAtLeastFor: '1s' })],

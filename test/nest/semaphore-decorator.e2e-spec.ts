@@ -25,7 +25,7 @@ async function work(): Promise<void> {
 
 @Injectable()
 class CrawlService {
-  @DistributedSemaphore({ nameFromArgs: (region: string) => `crawl:${region}`, permits: 1, waitTime: 0, onLocked: 'skip' })
+  @DistributedSemaphore({ nameFromArgs: (region: string) => `crawl:${region}`, permits: 1, waitTime: 0, onBusy: 'skip' })
   async crawl(region: string): Promise<string> {
     await work();
     return `crawled ${region}`;
@@ -91,7 +91,7 @@ describe('@DistributedSemaphore on routes and providers', () => {
     expect((await request(server).post('/exports/acme')).status).toBe(201);
   });
 
-  it("a provider: onLocked 'skip' when no permit is free; permitsPerCall takes several at once", async () => {
+  it("a provider: onBusy 'skip' when no permit is free; permitsPerCall takes several at once", async () => {
     const crawl = app.get(CrawlService);
     const first = crawl.crawl('eu');
     await until(() => inside === 1, 'the first crawl inside');

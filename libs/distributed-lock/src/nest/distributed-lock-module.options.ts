@@ -11,7 +11,7 @@ export interface DistributedLockModuleOptions extends LockClientOptions {
    */
   requestContext?: boolean;
   /** HTTP status when @DistributedLock does not get the lock within waitTime: 423 (default) or 409. */
-  unavailableStatus?: 409 | 423;
+  busyStatus?: 409 | 423;
   /**
    * On app.close(), how long to wait for decorated calls in flight (request handlers and provider
    * methods) to finish before their locks are released and the connections closed (default
@@ -20,4 +20,4 @@ export interface DistributedLockModuleOptions extends LockClientOptions {
   shutdownTimeout?: Duration;
 }
 
-export const MODULE_ONLY_OPTION_KEYS = ['defaultWaitTime', 'requestContext', 'unavailableStatus', 'shutdownTimeout'] as const;
+export const MODULE_ONLY_OPTION_KEYS = ['defaultWaitTime', 'requestContext', 'busyStatus', 'shutdownTimeout'] as const;

@@ -24,7 +24,7 @@ import { createLockedMethod, isLockedMethod } from './locked-method.js';
  * @DistributedLock('goods', '5s')
  * @DistributedLock({ name: 'product:{params.id}', waitTime: '2s' })          // HTTP route
  * @DistributedLock({ nameFromArgs: (id: string) => `product:${id}` })        // any provider
- * @DistributedLock({ name: 'order:{args.0.id}', onLocked: 'skip' })
+ * @DistributedLock({ name: 'order:{args.0.id}', onBusy: 'skip' })
  * ```
  */
 export function DistributedLock(key: string | LockNameFactory, leaseTime?: Duration): MethodDecorator;

@@ -101,7 +101,7 @@ export class DistributedLockInterceptor implements NestInterceptor {
 
   /** What the client gets when the lock stayed busy for the whole waitTime (HTTP: 423 or 409 with Retry-After). */
   protected busy(error: LockAcquireTimeoutError, context: ExecutionContext): unknown {
-    return busyAnswer(error, context, this.locks.settings.unavailableStatus);
+    return busyAnswer(error, context, this.locks.settings.busyStatus);
   }
 
   /** What the client gets when Redis did not answer, or the application is shutting down (HTTP: 503 with Retry-After: 1). */

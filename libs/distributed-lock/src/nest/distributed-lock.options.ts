@@ -24,7 +24,7 @@ export type LockNameFromArgs<A extends unknown[] = unknown[]> = (...args: A) => 
 export type DecoratedLockKind = 'reentrant' | 'fair' | 'read' | 'write';
 
 /** What a decorated call is told when its lock stayed busy for the whole waitTime. */
-export interface LockedCallInfo {
+export interface LockBusyInfo {
   /** The lock name (names joined with ', ' for a multi-lock). */
   readonly name: string;
   /** How long the call waited before giving up, in ms. */
@@ -46,7 +46,7 @@ export interface LockedCallInfo {
  * - a function: the method does not run; the call resolves what the function returns (or rejects
  *   with what it throws).
  */
-export type OnLocked = 'throw' | 'skip' | ((info: LockedCallInfo) => unknown);
+export type OnBusy = 'throw' | 'skip' | ((info: LockBusyInfo) => unknown);
 
 /** What a decorated call's `onLost` function is told when its lock is lost while the method runs. */
 export interface LockLostInfo {
@@ -88,7 +88,7 @@ interface CommonLockOptions {
   /** How long to wait for the lock (default: module defaultWaitTime, 10 s). */
   waitTime?: Duration;
   /** What to do when the lock stays busy for the whole waitTime (default `'throw'`). */
-  onLocked?: OnLocked;
+  onBusy?: OnBusy;
   /** What to do when the lock is lost while the method runs (default `'abort'`: its signal aborts). See OnLost. */
   onLost?: OnLost;
   /**
@@ -139,7 +139,7 @@ export interface DistributedLockMetadata {
   kind: DecoratedLockKind;
   leaseMs: number | undefined;
   waitMs: number | undefined;
-  onLocked: OnLocked;
+  onBusy: OnBusy;
   onLost: OnLost;
   lockAtLeastMs: number | undefined;
   /**
@@ -165,7 +165,7 @@ export interface DecoratedSemaphore {
   readonly queueTimeoutMs: number | undefined;
 }
 
-const OPTION_KEYS = ['name', 'nameFromArgs', 'kind', 'leaseTime', 'waitTime', 'onLocked', 'onLost', 'lockAtLeastFor'] as const;
+const OPTION_KEYS = ['name', 'nameFromArgs', 'kind', 'leaseTime', 'waitTime', 'onBusy', 'onLost', 'lockAtLeastFor'] as const;
 const KINDS: readonly DecoratedLockKind[] = ['reentrant', 'fair', 'read', 'write'];
 
 export function toLockMetadata(keyOrOptions: unknown, leaseTime?: Duration, decorator = '@DistributedLock'): DistributedLockMetadata {
@@ -177,7 +177,7 @@ export function toLockMetadata(keyOrOptions: unknown, leaseTime?: Duration, deco
       kind: 'reentrant',
       leaseMs: leaseTime === undefined ? undefined : leaseMs(leaseTime),
       waitMs: undefined,
-      onLocked: 'throw',
+      onBusy: 'throw',
       onLost: 'abort',
       lockAtLeastMs: undefined,
     };
@@ -216,7 +216,7 @@ export function toLockMetadata(keyOrOptions: unknown, leaseTime?: Duration, deco
     kind: (options.kind as DecoratedLockKind | undefined) ?? 'reentrant',
     leaseMs: lease,
     waitMs: options.waitTime === undefined ? undefined : waitMs(options.waitTime),
-    onLocked: compileOnLocked(options.onLocked, `${decorator} onLocked`),
+    onBusy: compileOnBusy(options.onBusy, `${decorator} onBusy`),
     onLost: compileOnLost(options.onLost, `${decorator} onLost`),
     lockAtLeastMs: atLeast || undefined,
   };
@@ -248,8 +248,8 @@ function compileOnLost(value: unknown, argument: string): OnLost {
   throw new InvalidLockArgumentError(argument, `expected 'abort', 'abort-request' or a function (info) => void, got ${describe(value)}.`);
 }
 
-function compileOnLocked(value: unknown, argument: string): OnLocked {
+function compileOnBusy(value: unknown, argument: string): OnBusy {
   if (value === undefined) return 'throw';
-  if (value === 'throw' || value === 'skip' || typeof value === 'function') return value as OnLocked;
+  if (value === 'throw' || value === 'skip' || typeof value === 'function') return value as OnBusy;
   throw new InvalidLockArgumentError(argument, `expected 'throw', 'skip' or a function (info) => result, got ${describe(value)}.`);
 }

@@ -3,7 +3,7 @@ import { permitCount } from '../core/locks/semaphore/semaphore.js';
 import { describe, toMilliseconds } from '../core/util/duration.js';
 import { isPlainObject } from '../core/util/validate.js';
 import { lockDecorator } from './distributed-lock.decorator.js';
-import { toLockMetadata, type LockedMethodDecorator, type LockNameFactory, type LockNameFromArgs, type OnLocked } from './distributed-lock.options.js';
+import { toLockMetadata, type LockedMethodDecorator, type LockNameFactory, type LockNameFromArgs, type OnBusy } from './distributed-lock.options.js';
 
 interface CommonSemaphoreOptions {
   /** The semaphore's size: stored in Redis at its first use if none is stored yet (then Redis's value counts). */
@@ -15,7 +15,7 @@ interface CommonSemaphoreOptions {
   /** How long to wait for permits (default: module defaultWaitTime, 10 s). */
   waitTime?: Duration;
   /** What to do when no permits came free within waitTime (default `'throw'`: 423 + Retry-After over HTTP). */
-  onLocked?: OnLocked;
+  onBusy?: OnBusy;
   /** Keep the permits at least this long after the call started (see @DistributedLock). */
   lockAtLeastFor?: Duration;
   /** How long a waiter's place in line survives without a refresh (default 5 s). */
@@ -38,7 +38,7 @@ export interface DistributedSemaphoreArgsOptions<A extends unknown[]> extends Co
  * Runs the decorated method holding permits of a distributed semaphore: at most `permits` calls (or
  * `permits / permitsPerCall`) run at once across every instance, on request handlers and on methods of
  * any provider. It is @DistributedLock with permits instead of a lock: the same name templates, the
- * same one acquisition path (the method wrapper, the runner), `onLocked`, 423 + Retry-After when no
+ * same one acquisition path (the method wrapper, the runner), `onBusy`, 423 + Retry-After when no
  * permits came free within waitTime, shutdown and tracing. `@CurrentLock()` gets the PermitsHandle
  * (token, signal, permits). Calls are served in arrival order across instances. Not reentrant: a
  * decorated call that calls another on the same semaphore takes more permits (with one permit, it
@@ -46,7 +46,7 @@ export interface DistributedSemaphoreArgsOptions<A extends unknown[]> extends Co
  *
  * ```ts
  * @DistributedSemaphore({ name: 'exports:{params.tenant}', permits: 3, waitTime: '2s' })
- * @DistributedSemaphore({ nameFromArgs: (region: string) => `crawl:${region}`, permits: 5, onLocked: 'skip' })
+ * @DistributedSemaphore({ nameFromArgs: (region: string) => `crawl:${region}`, permits: 5, onBusy: 'skip' })
  * ```
  */
 export function DistributedSemaphore(options: DistributedSemaphoreOptions): MethodDecorator;

@@ -8,9 +8,9 @@ export type {
   DistributedLockArgsOptions,
   LockNameFactory,
   LockNameFromArgs,
-  LockedCallInfo,
+  LockBusyInfo,
   LockedMethodDecorator,
-  OnLocked,
+  OnBusy,
 } from './distributed-lock.options.js';
 export { ScheduledLock, type ScheduledLockOptions } from './scheduled-lock.decorator.js';
 export {
@@ -24,7 +24,7 @@ export { DistributedLockExplorer } from './distributed-lock.explorer.js';
 export { DistributedLockRunner } from './distributed-lock.runner.js';
 export { DistributedLockInterceptor } from './distributed-lock.interceptor.js';
 export { LockContextInterceptor } from './lock-context.interceptor.js';
-export { LockUnavailableException } from './lock-unavailable.exception.js';
+export { LockBusyException } from './lock-busy.exception.js';
 export { CurrentLock } from './current-lock.decorator.js';
 export { DistributedSemaphore, type DistributedSemaphoreOptions, type DistributedSemaphoreArgsOptions } from './distributed-semaphore.decorator.js';
 export { Leader, type LeaderOptions } from './leader.decorator.js';

@@ -7,7 +7,7 @@ import {
   LockNameTemplateError,
   LockLostError,
 } from '../core/index.js';
-import { LockUnavailableException } from './lock-unavailable.exception.js';
+import { LockBusyException, retryAfterSeconds } from './lock-busy.exception.js';
 import type { RequestCall } from './locked-method.js';
 
 /**
@@ -84,13 +84,13 @@ class LockAnswerException extends IntrinsicException {
   }
 }
 
-/** Busy: HTTP 423 (or 409) with Retry-After in seconds; elsewhere `retryAfterMs`. */
+/** Busy: HTTP 423 (or 409) with Retry-After in seconds (the header) and `retryAfterMs` in the body; elsewhere `retryAfterMs`. */
 export function busyAnswer(error: LockAcquireTimeoutError, context: ExecutionContext, status: 409 | 423): Promise<unknown> {
-  const seconds = Math.max(1, Math.ceil(error.retryAfterMs / 1000));
-  const message = `The resource is busy (lock "${error.lockName}" is held). Retry after ${seconds} s.`;
-  return answer(context, { status: 'error', code: error.code, message, retryAfterMs: Math.max(1, Math.round(error.retryAfterMs)) }, () => {
-    setHeader(context, 'Retry-After', String(seconds));
-    return new LockUnavailableException(error.lockName, seconds, status);
+  const retryAfterMs = Math.max(1, Math.round(error.retryAfterMs));
+  const message = `The resource is busy (lock "${error.lockName}" is held). Retry after ${retryAfterSeconds(retryAfterMs)} s.`;
+  return answer(context, { status: 'error', code: error.code, message, retryAfterMs }, () => {
+    setHeader(context, 'Retry-After', String(retryAfterSeconds(retryAfterMs)));
+    return new LockBusyException(error.lockName, retryAfterMs, status);
   });
 }
 

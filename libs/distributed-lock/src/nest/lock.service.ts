@@ -7,7 +7,7 @@ import { OutageLog } from './outage-log.js';
 export interface LockServiceSettings {
   defaultWaitMs: number;
   requestContext: boolean;
-  unavailableStatus: 409 | 423;
+  busyStatus: 409 | 423;
   /** How long app.close() waits for decorated calls in flight before releasing their locks. */
   shutdownTimeoutMs: number;
 }
@@ -29,16 +29,16 @@ export class LockService extends LockClient {
   readonly outage: OutageLog;
 
   constructor(options: DistributedLockModuleOptions = {}) {
-    const { defaultWaitTime, requestContext, unavailableStatus, shutdownTimeout, ...clientOptions } = options ?? {};
+    const { defaultWaitTime, requestContext, busyStatus, shutdownTimeout, ...clientOptions } = options ?? {};
     super(clientOptions, MODULE_ONLY_OPTION_KEYS);
     const env = options?.env ?? process.env;
-    if (unavailableStatus !== undefined && unavailableStatus !== 409 && unavailableStatus !== 423) {
-      throw new InvalidLockConfigError('unavailableStatus', `expected 409 or 423, got ${String(unavailableStatus)}.`);
+    if (busyStatus !== undefined && busyStatus !== 409 && busyStatus !== 423) {
+      throw new InvalidLockConfigError('busyStatus', `expected 409 or 423, got ${String(busyStatus)}.`);
     }
     this.settings = {
       defaultWaitMs: configDuration(defaultWaitTime, 'defaultWaitTime', env, 'LOCK_WAIT_TIME', DEFAULT_DECORATOR_WAIT_MS, 0),
       requestContext: requestContext ?? true,
-      unavailableStatus: unavailableStatus ?? 423,
+      busyStatus: busyStatus ?? 423,
       shutdownTimeoutMs: configDuration(shutdownTimeout, 'shutdownTimeout', env, 'LOCK_SHUTDOWN_TIMEOUT', DEFAULT_SHUTDOWN_TIMEOUT_MS, 0),
     };
     this.events.on('pubsub', (choice) => this.logger.log(`Unlock notifications: ${describePubSubChoice(choice)}`));

@@ -63,7 +63,7 @@ export class LockedCall {
     this.ended = new Promise((resolve) => (this.end = resolve));
   }
 
-  /** Runs the call: resolves with the method's result (or what onLocked / onUnavailable give instead). */
+  /** Runs the call: resolves with the method's result (or what onBusy / onUnavailable give instead). */
   async run(): Promise<unknown> {
     let names: string[];
     try {
@@ -152,15 +152,15 @@ export class LockedCall {
     }
   }
 
-  /** The call's result when the lock was not taken: onLocked, onUnavailable, or the failure thrown. */
+  /** The call's result when the lock was not taken: onBusy, onUnavailable, or the failure thrown. */
   private async notTaken(error: unknown, name: string, waitedMs: number): Promise<unknown> {
     const { metadata, ports } = this;
-    if (error instanceof LockAcquireTimeoutError && metadata.onLocked !== 'throw') {
-      if (metadata.onLocked === 'skip') {
+    if (error instanceof LockAcquireTimeoutError && metadata.onBusy !== 'throw') {
+      if (metadata.onBusy === 'skip') {
         ports.logger.debug?.(`${metadata.where} skipped: lock "${name}" is held elsewhere.`);
         return undefined;
       }
-      return await metadata.onLocked({ name, waitedMs, error, args: this.args, context: this.request?.context });
+      return await metadata.onBusy({ name, waitedMs, error, args: this.args, context: this.request?.context });
     }
     if (error instanceof LockBackendError && metadata.onUnavailable === 'skip') {
       ports.locks.outage.failed(`${metadata.where} skipped`, error, name);

@@ -2,7 +2,7 @@ import { InvalidLockArgumentError, type Duration } from '../core/index.js';
 import { toMilliseconds } from '../core/util/duration.js';
 import { assertKnownKeys, isPlainObject } from '../core/util/validate.js';
 import { lockDecorator } from './distributed-lock.decorator.js';
-import { toLockMetadata, type DistributedLockMetadata, type OnLocked, type OnLost } from './distributed-lock.options.js';
+import { toLockMetadata, type DistributedLockMetadata, type OnBusy, type OnLost } from './distributed-lock.options.js';
 import { LockNameTemplate } from './lock-name.resolver.js';
 
 export interface ScheduledLockOptions {
@@ -25,12 +25,12 @@ export interface ScheduledLockOptions {
    */
   lockAtLeastFor?: Duration;
   /** What a skipped tick resolves (default `'skip'`: undefined, the method does not run). */
-  onLocked?: OnLocked;
+  onBusy?: OnBusy;
   /** When a run outlasts lockAtMostFor (default: its signal aborts and a warning is logged); see OnLost. */
   onLost?: OnLost;
 }
 
-const OPTION_KEYS = ['name', 'lockAtMostFor', 'lockAtLeastFor', 'onLocked', 'onLost'] as const;
+const OPTION_KEYS = ['name', 'lockAtMostFor', 'lockAtLeastFor', 'onBusy', 'onLost'] as const;
 
 /**
  * A scheduled job (`@Cron`, `@Interval`, a queue consumer...) that runs in one instance only per
@@ -68,7 +68,7 @@ export function ScheduledLock(options: ScheduledLockOptions = {}): MethodDecorat
           leaseTime: options.lockAtMostFor,
           lockAtLeastFor: options.lockAtLeastFor,
           waitTime: 0,
-          onLocked: options.onLocked ?? 'skip',
+          onBusy: options.onBusy ?? 'skip',
           ...(options.onLost === undefined ? {} : { onLost: options.onLost }),
         },
         undefined,
