@@ -107,7 +107,7 @@ class Jobs {
   runs = 0;
 
   // @Cron below the lock (applied first), and a custom metadata: both survive.
-  @ScheduledLock({ lockAtMostFor: '5s' })
+  @ScheduledLock({ leaseTime: '5s' })
   @Cron('0 0 1 1 *', { name: 'jobs-cron', disabled: true })
   @SetMetadata(ROLE, 'job')
   async cronJob(): Promise<string> {
@@ -325,7 +325,7 @@ describe('@DistributedLock options are checked when the class is defined', () =>
     ['lock name', () => DistributedLock('x:{args.0}:{params.id}')],
     ['@DistributedLock options', () => DistributedLock({ name: 'x', leasetime: '1s' } as never)],
     ['@ScheduledLock name', () => ScheduledLock({ name: 'job:{params.id}' })],
-    ['lockAtMostFor', () => ScheduledLock({ lockAtMostFor: -1 })],
+    ['leaseTime', () => ScheduledLock({ leaseTime: -1 })],
   ])('%s', (argument, decorate) => {
     let error: unknown;
     try {

@@ -12,25 +12,25 @@ export interface ScheduledLockOptions {
    */
   name?: string;
   /**
-   * Upper bound of the lease (ShedLock's lockAtMostFor): the lock is taken for this long, without
-   * watchdog renewal, so a crashed or hung instance blocks the job for at most this long. A run that
-   * lasts longer loses the lock (its signal aborts, a warning is logged) and another instance may run.
-   * Omit it to let the watchdog renew the lease while the job runs.
+   * The lease, as in every other decorator (ShedLock calls it lockAtMostFor): the lock is taken for
+   * this long, without watchdog renewal, so a crashed or hung instance blocks the job for at most this
+   * long. A run that lasts longer loses the lock (its signal aborts, a warning is logged) and another
+   * instance may run. Omit it to let the watchdog renew the lease while the job runs.
    */
-  lockAtMostFor?: Duration;
+  leaseTime?: Duration;
   /**
    * Keep the lock at least this long after the run started, even if the run ends sooner (ShedLock's
    * lockAtLeastFor), so that instances whose clocks or ticks drift by less than this skip the same
-   * tick. Shorter than the schedule's period, and than lockAtMostFor.
+   * tick. Shorter than the schedule's period, and than leaseTime.
    */
   lockAtLeastFor?: Duration;
   /** What a skipped tick resolves (default `'skip'`: undefined, the method does not run). */
   onBusy?: OnBusy;
-  /** When a run outlasts lockAtMostFor (default: its signal aborts and a warning is logged); see OnLost. */
+  /** When a run outlasts leaseTime (default: its signal aborts and a warning is logged); see OnLost. */
   onLost?: OnLost;
 }
 
-const OPTION_KEYS = ['name', 'lockAtMostFor', 'lockAtLeastFor', 'onBusy', 'onLost'] as const;
+const OPTION_KEYS = ['name', 'leaseTime', 'lockAtLeastFor', 'onBusy', 'onLost'] as const;
 
 /**
  * A scheduled job (`@Cron`, `@Interval`, a queue consumer...) that runs in one instance only per
@@ -40,14 +40,14 @@ const OPTION_KEYS = ['name', 'lockAtMostFor', 'lockAtLeastFor', 'onBusy', 'onLos
  *
  * ```ts
  * @Cron(CronExpression.EVERY_MINUTE)
- * @ScheduledLock({ lockAtMostFor: '50s', lockAtLeastFor: '10s' })
+ * @ScheduledLock({ leaseTime: '50s', lockAtLeastFor: '10s' })
  * async report() { ... }
  * ```
  */
 export function ScheduledLock(options: ScheduledLockOptions = {}): MethodDecorator {
   if (!isPlainObject(options)) throw new InvalidLockArgumentError('@ScheduledLock options', 'expected an options object.');
   assertKnownKeys(options, OPTION_KEYS, '@ScheduledLock options');
-  if (options.lockAtMostFor !== undefined) toMilliseconds(options.lockAtMostFor, 'lockAtMostFor', { min: 10 });
+  if (options.leaseTime !== undefined) toMilliseconds(options.leaseTime, 'leaseTime', { min: 10 });
   if (options.name !== undefined) {
     if (typeof options.name !== 'string' || options.name.trim() === '') {
       throw new InvalidLockArgumentError('@ScheduledLock name', 'expected a non-empty string: a fixed name or an {args.N} template.');
@@ -65,7 +65,7 @@ export function ScheduledLock(options: ScheduledLockOptions = {}): MethodDecorat
       ...toLockMetadata(
         {
           name: options.name ?? `schedule:${className}.${String(propertyKey)}`,
-          leaseTime: options.lockAtMostFor,
+          leaseTime: options.leaseTime,
           lockAtLeastFor: options.lockAtLeastFor,
           waitTime: 0,
           onBusy: options.onBusy ?? 'skip',
