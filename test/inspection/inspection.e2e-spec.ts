@@ -62,7 +62,7 @@ describe.each([
 
   it('a plain lock: holder with its process, holds, token, time held, lease, watchdog; waiting processes in order', async () => {
     const [holder, b, c] = await Promise.all([connect('holder'), connect('waiter-b'), connect('waiter-c')]);
-    const [first, again] = await holder.runInContext(async () => [await holder.lock('inspect:plain'), await holder.lock('inspect:plain')]); // reentrant: 2 holds, one token
+    const [first, again] = await holder.runInNewContext(async () => [await holder.lock('inspect:plain'), await holder.lock('inspect:plain')]); // reentrant: 2 holds, one token
     const waitB = b.lock('inspect:plain', { waitTime: '10s' });
     await until(async () => (await holder.inspect('inspect:plain')).waiting.length === 1, 'b to be marked as waiting');
     const waitC = c.lock('inspect:plain', { waitTime: '10s' });
@@ -229,9 +229,9 @@ describe.each([
     await expect(b.listNames('{x}')).rejects.toMatchObject({ code: 'LOCK_INVALID_ARGUMENT' });
 
     // b waits in two callers: its inspection times them, longest first; a sees b's mark but no times.
-    const waits = [b.runInContext(() => b.lock('names:1', { waitTime: '10s' }))];
+    const waits = [b.runInNewContext(() => b.lock('names:1', { waitTime: '10s' }))];
     await until(async () => (await a.inspect('names:1')).waiting.length === 1, 'b to be marked as waiting');
-    waits.push(b.runInContext(() => b.lock('names:1', { waitTime: '10s' })));
+    waits.push(b.runInNewContext(() => b.lock('names:1', { waitTime: '10s' })));
     await until(async () => (await b.inspect('names:1')).waitingHere === 2, 'both callers of b to wait');
     const timed = await b.inspect('names:1');
     expect(timed.waitingHereForMs).toHaveLength(2);

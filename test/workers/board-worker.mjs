@@ -18,7 +18,7 @@ const handles = new Map();
 const running = [];
 
 function take(kind, name, size, count, waitTime) {
-  return client.runInContext(() => {
+  return client.runInNewContext(() => {
     if (kind === 'plain') return client.lock(name, { waitTime });
     if (kind === 'fair') return client.getFairLock(name).lock({ waitTime });
     if (kind === 'read') return client.getReadWriteLock(name).readLock().lock({ waitTime });

@@ -22,7 +22,7 @@ await go;
 
 await Promise.all(
   Array.from({ length: Number(contexts) }, () =>
-    client.runInContext(async () => {
+    client.runInNewContext(async () => {
       for (let i = 0; i < Number(iterations); i++) {
         if (protect === 'lock') await client.withLock(lockName, criticalSection);
         else await criticalSection();

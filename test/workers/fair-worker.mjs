@@ -16,7 +16,7 @@ for await (const line of lines) {
   const [command, tag] = line.split(' ');
   if (command === 'acquire') {
     running.push(
-      client.runInContext(() =>
+      client.runInNewContext(() =>
         lock.withLock(async (handle) => {
           await client.redis.rpush(process.env.LOG_KEY, tag);
           send({ type: 'acquired', tag, token: handle.token });

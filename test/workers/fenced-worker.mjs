@@ -52,7 +52,7 @@ send({ type: 'ready', pid: process.pid });
 
 await Promise.all(
   Array.from({ length: Number(env.CONTEXTS ?? 2) }, () =>
-    client.runInContext(async () => {
+    client.runInNewContext(async () => {
       while (!stopping) {
         let handle;
         try {

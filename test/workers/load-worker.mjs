@@ -44,7 +44,7 @@ send({ type: 'ready' });
 
 await Promise.all(
   Array.from({ length: Number(contexts) }, () =>
-    client.runInContext(async () => {
+    client.runInNewContext(async () => {
       while (!stopping) {
         let handle;
         try {

@@ -27,7 +27,7 @@ await go;
 
 await Promise.all(
   Array.from({ length: Number(contexts) }, (_, context) =>
-    client.runInContext(async () => {
+    client.runInNewContext(async () => {
       for (let i = 0; i < Number(iterations); i++) {
         const count = (context + i) % 3 === 0 ? 2 : 1; // a mix of one- and two-permit callers
         if (protect === 'semaphore') await semaphore.withPermits(count, () => use(count));

@@ -15,7 +15,7 @@ send({ type: 'ready' });
 for await (const line of lines) {
   if (line === 'wait') {
     running.push(
-      client.runInContext(async () => {
+      client.runInNewContext(async () => {
         const handle = await client.lock(process.env.LOCK_NAME, 5000);
         send({ type: 'acquired', token: handle.token });
         await handle.unlock();

@@ -37,7 +37,7 @@ export function semaphoreSuite(fx: ModeFixture): void {
       expect(two.token).toBeGreaterThan(one.token);
       expect(await semaphore.availablePermits()).toBe(0);
       // The same lock context asking again takes more permits (none left), it does not re-enter.
-      await client.runInContext(async () => {
+      await client.runInNewContext(async () => {
         const inner = await semaphore.withPermits(1, async (held) => held, { waitTime: 0 }).catch((error: unknown) => error);
         expect(inner).toBeInstanceOf(LockAcquireTimeoutError);
         expect((inner as Error).message).toMatch(/Semaphore "sem:basic" did not have 1 permit free/);
