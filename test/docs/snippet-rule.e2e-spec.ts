@@ -28,7 +28,7 @@ describe('the snippet rule', () => {
     'leader:<name>',
     'tryLock(name, waitTime?, leaseTime?)',
     'unlock(name)',
-    'getSemaphore(name, { permits })',
+    'getSemaphore(name, { size })',
     '{ name, token, signal, isHeld, throwIfLost(), unlock() }',
     'npm run docs:build',
     'REDIS_MODE=cluster',

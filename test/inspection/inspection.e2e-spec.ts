@@ -134,7 +134,7 @@ describe.each([
 
   it('a semaphore: its size and use, each acquisition (process, permits, token, renewal), the callers in line with what they ask; listed, tabled, not force-unlocked', async () => {
     const [a, b, c] = await Promise.all([connect('sem-a'), connect('sem-b'), connect('sem-c')]);
-    const semaphore = (client: LockClient) => client.getSemaphore('inspect:sem', { permits: 3 });
+    const semaphore = (client: LockClient) => client.getSemaphore('inspect:sem', { size: 3 });
     const two = await semaphore(a).acquire(2);
     const one = await semaphore(b).acquire(1, '5s');
     const asksTwo = semaphore(c).acquire(2, { waitTime: '10s' });
@@ -142,7 +142,7 @@ describe.each([
 
     const seen = await labelled(() => b.inspect('inspect:sem')); // no kind given: the kind in use under the name
     expect(seen).toMatchObject({ name: 'inspect:sem', kind: 'semaphore', locked: true, holder: undefined, readers: [], lastToken: one.token });
-    expect(seen.permits).toEqual({ size: 3, used: 3, available: 0 });
+    expect(seen.semaphore).toEqual({ size: 3, used: 3, available: 0 });
     expect(seen.permitHolders.map((h) => [h.instance.label, h.permits, h.token, h.watchdog, h.holds])).toEqual([
       [`sem-b@${HERE}`, 1, one.token, false, 1], // the lease that ends first comes first
       [`sem-a@${HERE}`, 2, two.token, true, 1],
@@ -180,7 +180,7 @@ describe.each([
       permitHolders: [],
       waiting: [],
       remainingLeaseMs: -2,
-      permits: { size: 3, used: 0, available: 3 },
+      semaphore: { size: 3, used: 0, available: 3 },
     });
     expect(await a.list('inspect:sem*')).toEqual([]); // a free semaphore is not listed (its size stays in Redis)
   });

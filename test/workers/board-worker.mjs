@@ -22,7 +22,7 @@ function take(kind, name, size, count, waitTime) {
     if (kind === 'plain') return client.lock(name, { waitTime });
     if (kind === 'fair') return client.getFairLock(name).lock({ waitTime });
     if (kind === 'read') return client.getReadWriteLock(name).readLock().lock({ waitTime });
-    return client.getSemaphore(name, { permits: Number(size) }).acquire(Number(count), { waitTime });
+    return client.getSemaphore(name, { size: Number(size) }).acquire(Number(count), { waitTime });
   });
 }
 

@@ -8,7 +8,7 @@ import { LockClient } from 'nestjs-distributed-lock';
 const send = (message) => console.log(JSON.stringify(message));
 const client = await LockClient.connect({ watchdogTimeout: Number(process.env.WATCHDOG) });
 client.events.on('renewed', ({ tookMs }) => send({ type: 'renewed', startedAt: Date.now() - tookMs }));
-const semaphore = client.getSemaphore(process.env.SEMAPHORE, { permits: Number(process.env.PERMITS) });
+const semaphore = client.getSemaphore(process.env.SEMAPHORE, { size: Number(process.env.PERMITS) });
 const handle = await semaphore.acquire(Number(process.env.TAKE));
 send({ type: 'acquired', token: handle.token, permits: handle.permits });
 

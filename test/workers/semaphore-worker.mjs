@@ -9,7 +9,7 @@ import { LockClient } from 'nestjs-distributed-lock';
 
 const [protect, contexts, iterations, name, permits, inUseKey] = process.argv.slice(2);
 const client = await LockClient.connect();
-const semaphore = client.getSemaphore(name, { permits: Number(permits) });
+const semaphore = client.getSemaphore(name, { size: Number(permits) });
 const redis = client.redis;
 let maxInUse = 0;
 

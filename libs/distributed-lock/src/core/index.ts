@@ -47,7 +47,7 @@ export type {
   ListLockNamesOptions,
   LockNameInfo,
   LockNameList,
-  SemaphorePermitsInfo,
+  SemaphoreInfo,
 } from './inspection/lock-inspection.js';
 export { INSTANCE_REGISTRATION_TTL_MS } from './inspection/instance-registration.js';
 export { FencedResource, type FencingToken } from './fencing/fenced-resource.js';

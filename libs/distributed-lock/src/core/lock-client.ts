@@ -375,7 +375,7 @@ export class LockClient {
   // Primitives built on the locks' leases: semaphores and leader election.
 
   /**
-   * A semaphore of `permits` permits (Redisson's RPermitExpirableSemaphore): `acquire(n)` /
+   * A semaphore of `size` permits (Redisson's RPermitExpirableSemaphore): `acquire(n)` /
    * `tryAcquire(n, waitTime)` take permits, each acquisition a lease of its own (watchdog-renewed, or
    * `leaseTime`) with its own fencing token and signal, released through its handle; waiters served
    * in arrival order across processes (see Semaphore). Not available in redlock mode

@@ -156,10 +156,10 @@ export interface DistributedLockMetadata {
   semaphore?: DecoratedSemaphore;
 }
 
-/** What a @DistributedSemaphore call takes: `perCall` permits of a semaphore of `permits`. */
+/** What a @DistributedSemaphore call takes: `perCall` permits of a semaphore of `size`. */
 export interface DecoratedSemaphore {
   /** The semaphore's size (stored at its first use, see LockClient.getSemaphore). */
-  readonly permits: number;
+  readonly size: number;
   /** Permits each call takes. */
   readonly perCall: number;
   readonly queueTimeoutMs: number | undefined;

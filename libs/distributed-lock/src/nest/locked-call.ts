@@ -127,7 +127,7 @@ export class LockedCall {
           );
         }
         const { queueTimeoutMs } = semaphore;
-        const size = { permits: semaphore.permits, ...(queueTimeoutMs === undefined ? {} : { queueTimeout: queueTimeoutMs }) };
+        const size = { size: semaphore.size, ...(queueTimeoutMs === undefined ? {} : { queueTimeout: queueTimeoutMs }) };
         return ports.locks.getSemaphore(names[0]!, size).acquire(semaphore.perCall, options);
       }
       if (names.length > 1) return ports.locks.getMultiLock(names.map((name) => this.lockOfKind(name))).lock(options);
