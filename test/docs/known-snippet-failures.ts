@@ -17,11 +17,6 @@ export interface KnownFailure {
 export const KNOWN_README_FAILURES: KnownFailure[] = [
   {
     kind: 'inline',
-    snippet: "await using lock = await locks.lock('x')",
-    why: "TS2851: lock() returns a LockHandle, which has no [Symbol.asyncDispose] (PermitsHandle and LeaderElection have one), so the README's promise that this line releases the lock at the end of the block does not compile.",
-  },
-  {
-    kind: 'inline',
     snippet: 'global.gc()',
     why: 'TS2722: global.gc exists only under node --expose-gc, so its type is possibly undefined; prose about how the benchmark measures the heap, to be marked not-compiled.',
   },

@@ -67,10 +67,6 @@ export class MultiLockHandle extends LockHandle {
     if (failures.length > 0) throw failures[0];
   }
 
-  async [Symbol.asyncDispose](): Promise<void> {
-    if (this.isHeld) await this.unlock();
-  }
-
   toJSON(): { name: string; tokens: Readonly<Record<string, number>>; isHeld: boolean } {
     return { name: this.name, tokens: this.tokens, isHeld: this.isHeld };
   }
