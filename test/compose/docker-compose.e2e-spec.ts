@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { LOCK_ENV_VARIABLES, readConnectionConfigFromEnv, REDIS_MODES } from 'nestjs-distributed-lock';
+import { REDIS_MODES } from '../../libs/distributed-lock/src/core/config/connection-config.js';
+import { LOCK_ENV_VARIABLES, readConnectionConfigFromEnv } from '../../libs/distributed-lock/src/core/config/env-config.parser.js';
 
 /**
  * There is no Docker engine here, so docker-compose.yml is checked by reading it: every topology has a

@@ -3,7 +3,8 @@ import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Controller, Injectable, Module, Post, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { DistributedLock, DistributedLockModule, DistributedLockRunner, LockService, type LockClient, type LockHandle } from 'nestjs-distributed-lock';
+import { DistributedLock, DistributedLockModule, LockService, type LockClient, type LockHandle } from 'nestjs-distributed-lock';
+import { DistributedLockRunner } from '../../libs/distributed-lock/src/nest/distributed-lock.runner.js';
 import { useRedis } from '../harness/use-redis.js';
 import { nextEvent, until } from '../harness/wait.js';
 

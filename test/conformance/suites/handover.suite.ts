@@ -1,4 +1,5 @@
-import { MAX_HANDOVER_STREAK, type LockClient, type LockHandle } from 'nestjs-distributed-lock';
+import type { LockClient, LockHandle } from 'nestjs-distributed-lock';
+import { MAX_HANDOVER_STREAK } from '../../../libs/distributed-lock/src/core/waiting/lock-line.js';
 import { stopAllWorkers, WorkerProcess } from '../../harness/worker-process.js';
 import { nextEvent, until } from '../../harness/wait.js';
 import { itAcrossProcesses, itFull, type ModeFixture } from '../fixture.js';

@@ -20,4 +20,21 @@ export interface DistributedLockModuleOptions extends LockClientOptions {
   shutdownTimeout?: Duration;
 }
 
+/**
+ * A class that makes the module's options, for `forRootAsync({ useClass })` or `useExisting`:
+ *
+ * ```ts
+ * @Injectable()
+ * class LockConfig implements DistributedLockOptionsFactory {
+ *   constructor(private readonly config: ConfigService) {}
+ *   createDistributedLockOptions(): DistributedLockModuleOptions {
+ *     return { url: this.config.getOrThrow('DISTRIBUTED_LOCK_REDIS_URL') };
+ *   }
+ * }
+ * ```
+ */
+export interface DistributedLockOptionsFactory {
+  createDistributedLockOptions(): DistributedLockModuleOptions | Promise<DistributedLockModuleOptions>;
+}
+
 export const MODULE_ONLY_OPTION_KEYS = ['defaultWaitTime', 'requestContext', 'busyStatus', 'shutdownTimeout'] as const;

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { describePubSubChoice, InvalidLockConfigError, LockClient, type RedisClient } from '../core/index.js';
+import { describePubSubChoice } from '../core/events/pubsub-choice.js';
+import { InvalidLockConfigError, LockClient, type RedisClient } from '../core/index.js';
 import { configDuration } from '../core/config/resolve-lock-client-options.js';
 import { MODULE_ONLY_OPTION_KEYS, type DistributedLockModuleOptions } from './distributed-lock-module.options.js';
 import { OutageLog } from './outage-log.js';
@@ -23,6 +24,7 @@ const SLOW_RENEWAL_SHARE = 1 / 3;
  * background Redis failures are logged through the Nest Logger (never owner ids or tokens).
  */
 export class LockService extends LockClient {
+  /** @internal The module's settings, as the Nest layer reads them. */
   readonly settings: LockServiceSettings;
   private readonly logger = new Logger('DistributedLock');
   /** @internal Failures during a Redis outage, logged once when it starts and once when it ends. */
@@ -62,8 +64,8 @@ export class LockService extends LockClient {
   }
 
   /**
-   * The connections a health check looks at: where lock scripts run, and the subscribers that receive
-   * unlock notifications. @internal (used by DistributedLockHealthIndicator).
+   * @internal The connections a health check looks at (used by DistributedLockHealthIndicator):
+   * where lock scripts run, and the subscribers that receive unlock notifications.
    */
   healthTargets(): { commands: { target: string; client: RedisClient }[]; subscribers: { target: string; client: RedisClient }[] } {
     const nodes = this.engine.nodes.map((node) => ({ target: node.target, client: node.redis }));

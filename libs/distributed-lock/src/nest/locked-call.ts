@@ -1,16 +1,13 @@
 import type { Logger } from '@nestjs/common';
 import { isObservable, Observable, type Subscription } from 'rxjs';
+import { getLockContext, runInLockContext, runWithCurrentLock, type LockContext } from '../core/context/lock-context.js';
 import {
-  getLockContext,
   InvalidLockArgumentError,
   LockAcquireAbortedError,
   LockAcquireTimeoutError,
   LockBackendError,
   LockLostError,
-  runInLockContext,
-  runWithCurrentLock,
   type BaseLock,
-  type LockContext,
   type LockHandle,
 } from '../core/index.js';
 import type { DistributedLockMetadata } from './distributed-lock.options.js';

@@ -21,7 +21,10 @@ export class MultiLockHandle extends LockHandle {
   private readonly anyLost: AbortSignal;
   private released = false;
 
-  constructor(readonly handles: readonly HeldLockHandle[]) {
+  constructor(
+    /** @internal */
+    readonly handles: readonly HeldLockHandle[],
+  ) {
     super();
     this.name = handles.map((handle) => handle.name).join(', ');
     this.tokens = Object.fromEntries(handles.map((handle) => [handle.name, handle.token]));
@@ -145,7 +148,7 @@ export class MultiLock {
   }
 
   /**
-   * Acquires every lock for `owner`; returns the handle, or the last seen TTL when the wait ran out.
+   * @internal Acquires every lock for `owner`; returns the handle, or the last seen TTL when the wait ran out.
    * No lock's wait starts after the deadline, so the answer comes by the deadline plus one operation
    * timeout (each lock's Acquisition keeps to it), and a partial acquisition is given back in parallel
    * within the same bound (then in the background).
