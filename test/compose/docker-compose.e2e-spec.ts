@@ -41,7 +41,7 @@ describe('docker-compose.yml', () => {
     for (const mode of REDIS_MODES) {
       const instances = apps.filter(([, service]) => service.profiles?.includes(mode));
       expect({ mode, instances: instances.length }).toEqual({ mode, instances: 2 });
-      for (const [, service] of instances) expect(service.environment?.REDIS_MODE).toBe(mode);
+      for (const [, service] of instances) expect(service.environment?.DISTRIBUTED_LOCK_REDIS_MODE).toBe(mode);
     }
   });
 

@@ -31,7 +31,7 @@ describe('the snippet rule', () => {
     'getSemaphore(name, { size })',
     '{ name, token, signal, isHeld, throwIfLost(), unlock() }',
     'npm run docs:build',
-    'REDIS_MODE=cluster',
+    'DISTRIBUTED_LOCK_REDIS_MODE=cluster',
     "'500ms'",
     'LOCK_NOT_HELD',
     '@DistributedLock',

@@ -8,9 +8,9 @@ import { until } from '../harness/wait.js';
 const CLI = fileURLToPath(new URL('../../libs/distributed-lock/dist/cli/main.js', import.meta.url));
 const HERE = `${hostname()}:${process.pid}`;
 
-/** Runs the built command-line inspector with the topology's REDIS_* variables (nothing inherited). */
+/** Runs the built command-line inspector with the topology's DISTRIBUTED_LOCK_REDIS_* variables (nothing inherited). */
 function cli(topology: Topology, args: string[], input = ''): Promise<{ code: number; stdout: string; stderr: string }> {
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(REDIS|LOCK)_/.test(name)));
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^DISTRIBUTED_LOCK_/.test(name)));
   return new Promise((resolve) => {
     const child = execFile(process.execPath, [CLI, ...args], { env: { ...inherited, ...topology.env }, timeout: 20_000 }, (error, stdout, stderr) =>
       resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),

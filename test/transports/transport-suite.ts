@@ -100,7 +100,7 @@ export function describeTransport(title: string, transport: TransportUnderTest, 
     beforeAll(async () => {
       const proxy = await FaultProxy.start({ targetPort: redis.server().port });
       const id = randomUUID().slice(0, 8);
-      const env = async (i: number) => ({ ...(await transport.env?.(i)), REDIS_PORT: proxy.port, RUN_ID: id });
+      const env = async (i: number) => ({ ...(await transport.env?.(i)), DISTRIBUTED_LOCK_REDIS_PORT: proxy.port, RUN_ID: id });
       const apps = await Promise.all([startApp(transport.app, await env(0)), startApp(transport.app, await env(1))]);
       const clients = await Promise.all(apps.map(({ ready }) => transport.connect(ready)));
       state = { apps: apps.map(({ process }) => process), ready: apps.map(({ ready }) => ready), clients, proxy, other: () => other, run: id };

@@ -1,5 +1,5 @@
 // Holds and waits for locks of every kind on command, for the lock board's browser test.
-// env: REDIS_* (any single-node mode), LOCK_INSTANCE_NAME (its label on the board).
+// env: DISTRIBUTED_LOCK_REDIS_* (any single-node mode), DISTRIBUTED_LOCK_INSTANCE_NAME (its label on the board).
 // stdin, one command a line (NAME without spaces):
 //   hold plain|fair NAME      -> {"type":"held","name","token"}   (watchdog lease)
 //   read NAME                 -> {"type":"held","name","token"}   (a read lock)

@@ -2,7 +2,7 @@
 // add them to a Redis counter of permits in use (INCRBY: atomic, so every overlap is counted), work a
 // moment, take them off again, give the permits back. Reports the highest count it saw.
 // argv: <protect: semaphore|none> <contexts> <iterations> <name> <permits> <inUseKey>
-// env: REDIS_* (any single-node mode). Prints {"type":"ready"}, waits for "go", prints {"type":"done","maxInUse"}.
+// env: DISTRIBUTED_LOCK_REDIS_* (any single-node mode). Prints {"type":"ready"}, waits for "go", prints {"type":"done","maxInUse"}.
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LockClient } from 'nestjs-distributed-lock';

@@ -2,7 +2,7 @@ import type { Duration, LockClientOptions } from '../core/index.js';
 
 /** Options of `DistributedLockModule.forRoot()` / `forRootAsync()`. Every field is optional. */
 export interface DistributedLockModuleOptions extends LockClientOptions {
-  /** Default waitTime of @DistributedLock (default `LOCK_WAIT_TIME` or 10 s). */
+  /** Default waitTime of @DistributedLock (default `DISTRIBUTED_LOCK_WAIT_TIME` or 10 s). */
   defaultWaitTime?: Duration;
   /**
    * Run every incoming request (HTTP, RPC, WebSocket) in its own lock context, so that
@@ -15,7 +15,7 @@ export interface DistributedLockModuleOptions extends LockClientOptions {
   /**
    * On app.close(), how long to wait for decorated calls in flight (request handlers and provider
    * methods) to finish before their locks are released and the connections closed (default
-   * `LOCK_SHUTDOWN_TIMEOUT` or 10 s; 0: do not wait).
+   * `DISTRIBUTED_LOCK_SHUTDOWN_TIMEOUT` or 10 s; 0: do not wait).
    */
   shutdownTimeout?: Duration;
 }
@@ -28,7 +28,7 @@ export interface DistributedLockModuleOptions extends LockClientOptions {
  * class LockConfig implements DistributedLockOptionsFactory {
  *   constructor(private readonly config: ConfigService) {}
  *   createDistributedLockOptions(): DistributedLockModuleOptions {
- *     return { url: this.config.getOrThrow('DISTRIBUTED_LOCK_REDIS_URL') };
+ *     return { connection: { mode: 'single', url: this.config.getOrThrow('LOCKS_REDIS_URL') } };
  *   }
  * }
  * ```

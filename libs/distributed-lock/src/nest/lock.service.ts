@@ -38,10 +38,10 @@ export class LockService extends LockClient {
       throw new InvalidLockConfigError('busyStatus', `expected 409 or 423, got ${String(busyStatus)}.`);
     }
     this.settings = {
-      defaultWaitMs: configDuration(defaultWaitTime, 'defaultWaitTime', env, 'LOCK_WAIT_TIME', DEFAULT_DECORATOR_WAIT_MS, 0),
+      defaultWaitMs: configDuration(defaultWaitTime, 'defaultWaitTime', env, 'DISTRIBUTED_LOCK_WAIT_TIME', DEFAULT_DECORATOR_WAIT_MS, 0),
       requestContext: requestContext ?? true,
       busyStatus: busyStatus ?? 423,
-      shutdownTimeoutMs: configDuration(shutdownTimeout, 'shutdownTimeout', env, 'LOCK_SHUTDOWN_TIMEOUT', DEFAULT_SHUTDOWN_TIMEOUT_MS, 0),
+      shutdownTimeoutMs: configDuration(shutdownTimeout, 'shutdownTimeout', env, 'DISTRIBUTED_LOCK_SHUTDOWN_TIMEOUT', DEFAULT_SHUTDOWN_TIMEOUT_MS, 0),
     };
     this.events.on('pubsub', (choice) => this.logger.log(`Unlock notifications: ${describePubSubChoice(choice)}`));
     this.events.on('lost', ({ name, reason, heldMs }) =>

@@ -13,7 +13,7 @@ export interface ReplicaAckOptions {
 
 /** Options of the framework-free `LockClient` (the Nest module accepts the same, plus its own). */
 export interface LockClientOptions {
-  /** Where Redis is. Omit it (and `client`) to read `REDIS_*` environment variables. */
+  /** Where Redis is. Omit it (and `client`) to read `DISTRIBUTED_LOCK_REDIS_*` environment variables. */
   connection?: ConnectionConfig;
   /**
    * An ioredis client you already have (`Redis` or `Cluster`; iovalkey's work too). The library runs
@@ -22,11 +22,11 @@ export interface LockClientOptions {
    * instead: no Redis needed.
    */
   client?: RedisClient | RedisCompatibleClient | InMemoryLockStore;
-  /** Prefix of every key and channel (default `LOCK_KEY_PREFIX` or `'lock:'`). */
+  /** Prefix of every key and channel (default `DISTRIBUTED_LOCK_KEY_PREFIX` or `'lock:'`). */
   keyPrefix?: string;
   /**
    * Lease of a lock taken without leaseTime; the watchdog renews it every third of this while the
-   * owner holds it (default `LOCK_WATCHDOG_TIMEOUT` or 30 s, minimum 30 ms).
+   * owner holds it (default `DISTRIBUTED_LOCK_WATCHDOG_TIMEOUT` or 30 s, minimum 30 ms).
    */
   watchdogTimeout?: Duration;
   /**
@@ -40,7 +40,7 @@ export interface LockClientOptions {
    * Replica acknowledgement: after acquiring or renewing, `WAIT replicas timeout` on the same
    * connection; if fewer replicas confirm, an acquisition is undone (ReplicaAckError) and a renewal
    * does not extend the local lease. Best effort: it narrows, but cannot close, the window in which a
-   * failover loses a lock. Default `LOCK_REPLICA_ACK` / `LOCK_REPLICA_ACK_TIMEOUT`, or off.
+   * failover loses a lock. Default `DISTRIBUTED_LOCK_REPLICA_ACK` / `DISTRIBUTED_LOCK_REPLICA_ACK_TIMEOUT`, or off.
    * Not available in redlock mode (its nodes are independent masters). Can be set per lock too.
    */
   replicaAck?: ReplicaAckOptions | false;
@@ -63,7 +63,7 @@ export interface LockClientOptions {
   metrics?: LockMetricsOptions | false;
   /**
    * A readable name for this process in lock inspection (`inspect`, `list`, the command-line
-   * inspector), beside its host and pid (default `LOCK_INSTANCE_NAME`, or none).
+   * inspector), beside its host and pid (default `DISTRIBUTED_LOCK_INSTANCE_NAME`, or none).
    */
   instanceName?: string;
 }

@@ -65,8 +65,8 @@ export function resolveLockClientOptions(input: LockClientOptions, extraKeys: re
         ? validateConnectionConfig(options.connection)
         : readConnectionConfigFromEnv(env);
 
-  const keyPrefix = options.keyPrefix ?? env.LOCK_KEY_PREFIX ?? DEFAULT_KEY_PREFIX;
-  const prefixSetting = options.keyPrefix !== undefined ? 'keyPrefix' : 'LOCK_KEY_PREFIX';
+  const keyPrefix = options.keyPrefix ?? env.DISTRIBUTED_LOCK_KEY_PREFIX ?? DEFAULT_KEY_PREFIX;
+  const prefixSetting = options.keyPrefix !== undefined ? 'keyPrefix' : 'DISTRIBUTED_LOCK_KEY_PREFIX';
   if (typeof keyPrefix !== 'string' || keyPrefix.length > MAX_PREFIX_LENGTH || /[{}\s]/.test(keyPrefix)) {
     throw new InvalidLockConfigError(
       prefixSetting,
@@ -77,7 +77,7 @@ export function resolveLockClientOptions(input: LockClientOptions, extraKeys: re
   const replicaAck = asConfigError(() => (options.replicaAck !== undefined ? parseReplicaAck(options.replicaAck, 'replicaAck') : replicaAckFromEnv(env)));
   if (replicaAck && connection?.mode === 'redlock') {
     throw new InvalidLockConfigError(
-      options.replicaAck !== undefined ? 'replicaAck' : 'LOCK_REPLICA_ACK',
+      options.replicaAck !== undefined ? 'replicaAck' : 'DISTRIBUTED_LOCK_REPLICA_ACK',
       'replica acknowledgement does not apply to redlock mode: its nodes are independent masters. Unset it, or use a replicated mode.',
     );
   }
@@ -92,7 +92,7 @@ export function resolveLockClientOptions(input: LockClientOptions, extraKeys: re
       options.watchdogTimeout,
       'watchdogTimeout',
       env,
-      'LOCK_WATCHDOG_TIMEOUT',
+      'DISTRIBUTED_LOCK_WATCHDOG_TIMEOUT',
       DEFAULT_WATCHDOG_TIMEOUT_MS,
       MIN_WATCHDOG_TIMEOUT_MS,
     ),
@@ -104,10 +104,10 @@ export function resolveLockClientOptions(input: LockClientOptions, extraKeys: re
   };
 }
 
-/** The readable name of this process in lock inspection: the option, else LOCK_INSTANCE_NAME. */
+/** The readable name of this process in lock inspection: the option, else DISTRIBUTED_LOCK_INSTANCE_NAME. */
 function resolveInstanceName(value: unknown, env: Environment): string | undefined {
-  const setting = value !== undefined ? 'instanceName' : 'LOCK_INSTANCE_NAME';
-  const name = value !== undefined ? value : env.LOCK_INSTANCE_NAME?.trim() || undefined;
+  const setting = value !== undefined ? 'instanceName' : 'DISTRIBUTED_LOCK_INSTANCE_NAME';
+  const name = value !== undefined ? value : env.DISTRIBUTED_LOCK_INSTANCE_NAME?.trim() || undefined;
   if (name === undefined) return undefined;
   if (typeof name !== 'string' || name.trim() === '' || name.length > MAX_INSTANCE_NAME_LENGTH) {
     throw new InvalidLockConfigError(setting, `expected a name of 1 to ${MAX_INSTANCE_NAME_LENGTH} characters, e.g. "orders-api-1", got ${describe(name)}.`);

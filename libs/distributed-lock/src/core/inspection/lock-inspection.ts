@@ -13,7 +13,7 @@ export interface LockInstanceInfo {
   readonly clientId: string;
   readonly host: string | undefined;
   readonly pid: number | undefined;
-  /** The client's `instanceName` option (or LOCK_INSTANCE_NAME). */
+  /** The client's `instanceName` option (or DISTRIBUTED_LOCK_INSTANCE_NAME). */
   readonly instanceName: string | undefined;
   /**
    * `name@host:pid`, `host:pid`, or, for a client that has not registered (it never took a lock, its
