@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { REDIS_MODES } from '../../libs/distributed-lock/src/core/config/connection-config.js';
@@ -6,11 +6,18 @@ import { LOCK_ENV_VARIABLES, readConnectionConfigFromEnv } from '../../libs/dist
 
 /**
  * There is no Docker engine here, so docker-compose.yml is checked by reading it: every topology has a
- * profile whose app instances are configured, through the variables the README documents, to reach
+ * profile whose app instances are configured, through the variables the documentation names, to reach
  * services of that same profile, in a form the library's own parser accepts.
  */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const README = readFileSync(`${ROOT}README.md`, 'utf8');
+/** The Markdown pages of the documentation site (what the README points to). */
+function docsPages(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.md') && !file.startsWith('api/'))
+    .map((file) => `${dir}/${file}`);
+}
+/** What documents the repository: the README, CONTRIBUTING.md and the documentation site. */
+const README = [`${ROOT}README.md`, `${ROOT}CONTRIBUTING.md`, ...docsPages(`${ROOT}docs`)].map((file) => readFileSync(file, 'utf8')).join('\n');
 
 interface Service {
   image?: string;
@@ -67,7 +74,7 @@ describe('docker-compose.yml', () => {
     for (const dependency of Object.keys(service.depends_on ?? {})) expect(services[dependency]).toBeDefined();
   });
 
-  it('uses only documented variables, and the README documents each of them', () => {
+  it('uses only documented variables, and the documentation names each of them', () => {
     for (const [name, service] of apps) {
       for (const variable of Object.keys(service.environment ?? {})) {
         const known = (LOCK_ENV_VARIABLES as readonly string[]).includes(variable) || APP_VARIABLES.includes(variable);
@@ -77,7 +84,7 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('publishes each app on its own host port, and the README names the profiles and ports', () => {
+  it('publishes each app on its own host port, and the documentation names the profiles and ports', () => {
     const hostPorts = apps.flatMap(([, service]) => (service.ports ?? []).map((mapping) => mapping.split(':')[0]));
     expect(new Set(hostPorts).size).toBe(hostPorts.length);
     for (const mode of REDIS_MODES) expect(README).toContain(`docker compose --profile ${mode} up`);
