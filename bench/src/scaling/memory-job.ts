@@ -61,8 +61,7 @@ export async function runMemoryJob(job: MemoryJob): Promise<RunOutcome> {
   const admin = await adminConnection(job.target);
   const session = await holder.open(job.target, PERIOD_MS);
   await (await session.hold('bench:memory:warm-up')).release();
-  const counterMetrics =
-    session.keysOf('x').fence === undefined ? { redisBytesPerNameLeft: 0, fenceCounters: 0 } : await leftBehind(admin, session, job.locks);
+  const counterMetrics = session.keysOf('x').fence === undefined ? { redisBytesPerNameLeft: 0, fenceCounters: 0 } : await leftBehind(admin, session, job.locks);
 
   const keysBefore = await admin.dbsize();
   const before = await usedMemory(admin);
