@@ -230,7 +230,7 @@ describe('DistributedLockModule', () => {
       DISTRIBUTED_LOCK_REDIS_MODE: 'single',
       DISTRIBUTED_LOCK_REDIS_HOST: '127.0.0.1',
       DISTRIBUTED_LOCK_REDIS_PORT: redis.server().port,
-      DISTRIBUTED_LOCK_WATCHDOG_TIMEOUT: 3000,
+      DISTRIBUTED_LOCK_WATCHDOG_TIMEOUT: '3s',
     });
     const ready = await worker.waitForType('ready');
     expect(ready.stats).toEqual({ held: 1, renewing: 1, waitingChannels: 1 });
