@@ -155,6 +155,7 @@ describe('client options', () => {
   it.each([
     [{ env: { DISTRIBUTED_LOCK_WATCHDOG_TIMEOUT: '10 years' } }, 'DISTRIBUTED_LOCK_WATCHDOG_TIMEOUT'],
     [{ env: { DISTRIBUTED_LOCK_WATCHDOG_TIMEOUT: '10' } }, 'DISTRIBUTED_LOCK_WATCHDOG_TIMEOUT'],
+    [{ env: { DISTRIBUTED_LOCK_WATCHDOG_TIMEOUT: '30000' } }, 'DISTRIBUTED_LOCK_WATCHDOG_TIMEOUT'], // no unit: 30000 ms or s?
     [{ env: {}, watchdogTimeout: -1 }, 'watchdogTimeout'],
     [{ env: { DISTRIBUTED_LOCK_KEY_PREFIX: 'a{b}' } }, 'DISTRIBUTED_LOCK_KEY_PREFIX'],
     [{ env: {}, keyPrefix: 'has space' }, 'keyPrefix'],
