@@ -1,5 +1,5 @@
 import type { ExecutionContext } from '@nestjs/common';
-import { InvalidLockArgumentError, type Duration, type LockAcquireTimeoutError, type LockHandle, type LockLostError } from '../core/index.js';
+import { InvalidLockArgumentError, type Duration, type LockAcquireTimeoutError, type LockHandle, type LockKind, type LockLostError } from '../core/index.js';
 import { leaseMs, waitMs } from '../core/locks/acquire-options.js';
 import { describe, toMilliseconds } from '../core/util/duration.js';
 import { assertKnownKeys, isPlainObject } from '../core/util/validate.js';
@@ -20,8 +20,12 @@ export type LockNameFactory = (context: ExecutionContext) => string;
  */
 export type LockNameFromArgs<A extends unknown[] = unknown[]> = (...args: A) => string | string[];
 
-/** Which lock a decorated call takes: the plain reentrant lock (default), a fair lock, or one side of a read-write lock. */
-export type DecoratedLockKind = 'reentrant' | 'fair' | 'read' | 'write';
+/**
+ * Which lock a decorated call takes: the plain reentrant lock (default), a fair lock, or one side of a
+ * read-write lock. It is LockKind (the kind an event reports) without the semaphore, which has its
+ * own decorator; inspection's InspectedLockKind sees a read-write lock as the one lock Redis holds.
+ */
+export type DecoratedLockKind = Exclude<LockKind, 'semaphore'>;
 
 /** What a decorated call is told when its lock stayed busy for the whole waitTime. */
 export interface LockBusyInfo {
