@@ -60,7 +60,7 @@ async function checkPoint(server: RedisServer, { held, callers }: Point): Promis
     const usPerCycle = alone.redisUsPerSec / alone.perSec;
     const handles: LockHandle[] = [];
     for (let i = 0; i < held; i += 500) {
-      const batch = Array.from({ length: Math.min(500, held - i) }, (_, k) => holder.runInContext(() => holder.lock(`sz:held:${i + k}`)));
+      const batch = Array.from({ length: Math.min(500, held - i) }, (_, k) => holder.runInNewContext(() => holder.lock(`sz:held:${i + k}`)));
       handles.push(...(await Promise.all(batch)));
     }
     await new Promise((resolve) => setTimeout(resolve, 1500));

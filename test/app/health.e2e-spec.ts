@@ -11,7 +11,12 @@ import { until } from '../harness/wait.js';
 
 async function bootApp(port: number): Promise<INestApplication> {
   const saved = { ...process.env };
-  Object.assign(process.env, { REDIS_MODE: 'single', REDIS_HOST: '127.0.0.1', REDIS_PORT: String(port), INSTANCE_ID: 'health-app' });
+  Object.assign(process.env, {
+    DISTRIBUTED_LOCK_REDIS_MODE: 'single',
+    DISTRIBUTED_LOCK_REDIS_HOST: '127.0.0.1',
+    DISTRIBUTED_LOCK_REDIS_PORT: String(port),
+    INSTANCE_ID: 'health-app',
+  });
   try {
     const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
     const app = moduleRef.createNestApplication({ logger: false });

@@ -9,7 +9,12 @@ import { useRedis } from '../harness/use-redis.js';
 /** Boots the inventory app against the test's Redis, configured through the environment like in production. */
 async function bootApp(port: number, env: Record<string, string>): Promise<INestApplication> {
   const saved = { ...process.env };
-  Object.assign(process.env, { REDIS_MODE: 'single', REDIS_HOST: '127.0.0.1', REDIS_PORT: String(port), ...env });
+  Object.assign(process.env, {
+    DISTRIBUTED_LOCK_REDIS_MODE: 'single',
+    DISTRIBUTED_LOCK_REDIS_HOST: '127.0.0.1',
+    DISTRIBUTED_LOCK_REDIS_PORT: String(port),
+    ...env,
+  });
   try {
     const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
     const app = moduleRef.createNestApplication({ logger: false });
@@ -29,7 +34,12 @@ describe('inventory app', () => {
   let http: ReturnType<typeof request>;
 
   beforeAll(async () => {
-    app = await bootApp(redis.server().port, { INVENTORY_WORK_MS: '5', LOCK_WAIT_TIME: '200ms', INVENTORY_TRY_WAIT: '200ms', INSTANCE_ID: 'test-app' });
+    app = await bootApp(redis.server().port, {
+      INVENTORY_WORK_MS: '5',
+      DISTRIBUTED_LOCK_WAIT_TIME: '200ms',
+      INVENTORY_TRY_WAIT: '200ms',
+      INSTANCE_ID: 'test-app',
+    });
     http = request(app.getHttpServer());
   });
   afterAll(async () => {
@@ -108,7 +118,7 @@ describe('inventory app: a holder whose lease ran out cannot write', () => {
 
   it('with a lease shorter than the work, stale holders are rejected by the fencing token and nothing is oversold', async () => {
     // Lease 60 ms, work 250 ms: every holder loses its lock while working, and the next one gets in.
-    const app = await bootApp(redis.server().port, { INVENTORY_WORK_MS: '250', INVENTORY_LEASE_TIME: '60ms', LOCK_WAIT_TIME: '10s' });
+    const app = await bootApp(redis.server().port, { INVENTORY_WORK_MS: '250', INVENTORY_LEASE_TIME: '60ms', DISTRIBUTED_LOCK_WAIT_TIME: '10s' });
     try {
       const http = request(app.getHttpServer());
       await http.post('/products/f1').send({ stock: 10 }).expect(201);

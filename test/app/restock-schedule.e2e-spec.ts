@@ -23,9 +23,9 @@ describe('a @Cron job with @ScheduledLock in a horizontally scaled app (3 proces
   it('runs once per tick across the instances; the same job without the lock runs in every instance', async () => {
     const admin = redis.server().client();
     const env = {
-      REDIS_MODE: 'single',
-      REDIS_HOST: '127.0.0.1',
-      REDIS_PORT: String(redis.server().port),
+      DISTRIBUTED_LOCK_REDIS_MODE: 'single',
+      DISTRIBUTED_LOCK_REDIS_HOST: '127.0.0.1',
+      DISTRIBUTED_LOCK_REDIS_PORT: String(redis.server().port),
       INVENTORY_RESTOCK_CRON: '* * * * * *',
       INVENTORY_RESTOCK_CONTROL: 'true',
       INVENTORY_RESTOCK_PRODUCT: PRODUCT,

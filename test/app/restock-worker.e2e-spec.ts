@@ -45,10 +45,10 @@ describe('the restock worker with @Leader in a horizontally scaled app (3 proces
   it('runs on exactly one instance at a time: SIGSTOP and SIGKILL of the leader move it within the lease, app.close() hands it over at once; the unlocked control overlaps', async () => {
     const admin = redis.server().client();
     const env = {
-      REDIS_MODE: 'single',
-      REDIS_HOST: '127.0.0.1',
-      REDIS_PORT: String(redis.server().port),
-      LOCK_WATCHDOG_TIMEOUT: `${LEASE_MS}ms`,
+      DISTRIBUTED_LOCK_REDIS_MODE: 'single',
+      DISTRIBUTED_LOCK_REDIS_HOST: '127.0.0.1',
+      DISTRIBUTED_LOCK_REDIS_PORT: String(redis.server().port),
+      DISTRIBUTED_LOCK_WATCHDOG_TIMEOUT: `${LEASE_MS}ms`,
       INVENTORY_RESTOCK_WORKER: 'true',
       INVENTORY_RESTOCK_WORKER_CONTROL: 'true',
       INVENTORY_RESTOCK_WORKER_INTERVAL: String(INTERVAL_MS),

@@ -69,8 +69,8 @@ if (skip) console.warn(`the lock board in a real browser: skipped, ${skip}`);
       chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true }),
     ]);
     client = await LockClient.connect({ env });
-    a = WorkerProcess.start('board-worker.mjs', { ...env, LOCK_INSTANCE_NAME: 'worker-a' });
-    b = WorkerProcess.start('board-worker.mjs', { ...env, LOCK_INSTANCE_NAME: 'worker-b' });
+    a = WorkerProcess.start('board-worker.mjs', { ...env, DISTRIBUTED_LOCK_INSTANCE_NAME: 'worker-a' });
+    b = WorkerProcess.start('board-worker.mjs', { ...env, DISTRIBUTED_LOCK_INSTANCE_NAME: 'worker-b' });
     await Promise.all([a.waitForType('ready'), b.waitForType('ready')]);
     // Worker a holds one lock of each kind; worker b waits for each of them (and stands for the app's leadership).
     for (const command of ['hold plain order:1', 'hold fair report:daily', 'read catalog', 'permits pool 3 2']) a.send(command);

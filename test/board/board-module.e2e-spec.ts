@@ -36,7 +36,7 @@ describe.each(['express', 'fastify'] as Platform[])('the lock board on %s', (pla
     const locks = await start({ path: '/locks', guards: [BoardKeyGuard], pageSize: 2 });
     const other: LockClient = await redis.client({ instanceName: 'other-process' });
     const held = await Promise.all(['board:a', 'board:b', 'board:c'].map((name) => other.lock(name, '20s')));
-    const waiting = locks.runInContext(() => locks.lock('board:a', { waitTime: '10s' }));
+    const waiting = locks.runInNewContext(() => locks.lock('board:a', { waitTime: '10s' }));
     await until(async () => (await locks.inspect('board:a')).waiting.length === 1, 'this app to wait for board:a');
 
     for (const path of ['/locks', '/locks/live', '/locks/data', '/locks/board.js', '/locks/board.css', '/locks/force-unlock']) {

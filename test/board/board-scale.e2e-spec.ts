@@ -41,9 +41,9 @@ describe('the lock board with 10,000 held locks and 1,000 waiters', () => {
     const fair = await Promise.all(Array.from({ length: FAIR_LOCKS }, (_, i) => holder.getFairLock(`scale:fair:${i}`).lock({ leaseTime: '120s' })));
     for (let i = 0; i < FAIR_LOCKS; i++)
       for (let j = 0; j < FAIR_WAITERS; j++)
-        waits.push(waiter.runInContext(() => waiter.getFairLock(`scale:fair:${i}`).lock({ waitTime: '60s' })).catch(() => undefined));
+        waits.push(waiter.runInNewContext(() => waiter.getFairLock(`scale:fair:${i}`).lock({ waitTime: '60s' })).catch(() => undefined));
     for (let i = 0; i < PLAIN_CONTENDED; i++)
-      for (let j = 0; j < PLAIN_WAITERS; j++) waits.push(waiter.runInContext(() => waiter.lock(names[i]!, { waitTime: '60s' })).catch(() => undefined));
+      for (let j = 0; j < PLAIN_WAITERS; j++) waits.push(waiter.runInNewContext(() => waiter.lock(names[i]!, { waitTime: '60s' })).catch(() => undefined));
     await until(async () => (await waiter.inspect(names[PLAIN_CONTENDED - 1]!)).waitingHere === PLAIN_WAITERS, 'the plain waiters', 30_000);
     await until(async () => (await holder.inspect(`scale:fair:${FAIR_LOCKS - 1}`, 'fair')).waiting.length === FAIR_WAITERS, 'the fair queues', 30_000);
     const setUpMs = performance.now() - started;

@@ -1,15 +1,23 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { LOCK_ENV_VARIABLES, readConnectionConfigFromEnv, REDIS_MODES } from 'nestjs-distributed-lock';
+import { REDIS_MODES } from '../../libs/distributed-lock/src/core/config/connection-config.js';
+import { LOCK_ENV_VARIABLES, readConnectionConfigFromEnv } from '../../libs/distributed-lock/src/core/config/env-config.parser.js';
 
 /**
  * There is no Docker engine here, so docker-compose.yml is checked by reading it: every topology has a
- * profile whose app instances are configured, through the variables the README documents, to reach
+ * profile whose app instances are configured, through the variables the documentation names, to reach
  * services of that same profile, in a form the library's own parser accepts.
  */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const README = readFileSync(`${ROOT}README.md`, 'utf8');
+/** The Markdown pages of the documentation site (what the README points to). */
+function docsPages(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.md') && !file.startsWith('api/'))
+    .map((file) => `${dir}/${file}`);
+}
+/** What documents the repository: the README, CONTRIBUTING.md and the documentation site. */
+const README = [`${ROOT}README.md`, `${ROOT}CONTRIBUTING.md`, ...docsPages(`${ROOT}docs`)].map((file) => readFileSync(file, 'utf8')).join('\n');
 
 interface Service {
   image?: string;
@@ -40,7 +48,7 @@ describe('docker-compose.yml', () => {
     for (const mode of REDIS_MODES) {
       const instances = apps.filter(([, service]) => service.profiles?.includes(mode));
       expect({ mode, instances: instances.length }).toEqual({ mode, instances: 2 });
-      for (const [, service] of instances) expect(service.environment?.REDIS_MODE).toBe(mode);
+      for (const [, service] of instances) expect(service.environment?.DISTRIBUTED_LOCK_REDIS_MODE).toBe(mode);
     }
   });
 
@@ -66,7 +74,7 @@ describe('docker-compose.yml', () => {
     for (const dependency of Object.keys(service.depends_on ?? {})) expect(services[dependency]).toBeDefined();
   });
 
-  it('uses only documented variables, and the README documents each of them', () => {
+  it('uses only documented variables, and the documentation names each of them', () => {
     for (const [name, service] of apps) {
       for (const variable of Object.keys(service.environment ?? {})) {
         const known = (LOCK_ENV_VARIABLES as readonly string[]).includes(variable) || APP_VARIABLES.includes(variable);
@@ -76,7 +84,7 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('publishes each app on its own host port, and the README names the profiles and ports', () => {
+  it('publishes each app on its own host port, and the documentation names the profiles and ports', () => {
     const hostPorts = apps.flatMap(([, service]) => (service.ports ?? []).map((mapping) => mapping.split(':')[0]));
     expect(new Set(hostPorts).size).toBe(hostPorts.length);
     for (const mode of REDIS_MODES) expect(README).toContain(`docker compose --profile ${mode} up`);

@@ -79,7 +79,7 @@ function nodeRedisFor(topology: Topology): { connect(): Promise<unknown>; close(
       return createCluster({ rootNodes: topology.servers.slice(0, 3).map((server) => ({ socket: { host: server.host, port: server.port } })) });
     case 'sentinel':
       return createSentinel({
-        name: topology.env.REDIS_SENTINEL_MASTER!,
+        name: topology.env.DISTRIBUTED_LOCK_REDIS_SENTINEL_MASTER!,
         sentinelRootNodes: topology.sentinels.map((sentinel) => ({ host: sentinel.host, port: sentinel.port })),
       });
     default:

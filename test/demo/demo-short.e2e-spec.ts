@@ -91,7 +91,7 @@ describe('npm run demo, stopped by SIGTERM (a supervisor, a CI timeout)', () => 
     const ports = await new Promise<number[]>((resolve, reject) => {
       child.stdout.on('data', (chunk: Buffer) => {
         output += chunk.toString();
-        const redis = /REDIS_PORT=(\d+)/.exec(output);
+        const redis = /DISTRIBUTED_LOCK_REDIS_PORT=(\d+)/.exec(output);
         const apps = /inventory processes: (.+)\n/.exec(output);
         if (redis && apps) resolve([Number(redis[1]), ...[...apps[1]!.matchAll(/:(\d+)/g)].map((m) => Number(m[1]))]);
       });

@@ -3,8 +3,9 @@
  * (docs/) has no entry here and must never get one: a page whose snippet fails is fixed, or the
  * snippet is marked `<!-- not-compiled: reason -->` when it is illustrative.
  *
- * The README rewrite is expected to fix these. An entry whose snippet compiles again, or is gone
- * from the README, fails the check too (delete the entry then), so the list never hides anything.
+ * Empty since the README became a quick start (its TypeScript all compiles). An entry whose snippet
+ * compiles again, or is gone from the README, fails the check too (delete the entry then), so the
+ * list never hides anything.
  */
 export interface KnownFailure {
   kind: 'fenced' | 'inline';
@@ -14,15 +15,4 @@ export interface KnownFailure {
   why: string;
 }
 
-export const KNOWN_README_FAILURES: KnownFailure[] = [
-  {
-    kind: 'inline',
-    snippet: "await using lock = await locks.lock('x')",
-    why: "TS2851: lock() returns a LockHandle, which has no [Symbol.asyncDispose] (PermitsHandle and LeaderElection have one), so the README's promise that this line releases the lock at the end of the block does not compile.",
-  },
-  {
-    kind: 'inline',
-    snippet: 'global.gc()',
-    why: 'TS2722: global.gc exists only under node --expose-gc, so its type is possibly undefined; prose about how the benchmark measures the heap, to be marked not-compiled.',
-  },
-];
+export const KNOWN_README_FAILURES: KnownFailure[] = [];

@@ -16,7 +16,7 @@ import type { Snippet } from '../package/readme-snippets.js';
  *      decorates (`@CurrentLock() lock: LockHandle`): compiled on a method, or on a parameter;
  *   2. it parses as TypeScript statements without a syntax error AND does something: a call, `new`,
  *      `await`, an arrow function or a declaration (`const`, `let`, `using`, `await using`...).
- *      A call of a bare name and nothing else (`unlock(name)`, `getSemaphore(name, { permits })`) is
+ *      A call of a bare name and nothing else (`unlock(name)`, `getSemaphore(name, { size })`) is
  *      the docs' way of naming a method of the object under discussion, not code, and is skipped.
  * So `await using lock = await locks.lock('x')` and `lock.throwIfLost()` are compiled; option names
  * (`waitTime`), property paths (`lock.token`), file paths (`libs/distributed-lock/src`, which parse

@@ -10,8 +10,8 @@ describe('the snippet rule', () => {
     'lock.throwIfLost()',
     "const lock = await this.locks.lock('order:1')",
     'new FencedResource(redis, fenceKey)',
-    "onLocked: () => ({ status: 'busy' })",
-    "@DistributedLock({ key: 'catalog:{params.id}', kind: 'read' })",
+    "onBusy: () => ({ status: 'busy' })",
+    "@DistributedLock({ name: 'catalog:{params.id}', kind: 'read' })",
     '@CurrentLock() lock: LockHandle',
     "@Get('health') @HealthCheck()",
     "getLock('x').inspect()",
@@ -28,10 +28,10 @@ describe('the snippet rule', () => {
     'leader:<name>',
     'tryLock(name, waitTime?, leaseTime?)',
     'unlock(name)',
-    'getSemaphore(name, { permits })',
+    'getSemaphore(name, { size })',
     '{ name, token, signal, isHeld, throwIfLost(), unlock() }',
     'npm run docs:build',
-    'REDIS_MODE=cluster',
+    'DISTRIBUTED_LOCK_REDIS_MODE=cluster',
     "'500ms'",
     'LOCK_NOT_HELD',
     '@DistributedLock',
@@ -66,7 +66,7 @@ describe('the snippet rule', () => {
           'lock the world;',
           '```',
           '',
-          'Use `` keyFromArgs: (id: string) => `order:${id}` `` and `lock.throwIfLost()` <!-- not-compiled: an example of the marker -->.',
+          'Use `` nameFromArgs: (id: string) => `order:${id}` `` and `lock.throwIfLost()` <!-- not-compiled: an example of the marker -->.',
           '',
           "| `x` | `locks.tryLock('a') \\|\\| undefined` |",
           '| --- | --- |',
@@ -75,7 +75,7 @@ describe('the snippet rule', () => {
       const { snippets, optedOut } = extractSnippets(root, ['docs/page.md']);
       expect(snippets.map((snippet) => [snippet.kind, snippet.sourceLine, snippet.text])).toEqual([
         ['fenced', 5, "await locks.lock('a');"],
-        ['inline', 14, 'keyFromArgs: (id: string) => `order:${id}`'],
+        ['inline', 14, 'nameFromArgs: (id: string) => `order:${id}`'],
         ['inline', 16, "locks.tryLock('a') || undefined"],
       ]);
       expect(optedOut.map((optOut) => [optOut.kind, optOut.sourceLine, optOut.reason])).toEqual([

@@ -1,4 +1,5 @@
-import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packLibrary, ROOT, run } from '../package/packed-library.js';
 import { compileSnippets } from '../package/readme-snippets.js';
@@ -59,5 +60,33 @@ describe('TypeScript in the README and the documentation site', () => {
     ).toEqual([]);
     expect(stale.map((entry) => `known-snippet-failures.ts lists "${entry.snippet}", which compiles now or is gone: delete the entry`)).toEqual([]);
     expect(noReason.map((optOut) => `${optOut.file}:${optOut.sourceLine}: not-compiled without a reason`)).toEqual([]);
+  }, 120_000);
+
+  it('control: an inline span in prose that does not compile fails the check (await using on a value without [Symbol.asyncDispose])', () => {
+    const root = mkdtempSync(join(tmpdir(), 'docs-control-'));
+    try {
+      mkdirSync(join(root, 'docs'));
+      writeFileSync(join(root, 'README.md'), '');
+      writeFileSync(
+        join(root, 'docs/page.md'),
+        [
+          '# Control',
+          '',
+          "A handle releases at the end of the block: `await using lock = await locks.lock('x')`.",
+          '',
+          "A hold count is no handle: `await using count = await locks.getHoldCount('x')`.",
+        ].join('\n'),
+      );
+      const { snippets } = extractSnippets(root, ['docs/page.md']);
+      expect(snippets.map((snippet) => [snippet.kind, snippet.sourceLine])).toEqual([
+        ['inline', 3],
+        ['inline', 5],
+      ]);
+      const errors = compileSnippets(app, snippets).map((result) => countedErrors(result.snippet as DocSnippet, result.errors));
+      expect(errors[0]).toEqual([]);
+      expect(errors[1]!.join('\n')).toMatch(/TS2851/);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   }, 120_000);
 });

@@ -47,7 +47,7 @@ describe('replica acknowledgement (WAIT) in master-slave mode', () => {
   });
 
   it('per lock: replicaAck false skips it; the environment sets the default', async () => {
-    const locks = await LockClient.connect({ env: { ...topology.env, LOCK_REPLICA_ACK: '2', LOCK_REPLICA_ACK_TIMEOUT: '100ms' } });
+    const locks = await LockClient.connect({ env: { ...topology.env, DISTRIBUTED_LOCK_REPLICA_ACK: '2', DISTRIBUTED_LOCK_REPLICA_ACK_TIMEOUT: '100ms' } });
     clients.push(locks);
     pauseReplicas();
     await expect(locks.tryLock('ack:c')).rejects.toBeInstanceOf(ReplicaAckError);

@@ -56,7 +56,7 @@ describe('sentinel: a connection ioredis gives up during a failover is connected
       await client.close();
     }
 
-    const [host, port] = topology.env.REDIS_SENTINELS!.split(',')[0]!.split(':');
+    const [host, port] = topology.env.DISTRIBUTED_LOCK_REDIS_SENTINELS!.split(',')[0]!.split(':');
     const bare = new Redis({ sentinels: [{ host, port: Number(port) }], name: topology.masterName, role: 'master', failoverDetector: true, lazyConnect: true });
     bare.on('error', () => undefined);
     try {

@@ -198,7 +198,14 @@ describe('fault injection: processes on a fenced counter through one fault after
     try {
       const proxies = await Promise.all(Array.from({ length: 4 }, () => FaultProxy.start({ targetPort: lockServer.port })));
       const run = (
-        await FencedRun.start(proxies.map((proxy) => ({ ...common(), REDIS_MODE: 'single', REDIS_HOST: proxy.host, REDIS_PORT: proxy.port })))
+        await FencedRun.start(
+          proxies.map((proxy) => ({
+            ...common(),
+            DISTRIBUTED_LOCK_REDIS_MODE: 'single',
+            DISTRIBUTED_LOCK_REDIS_HOST: proxy.host,
+            DISTRIBUTED_LOCK_REDIS_PORT: proxy.port,
+          })),
+        )
       ).withCounter(new FencedCounter(resourceRedis));
       const [w0, w1, w2, w3] = run.workers as [WorkerProcess, WorkerProcess, WorkerProcess, WorkerProcess];
       await Promise.all(run.workers.map((worker) => run.accepted(worker, 5)));

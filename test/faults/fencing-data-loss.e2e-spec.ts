@@ -81,7 +81,7 @@ describe('fencing tokens survive data loss of the lock Redis', () => {
     const counter = new FencedCounter(resourceRedis);
     await holdAndWrite(client, name, counter, 5);
     await waitUntil(
-      async () => (await readOn(replica, new LockKeys('lock:', env.REDIS_MODE === 'cluster').fence(name))) !== null,
+      async () => (await readOn(replica, new LockKeys('lock:', env.DISTRIBUTED_LOCK_REDIS_MODE === 'cluster').fence(name))) !== null,
       'the counter to reach the replica',
     );
 
@@ -90,7 +90,7 @@ describe('fencing tokens survive data loss of the lock Redis', () => {
     master.killNow(); // SIGKILL: what was not replicated is lost
     await promote();
 
-    const stale = Number(await readOn(replica, new LockKeys('lock:', env.REDIS_MODE === 'cluster').fence(name)));
+    const stale = Number(await readOn(replica, new LockKeys('lock:', env.DISTRIBUTED_LOCK_REDIS_MODE === 'cluster').fence(name)));
     expect(stale).toBeLessThan(lastToken);
     expect((await counter.read(stale + 1)).accepted).toBe(false);
 
@@ -100,7 +100,7 @@ describe('fencing tokens survive data loss of the lock Redis', () => {
   it('single: redis-server restarted without persistence', async () => {
     const lockServer = await RedisServer.start();
     try {
-      const env = { REDIS_MODE: 'single', REDIS_HOST: lockServer.host, REDIS_PORT: String(lockServer.port) };
+      const env = { DISTRIBUTED_LOCK_REDIS_MODE: 'single', DISTRIBUTED_LOCK_REDIS_HOST: lockServer.host, DISTRIBUTED_LOCK_REDIS_PORT: String(lockServer.port) };
       const client = await connect(env);
       const counter = new FencedCounter(resourceRedis);
       const lastToken = await holdAndWrite(client, 'loss:single', counter, 20);

@@ -7,9 +7,9 @@ describe('holder paused (SIGSTOP) past its lease', () => {
 
   it('another process takes over with a higher token; the resumed holder is told and cannot unlock', async () => {
     const worker = WorkerProcess.start('holder-worker.mjs', {
-      REDIS_MODE: 'single',
-      REDIS_HOST: '127.0.0.1',
-      REDIS_PORT: redis.server().port,
+      DISTRIBUTED_LOCK_REDIS_MODE: 'single',
+      DISTRIBUTED_LOCK_REDIS_HOST: '127.0.0.1',
+      DISTRIBUTED_LOCK_REDIS_PORT: redis.server().port,
       LOCK_NAME: 'pause:a',
       LEASE: 'watchdog',
       WATCHDOG: 300,
@@ -39,9 +39,9 @@ describe('holder paused (SIGSTOP) past its lease', () => {
 
   it('a holder resumed after its lease sees the loss before its next write: isHeld and throwIfLost at once, the signal before later timers', async () => {
     const worker = WorkerProcess.start('paused-writer-worker.mjs', {
-      REDIS_MODE: 'single',
-      REDIS_HOST: '127.0.0.1',
-      REDIS_PORT: redis.server().port,
+      DISTRIBUTED_LOCK_REDIS_MODE: 'single',
+      DISTRIBUTED_LOCK_REDIS_HOST: '127.0.0.1',
+      DISTRIBUTED_LOCK_REDIS_PORT: redis.server().port,
       LOCK_NAME: 'pause:b',
       LEASE: 3000, // long enough that a loaded host still stops the worker well inside its lease
     });

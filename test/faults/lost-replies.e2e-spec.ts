@@ -7,7 +7,7 @@ describe('an unlock whose reply is lost (Redis frozen mid-call)', () => {
 
   it('is retried idempotently once Redis answers: the outer hold survives, then releases normally', async () => {
     const client = await redis.client({ operationTimeout: 200 });
-    await client.runInContext(async () => {
+    await client.runInNewContext(async () => {
       const outer = await client.lock('lost-reply:a');
       const inner = await client.lock('lost-reply:a');
       redis.server().pause();
@@ -23,7 +23,7 @@ describe('an unlock whose reply is lost (Redis frozen mid-call)', () => {
 
   it('the same owner taking the lock again waits for the retry, and holds it once, not twice', async () => {
     const client = await redis.client({ operationTimeout: 200 });
-    await client.runInContext(async () => {
+    await client.runInNewContext(async () => {
       const first = await client.lock('lost-reply:b');
       const firstSettled = nextEvent(client.events, 'released', (e: { name: string }) => e.name === 'lost-reply:b');
       redis.server().pause();
@@ -43,7 +43,7 @@ describe('an unlock whose reply is lost (Redis frozen mid-call)', () => {
   it("a phantom hold (a grant whose reply was lost) is corrected at the owner's next acquisition", async () => {
     const client = await redis.client();
     const admin = redis.server().client();
-    await client.runInContext(async () => {
+    await client.runInNewContext(async () => {
       const first = await client.lock('phantom:a');
       // What a lost grant reply leaves behind: Redis counts a hold this process never heard of.
       await admin.hincrby('lock:{phantom:a}', 'holds', 1);

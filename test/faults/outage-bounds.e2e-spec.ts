@@ -45,26 +45,26 @@ class CapturedLogs implements LoggerService {
 @Controller()
 class BusyController {
   @Post('plain')
-  @DistributedLock({ key: 'outage:plain', waitTime: WAIT_MS })
+  @DistributedLock({ name: 'outage:plain', waitTime: WAIT_MS })
   plain(): string {
     return 'ran';
   }
 
   @Post('fair')
-  @DistributedLock({ key: 'outage:fair', kind: 'fair', waitTime: WAIT_MS })
+  @DistributedLock({ name: 'outage:fair', kind: 'fair', waitTime: WAIT_MS })
   fair(): string {
     return 'ran';
   }
 
   @Post('multi')
-  @DistributedLock({ key: ['outage:m1', 'outage:m2'], waitTime: WAIT_MS })
+  @DistributedLock({ name: ['outage:m1', 'outage:m2'], waitTime: WAIT_MS })
   multi(): string {
     return 'ran';
   }
 
   /** Its lock is kept 20 s after the call (lockAtLeastFor): shutdown releases it. */
   @Post('kept')
-  @DistributedLock({ key: 'outage:kept', leaseTime: '30s', lockAtLeastFor: '20s' })
+  @DistributedLock({ name: 'outage:kept', leaseTime: '30s', lockAtLeastFor: '20s' })
   kept(): string {
     return 'ran';
   }
@@ -76,7 +76,7 @@ const runs = { scheduled: 0, plain: 0 };
 @Injectable()
 class Jobs {
   @Interval(50)
-  @ScheduledLock({ key: 'outage:job' })
+  @ScheduledLock({ name: 'outage:job' })
   scheduled(): void {
     runs.scheduled += 1;
   }
@@ -85,7 +85,7 @@ class Jobs {
 @Injectable()
 class PlainJobs {
   @Interval(50)
-  @DistributedLock({ key: 'outage:plain-job', waitTime: 0 })
+  @DistributedLock({ name: 'outage:plain-job', waitTime: 0 })
   plain(): void {
     runs.plain += 1;
   }

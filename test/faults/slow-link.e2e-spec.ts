@@ -21,9 +21,9 @@ describe('one process on a slow link contends with processes on fast links', () 
     const proxy = await FaultProxy.start({ targetPort: redis.server().port });
     proxy.setLatency(100);
     const env = (port: number): Record<string, string | number> => ({
-      REDIS_MODE: 'single',
-      REDIS_HOST: '127.0.0.1',
-      REDIS_PORT: port,
+      DISTRIBUTED_LOCK_REDIS_MODE: 'single',
+      DISTRIBUTED_LOCK_REDIS_HOST: '127.0.0.1',
+      DISTRIBUTED_LOCK_REDIS_PORT: port,
       LOCK_WAIT_MS: 1500,
       SECTION_MS: 20,
       ...extraEnv,

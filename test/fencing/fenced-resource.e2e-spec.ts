@@ -40,7 +40,7 @@ describe('FencedResource: fenced reads and writes in Redis', () => {
         .hset(order, { status: 'paid', total: 42 })
         .rpush(items, 'a', 'b')
         .del(draft)
-        .set(resource.key('lease'), 'v', { pxMs: 60_000 })
+        .set(resource.key('lease'), 'v', { ttl: '60s' })
         .get(draft)
         .exec(),
     ).toEqual([2, 2, 1, 'OK', null]);

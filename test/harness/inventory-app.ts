@@ -17,8 +17,8 @@ export interface InventoryApp {
 /** Starts an instance with `env` (and PORT, HOST, INSTANCE_ID = `id`); resolves once /health answers 200. */
 export async function startApp(id: string, env: Record<string, string>): Promise<InventoryApp> {
   const port = await freePort();
-  // Only this test's Redis settings: never REDIS_* / LOCK_* inherited from the shell.
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(REDIS|LOCK|INVENTORY)_/.test(name)));
+  // Only this test's Redis settings: never DISTRIBUTED_LOCK_* inherited from the shell.
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(DISTRIBUTED_LOCK|INVENTORY)_/.test(name)));
   const child = spawn(process.execPath, [APP_MAIN], {
     env: { ...inherited, ...env, PORT: String(port), HOST: '127.0.0.1', INSTANCE_ID: id },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -46,8 +46,8 @@ export class WorkerProcess {
   }
 
   static start(script: string, env: Record<string, string | number>, args: (string | number)[] = []): WorkerProcess {
-    // Only the test's own Redis settings: never REDIS_* / LOCK_* inherited from the shell.
-    const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(REDIS|LOCK)_/.test(name)));
+    // Only the test's own Redis settings: never DISTRIBUTED_LOCK_* inherited from the shell.
+    const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^DISTRIBUTED_LOCK_/.test(name)));
     const child = spawn(process.execPath, [join(WORKERS, script), ...args.map(String)], {
       env: { ...inherited, ...Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v)])) },
       stdio: ['pipe', 'pipe', 'pipe'],

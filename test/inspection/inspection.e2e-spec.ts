@@ -8,9 +8,9 @@ import { until } from '../harness/wait.js';
 const CLI = fileURLToPath(new URL('../../libs/distributed-lock/dist/cli/main.js', import.meta.url));
 const HERE = `${hostname()}:${process.pid}`;
 
-/** Runs the built command-line inspector with the topology's REDIS_* variables (nothing inherited). */
+/** Runs the built command-line inspector with the topology's DISTRIBUTED_LOCK_REDIS_* variables (nothing inherited). */
 function cli(topology: Topology, args: string[], input = ''): Promise<{ code: number; stdout: string; stderr: string }> {
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(REDIS|LOCK)_/.test(name)));
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^DISTRIBUTED_LOCK_/.test(name)));
   return new Promise((resolve) => {
     const child = execFile(process.execPath, [CLI, ...args], { env: { ...inherited, ...topology.env }, timeout: 20_000 }, (error, stdout, stderr) =>
       resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
@@ -62,7 +62,7 @@ describe.each([
 
   it('a plain lock: holder with its process, holds, token, time held, lease, watchdog; waiting processes in order', async () => {
     const [holder, b, c] = await Promise.all([connect('holder'), connect('waiter-b'), connect('waiter-c')]);
-    const [first, again] = await holder.runInContext(async () => [await holder.lock('inspect:plain'), await holder.lock('inspect:plain')]); // reentrant: 2 holds, one token
+    const [first, again] = await holder.runInNewContext(async () => [await holder.lock('inspect:plain'), await holder.lock('inspect:plain')]); // reentrant: 2 holds, one token
     const waitB = b.lock('inspect:plain', { waitTime: '10s' });
     await until(async () => (await holder.inspect('inspect:plain')).waiting.length === 1, 'b to be marked as waiting');
     const waitC = c.lock('inspect:plain', { waitTime: '10s' });
@@ -134,7 +134,7 @@ describe.each([
 
   it('a semaphore: its size and use, each acquisition (process, permits, token, renewal), the callers in line with what they ask; listed, tabled, not force-unlocked', async () => {
     const [a, b, c] = await Promise.all([connect('sem-a'), connect('sem-b'), connect('sem-c')]);
-    const semaphore = (client: LockClient) => client.getSemaphore('inspect:sem', { permits: 3 });
+    const semaphore = (client: LockClient) => client.getSemaphore('inspect:sem', { size: 3 });
     const two = await semaphore(a).acquire(2);
     const one = await semaphore(b).acquire(1, '5s');
     const asksTwo = semaphore(c).acquire(2, { waitTime: '10s' });
@@ -142,7 +142,7 @@ describe.each([
 
     const seen = await labelled(() => b.inspect('inspect:sem')); // no kind given: the kind in use under the name
     expect(seen).toMatchObject({ name: 'inspect:sem', kind: 'semaphore', locked: true, holder: undefined, readers: [], lastToken: one.token });
-    expect(seen.permits).toEqual({ size: 3, used: 3, available: 0 });
+    expect(seen.semaphore).toEqual({ size: 3, used: 3, available: 0 });
     expect(seen.permitHolders.map((h) => [h.instance.label, h.permits, h.token, h.watchdog, h.holds])).toEqual([
       [`sem-b@${HERE}`, 1, one.token, false, 1], // the lease that ends first comes first
       [`sem-a@${HERE}`, 2, two.token, true, 1],
@@ -180,7 +180,7 @@ describe.each([
       permitHolders: [],
       waiting: [],
       remainingLeaseMs: -2,
-      permits: { size: 3, used: 0, available: 3 },
+      semaphore: { size: 3, used: 0, available: 3 },
     });
     expect(await a.list('inspect:sem*')).toEqual([]); // a free semaphore is not listed (its size stays in Redis)
   });
@@ -229,9 +229,9 @@ describe.each([
     await expect(b.listNames('{x}')).rejects.toMatchObject({ code: 'LOCK_INVALID_ARGUMENT' });
 
     // b waits in two callers: its inspection times them, longest first; a sees b's mark but no times.
-    const waits = [b.runInContext(() => b.lock('names:1', { waitTime: '10s' }))];
+    const waits = [b.runInNewContext(() => b.lock('names:1', { waitTime: '10s' }))];
     await until(async () => (await a.inspect('names:1')).waiting.length === 1, 'b to be marked as waiting');
-    waits.push(b.runInContext(() => b.lock('names:1', { waitTime: '10s' })));
+    waits.push(b.runInNewContext(() => b.lock('names:1', { waitTime: '10s' })));
     await until(async () => (await b.inspect('names:1')).waitingHere === 2, 'both callers of b to wait');
     const timed = await b.inspect('names:1');
     expect(timed.waitingHereForMs).toHaveLength(2);

@@ -69,13 +69,13 @@ describe('lock inspection on the in-memory store', () => {
     const locks = await LockClient.connect({ client: new InMemoryLockStore() });
     try {
       const reader = await locks.getReadWriteLock('mem:rw').readLock().lock('10s');
-      const permits = await locks.getSemaphore('mem:sem', { permits: 3 }).acquire(2);
+      const permits = await locks.getSemaphore('mem:sem', { size: 3 }).acquire(2);
       const free = await locks.lock('mem:free');
       await free.unlock();
 
       expect((await locks.inspect('mem:rw')).readers.map((r) => [r.token, r.watchdog])).toEqual([[reader.token, false]]);
-      const semaphore = await locks.getSemaphore('mem:sem', { permits: 3 }).inspect();
-      expect(semaphore).toMatchObject({ kind: 'semaphore', locked: true, permits: { size: 3, used: 2, available: 1 } });
+      const semaphore = await locks.getSemaphore('mem:sem', { size: 3 }).inspect();
+      expect(semaphore).toMatchObject({ kind: 'semaphore', locked: true, semaphore: { size: 3, used: 2, available: 1 } });
       expect(semaphore.permitHolders.map((h) => [h.permits, h.token, h.watchdog])).toEqual([[2, permits.token, true]]);
       expect((await locks.list('mem:*')).map((found) => [found.name, found.kind])).toEqual([
         ['mem:rw', 'read-write'],

@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
-import { GRANT_LEASE_MS, LockClient, type LockClientOptions } from 'nestjs-distributed-lock';
+import { LockClient, type LockClientOptions } from 'nestjs-distributed-lock';
+import { GRANT_LEASE_MS } from '../../libs/distributed-lock/src/core/waiting/lock-line.js';
 import { FaultProxy, stopAllFaultProxies } from 'redis-topology';
 import { reentrantAcquire } from '../../libs/distributed-lock/src/core/locks/reentrant/reentrant-acquire.script.js';
 import { nextEvent, until } from '../harness/wait.js';

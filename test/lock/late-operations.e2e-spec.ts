@@ -48,7 +48,7 @@ describe('an operation Redis runs after its caller gave up changes nothing', () 
     const { redis: connection, late } = delayingConnection(redis.server().port, isAttemptOn('late:retry'), 3 * OPERATION_TIMEOUT);
     const client = await LockClient.connect({ client: connection, operationTimeout: OPERATION_TIMEOUT });
     try {
-      await client.runInContext(async () => {
+      await client.runInNewContext(async () => {
         // The first attempt is held back and given up at the operation timeout; the caller waits on
         // through the failure and its retry takes the lock.
         const handle = await client.lock('late:retry', { waitTime: '5s' });
@@ -68,7 +68,7 @@ describe('an operation Redis runs after its caller gave up changes nothing', () 
     const client = await redis.client();
     const admin = redis.server().client();
     let owner = '';
-    await client.runInContext(async () => {
+    await client.runInNewContext(async () => {
       const handle = await client.lock('late:control', '30s');
       owner = (await admin.hget('lock:{late:control}', 'owner'))!;
       await handle.unlock();
@@ -91,7 +91,7 @@ describe('an operation Redis runs after its caller gave up changes nothing', () 
   it("the owner's last unlock drops a hold Redis counts beyond what the owner took (a phantom), so nothing stays held", async () => {
     const client = await redis.client();
     const admin = redis.server().client();
-    await client.runInContext(async () => {
+    await client.runInNewContext(async () => {
       const handle = await client.lock('late:phantom', '30s');
       await admin.hincrby('lock:{late:phantom}', 'holds', 1); // what a late grant to the same owner left
       await handle.unlock();
@@ -103,7 +103,7 @@ describe('an operation Redis runs after its caller gave up changes nothing', () 
     const client = await redis.client();
     const admin = redis.server().client();
     let owner = '';
-    await client.runInContext(async () => {
+    await client.runInNewContext(async () => {
       await client.lock('late:phantom-control', '30s');
       owner = (await admin.hget('lock:{late:phantom-control}', 'owner'))!;
       await admin.hincrby('lock:{late:phantom-control}', 'holds', 1);

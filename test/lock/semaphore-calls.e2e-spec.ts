@@ -23,9 +23,9 @@ describe('the Redis calls of a semaphore cycle', () => {
 
   it('a free cycle (one permit of a new semaphore, taken and released) makes at most 14 Redis calls', async () => {
     const client = await redis.client();
-    await (await client.getSemaphore('calls:warm', { permits: 3 }).acquire(1, '10s')).release(); // registers the process
+    await (await client.getSemaphore('calls:warm', { size: 3 }).acquire(1, '10s')).release(); // registers the process
     await redis.server().client().config('RESETSTAT');
-    for (let i = 0; i < CYCLES; i++) await (await client.getSemaphore(`calls:${i}`, { permits: 3 }).acquire(1, '10s')).release();
+    for (let i = 0; i < CYCLES; i++) await (await client.getSemaphore(`calls:${i}`, { size: 3 }).acquire(1, '10s')).release();
     const { calls, publishes } = await callsInScripts();
     expect(publishes).toBe(0);
     expect(calls / CYCLES).toBeLessThanOrEqual(14);
@@ -34,9 +34,9 @@ describe('the Redis calls of a semaphore cycle', () => {
   it('control: a release with a waiter in another process still tells it (one PUBLISH), and the waiter gets the permit', async () => {
     const client = await redis.client();
     const other = await redis.client();
-    const semaphore = client.getSemaphore('calls:busy', { permits: 1 });
+    const semaphore = client.getSemaphore('calls:busy', { size: 1 });
     const holder = await semaphore.acquire(1, '10s');
-    const waiting = other.getSemaphore('calls:busy', { permits: 1 }).acquire(1, { waitTime: '5s' });
+    const waiting = other.getSemaphore('calls:busy', { size: 1 }).acquire(1, { waitTime: '5s' });
     await until(async () => (await semaphore.queueLength()) === 1, 'the waiter to queue');
     await redis.server().client().config('RESETSTAT');
     await holder.release();

@@ -38,20 +38,20 @@ class ShopController {
   constructor(private readonly locks: LockService) {}
 
   @Post('products/:id')
-  @DistributedLock({ key: 'product:{params.id}', waitTime: 50 })
+  @DistributedLock({ name: 'product:{params.id}', waitTime: 50 })
   async buy(@CurrentLock() lock: LockHandle): Promise<{ lock: string; holds: number }> {
     return { lock: lock.name, holds: await this.locks.getHoldCount(lock.name) };
   }
 
   @Post('transfer')
-  @DistributedLock({ key: ['account:{body.from}', 'account:{body.to}'], waitTime: 0, onLocked: (info) => ({ busy: info.name }) })
+  @DistributedLock({ name: ['account:{body.from}', 'account:{body.to}'], waitTime: 0, onBusy: (info) => ({ busy: info.name }) })
   transfer(@Body() _body: { from: string; to: string }): { busy: undefined } {
     return { busy: undefined };
   }
 
   /** Returns its stream only once its 80 ms lease is gone: 'abort-request' has answered by then. */
   @Get('late-stream/:id')
-  @DistributedLock({ key: 'late-stream:{params.id}', leaseTime: '80ms', onLost: 'abort-request' })
+  @DistributedLock({ name: 'late-stream:{params.id}', leaseTime: '80ms', onLost: 'abort-request' })
   async lateStream(@Param('id') _id: string, @CurrentLock() lock: LockHandle): Promise<Observable<string>> {
     await new Promise((resolve) => lock.signal.addEventListener('abort', resolve, { once: true }));
     return of('too late');
@@ -102,7 +102,7 @@ describe('decorated request calls: the interceptor extension points, multi-key n
     await request(app.getHttpServer()).post('/products/2').set('x-tenant', 'globex').expect(201);
   });
 
-  it("onLocked's info names a multi-lock by its names joined with ', '", async () => {
+  it("onBusy's info names a multi-lock by its names joined with ', '", async () => {
     const holder = await other.lock('account:b', '20s');
     const response = await request(app.getHttpServer()).post('/transfer').send({ from: 'a', to: 'b' }).expect(201);
     expect(response.body).toEqual({ busy: 'account:a, account:b' });

@@ -31,7 +31,7 @@ async function transferBody(from: string, to: string): Promise<void> {
 @Injectable()
 class LedgerService {
   /** A provider method taking a multi-lock named from its arguments. */
-  @DistributedLock({ keyFromArgs: (from: string, to: string) => [`account:${from}`, `account:${to}`] })
+  @DistributedLock({ nameFromArgs: (from: string, to: string) => [`account:${from}`, `account:${to}`] })
   async transfer(from: string, to: string): Promise<void> {
     await transferBody(from, to);
   }
@@ -45,7 +45,7 @@ class CatalogController {
   ) {}
 
   @Get('catalog/:id')
-  @DistributedLock({ key: 'catalog:{params.id}', kind: 'read' })
+  @DistributedLock({ name: 'catalog:{params.id}', kind: 'read' })
   async read() {
     readersInside++;
     await gate.promise;
@@ -54,19 +54,19 @@ class CatalogController {
   }
 
   @Post('catalog/:id')
-  @DistributedLock({ key: 'catalog:{params.id}', kind: 'write', waitTime: 0 })
+  @DistributedLock({ name: 'catalog:{params.id}', kind: 'write', waitTime: 0 })
   write() {
     return { written: true };
   }
 
   @Post('fair/:id')
-  @DistributedLock({ key: 'queue:{params.id}', kind: 'fair' })
+  @DistributedLock({ name: 'queue:{params.id}', kind: 'fair' })
   async fair(@Param('id') id: string) {
     return { fairHeld: (await this.locks.redis.exists(`lock:{queue:${id}}:fair`)) === 1 };
   }
 
   @Post('transfer')
-  @DistributedLock({ key: ['account:{body.from}', 'account:{body.to}'] })
+  @DistributedLock({ name: ['account:{body.from}', 'account:{body.to}'] })
   async transfer(@Body() body: { from: string; to: string }) {
     await transferBody(body.from, body.to);
     return { tokens: Object.keys((this.locks.currentLock() as unknown as { tokens: Record<string, number> }).tokens).sort() };
@@ -149,13 +149,13 @@ describe('@DistributedLock kinds and several keys', () => {
       expect(await run('/transfer')).toBe(0);
     });
 
-    it('with keyFromArgs returning [from, to] on a provider: no overlap, no deadlock', async () => {
+    it('with nameFromArgs returning [from, to] on a provider: no overlap, no deadlock', async () => {
       expect(await run('/ledger')).toBe(0);
     });
   });
 
   it('a bad kind or an empty key list fails when the class is defined', () => {
-    expect(() => DistributedLock({ key: 'x', kind: 'exclusive' as never })).toThrow(InvalidLockArgumentError);
-    expect(() => DistributedLock({ key: [] })).toThrow(/non-empty array/);
+    expect(() => DistributedLock({ name: 'x', kind: 'exclusive' as never })).toThrow(InvalidLockArgumentError);
+    expect(() => DistributedLock({ name: [] })).toThrow(/non-empty array/);
   });
 });

@@ -46,7 +46,7 @@ class ShopController {
   constructor(private readonly locks: LockService) {}
 
   @Post('products/:id/buy')
-  @DistributedLock({ key: 'product:{params.id}', waitTime: 100 })
+  @DistributedLock({ name: 'product:{params.id}', waitTime: 100 })
   async buy(@Param('id') id: string, @CurrentLock() lock: LockHandle) {
     entered.push(`buy:${id}`);
     return { lock: lock.name, token: lock.token, held: await this.locks.isHeldByCurrentContext(`product:${id}`) };
@@ -73,7 +73,7 @@ class ShopController {
   }
 
   @Get('fn/:a')
-  @DistributedLock({ key: (ctx: ExecutionContext) => `fn:${ctx.switchToHttp().getRequest<{ params: { a: string } }>().params.a.toUpperCase()}` })
+  @DistributedLock({ name: (ctx: ExecutionContext) => `fn:${ctx.switchToHttp().getRequest<{ params: { a: string } }>().params.a.toUpperCase()}` })
   byFunction() {
     return { lock: this.locks.currentLock()?.name };
   }
@@ -123,14 +123,14 @@ class ShopController {
 
   /** Held until the test opens its gate; watchdog-renewed, 100 ms wait. */
   @Post('slow')
-  @DistributedLock({ key: 'slow', waitTime: 100 })
+  @DistributedLock({ name: 'slow', waitTime: 100 })
   async slow() {
     await new Promise<void>((resolve) => slowGates.push(resolve));
     return { ok: true };
   }
 
   @Post('counter/locked')
-  @DistributedLock({ key: 'counter', waitTime: '10s' })
+  @DistributedLock({ name: 'counter', waitTime: '10s' })
   async lockedIncrement() {
     return this.increment('counter:locked');
   }
@@ -197,7 +197,7 @@ describe('@DistributedLock over HTTP', () => {
 
   it('a template field missing from the request is a 400, and the handler does not run', async () => {
     const response = await request(app.getHttpServer()).post('/orders').send({ order: {} }).expect(400);
-    expect(response.body).toMatchObject({ code: 'LOCK_KEY_TEMPLATE' });
+    expect(response.body).toMatchObject({ code: 'LOCK_NAME_TEMPLATE' });
     expect(response.body.message).toContain('request.body.order.id');
     await request(app.getHttpServer()).get('/search').expect(400);
     expect(entered).toEqual([]);
@@ -241,7 +241,9 @@ describe('@DistributedLock over HTTP', () => {
     expect(await locks.remainTimeToLive('slow')).toBeGreaterThan(20_000); // the watchdog's lease
     const busy = await request(server).post('/slow').expect(423);
     expect(busy.headers['retry-after']).toBe('1'); // ceil(about 300 ms): the holds seen, not the lease
-    expect(busy.body).toMatchObject({ code: 'LOCK_ACQUIRE_TIMEOUT', retryAfter: 1 });
+    expect(busy.body).toMatchObject({ code: 'LOCK_ACQUIRE_TIMEOUT' });
+    expect(busy.body.retryAfterMs).toBeGreaterThan(0);
+    expect(busy.body.retryAfterMs).toBeLessThanOrEqual(1000); // the same estimate as the header, in ms
     slowGates.shift()!();
     expect((await holding).status).toBe(201);
   });
@@ -301,12 +303,12 @@ describe('@DistributedLock over HTTP', () => {
   });
 });
 
-describe('@DistributedLock with unavailableStatus 409', () => {
+describe('@DistributedLock with busyStatus 409', () => {
   const redis = useRedis();
 
   it('answers 409 Conflict instead of 423', async () => {
     const moduleRef = await Test.createTestingModule({
-      imports: [DistributedLockModule.forRoot({ connection: { mode: 'single', port: redis.server().port }, unavailableStatus: 409, defaultWaitTime: 0 })],
+      imports: [DistributedLockModule.forRoot({ connection: { mode: 'single', port: redis.server().port }, busyStatus: 409, defaultWaitTime: 0 })],
       controllers: [ShopController],
     }).compile();
     const app = moduleRef.createNestApplication({ logger: false });

@@ -9,6 +9,7 @@ import {
   LockConnectionError,
   LockService,
   type DistributedLockModuleOptions,
+  type DistributedLockOptionsFactory,
 } from 'nestjs-distributed-lock';
 import { freePort, RedisServer } from 'redis-topology';
 import { useRedis } from '../harness/use-redis.js';
@@ -56,13 +57,17 @@ describe('DistributedLockModule', () => {
       Object.assign(process.env, saved);
     });
 
-    it('forRoot() with no options reads REDIS_* and LOCK_* from the environment', async () => {
-      process.env.REDIS_MODE = 'single';
-      process.env.REDIS_HOST = '127.0.0.1';
-      process.env.REDIS_PORT = String(redis.server().port);
-      process.env.LOCK_KEY_PREFIX = 'envtest:';
-      process.env.LOCK_WATCHDOG_TIMEOUT = '12s';
-      process.env.LOCK_WAIT_TIME = '750ms';
+    it("forRoot() with no options reads DISTRIBUTED_LOCK_* from the environment, never the app's own REDIS_URL / REDIS_HOST", async () => {
+      // The app's cache or queue settings: were they read, the lock client would refuse both at once or go there.
+      process.env.REDIS_URL = 'redis://app-cache.invalid:6390';
+      process.env.REDIS_HOST = 'app-cache.invalid';
+      process.env.REDIS_PORT = '6390';
+      process.env.DISTRIBUTED_LOCK_REDIS_MODE = 'single';
+      process.env.DISTRIBUTED_LOCK_REDIS_HOST = '127.0.0.1';
+      process.env.DISTRIBUTED_LOCK_REDIS_PORT = String(redis.server().port);
+      process.env.DISTRIBUTED_LOCK_KEY_PREFIX = 'envtest:';
+      process.env.DISTRIBUTED_LOCK_WATCHDOG_TIMEOUT = '12s';
+      process.env.DISTRIBUTED_LOCK_WAIT_TIME = '750ms';
       await withApp([DistributedLockModule.forRoot()], async (locks) => {
         expect(locks.keyPrefix).toBe('envtest:');
         expect(locks.watchdogTimeoutMs).toBe(12_000);
@@ -100,7 +105,7 @@ describe('DistributedLockModule', () => {
     it('forRootAsync with useClass', async () => {
       const port = redis.server().port;
       @Injectable()
-      class LockOptionsFactory {
+      class LockOptionsFactory implements DistributedLockOptionsFactory {
         createDistributedLockOptions(): DistributedLockModuleOptions {
           return { connection: { mode: 'single', port }, keyPrefix: 'class:' };
         }
@@ -130,18 +135,18 @@ describe('DistributedLockModule', () => {
     });
 
     it('an invalid environment fails start-up with an error naming the variable', async () => {
-      process.env.REDIS_MODE = 'sentinel';
-      process.env.REDIS_SENTINELS = '127.0.0.1:26379';
+      process.env.DISTRIBUTED_LOCK_REDIS_MODE = 'sentinel';
+      process.env.DISTRIBUTED_LOCK_REDIS_SENTINELS = '127.0.0.1:26379';
       const error = await startupError({});
       expect(error).toBeInstanceOf(InvalidLockConfigError);
-      expect((error as InvalidLockConfigError).setting).toBe('REDIS_SENTINEL_MASTER');
+      expect((error as InvalidLockConfigError).setting).toBe('DISTRIBUTED_LOCK_REDIS_SENTINEL_MASTER');
     });
 
     it('unknown and invalid module options fail start-up', async () => {
       expect(await startupError({ defaultWaittime: 5 } as never)).toBeInstanceOf(InvalidLockConfigError);
-      expect(await startupError({ unavailableStatus: 500 } as never)).toBeInstanceOf(InvalidLockConfigError);
-      const wait = (await startupError({ env: { LOCK_WAIT_TIME: 'forever' } })) as InvalidLockConfigError;
-      expect(wait.setting).toBe('LOCK_WAIT_TIME');
+      expect(await startupError({ busyStatus: 500 } as never)).toBeInstanceOf(InvalidLockConfigError);
+      const wait = (await startupError({ env: { DISTRIBUTED_LOCK_WAIT_TIME: 'forever' } })) as InvalidLockConfigError;
+      expect(wait.setting).toBe('DISTRIBUTED_LOCK_WAIT_TIME');
     });
   });
 
@@ -181,7 +186,11 @@ describe('DistributedLockModule', () => {
     });
 
     it('username and password from the environment work for a user confined to the key prefix', async () => {
-      const env = { REDIS_PORT: String(secured.port), REDIS_USERNAME: 'locker', REDIS_PASSWORD: 'locker-pw' };
+      const env = {
+        DISTRIBUTED_LOCK_REDIS_PORT: String(secured.port),
+        DISTRIBUTED_LOCK_REDIS_USERNAME: 'locker',
+        DISTRIBUTED_LOCK_REDIS_PASSWORD: 'locker-pw',
+      };
       await withApp([DistributedLockModule.forRoot({ env })], async (locks) => {
         const handle = await locks.lock('acl');
         expect(handle.token).toBeGreaterThan(0);
@@ -190,7 +199,12 @@ describe('DistributedLockModule', () => {
     });
 
     it('keys outside the ACL pattern are refused by the server, as a typed error', async () => {
-      const env = { REDIS_PORT: String(secured.port), REDIS_USERNAME: 'locker', REDIS_PASSWORD: 'locker-pw', LOCK_KEY_PREFIX: 'elsewhere:' };
+      const env = {
+        DISTRIBUTED_LOCK_REDIS_PORT: String(secured.port),
+        DISTRIBUTED_LOCK_REDIS_USERNAME: 'locker',
+        DISTRIBUTED_LOCK_REDIS_PASSWORD: 'locker-pw',
+        DISTRIBUTED_LOCK_KEY_PREFIX: 'elsewhere:',
+      };
       await withApp([DistributedLockModule.forRoot({ env })], async (locks) => {
         const error = (await locks.tryLock('acl').catch((e: unknown) => e)) as LockBackendError;
         expect(error).toBeInstanceOf(LockBackendError);
@@ -199,7 +213,9 @@ describe('DistributedLockModule', () => {
     });
 
     it('a wrong password fails start-up with the server message, not as "lock not acquired"', async () => {
-      const error = await startupError({ env: { REDIS_PORT: String(secured.port), REDIS_USERNAME: 'locker', REDIS_PASSWORD: 'nope' } });
+      const error = await startupError({
+        env: { DISTRIBUTED_LOCK_REDIS_PORT: String(secured.port), DISTRIBUTED_LOCK_REDIS_USERNAME: 'locker', DISTRIBUTED_LOCK_REDIS_PASSWORD: 'nope' },
+      });
       expect(error).toBeInstanceOf(LockConnectionError);
       expect((error as Error).message).toMatch(/WRONGPASS/);
     });
@@ -211,10 +227,10 @@ describe('DistributedLockModule', () => {
     const other = await redis.client();
     const busy = await other.lock('close:busy', '30s');
     const worker = WorkerProcess.start('nest-app-worker.mjs', {
-      REDIS_MODE: 'single',
-      REDIS_HOST: '127.0.0.1',
-      REDIS_PORT: redis.server().port,
-      LOCK_WATCHDOG_TIMEOUT: 3000,
+      DISTRIBUTED_LOCK_REDIS_MODE: 'single',
+      DISTRIBUTED_LOCK_REDIS_HOST: '127.0.0.1',
+      DISTRIBUTED_LOCK_REDIS_PORT: redis.server().port,
+      DISTRIBUTED_LOCK_WATCHDOG_TIMEOUT: '3s',
     });
     const ready = await worker.waitForType('ready');
     expect(ready.stats).toEqual({ held: 1, renewing: 1, waitingChannels: 1 });

@@ -40,7 +40,7 @@ const provider: TracerProvider = { getTracer: () => tracer };
 
 @Injectable()
 class Reports {
-  @DistributedLock({ keyFromArgs: (id: string) => `report:${id}`, waitTime: 0 })
+  @DistributedLock({ nameFromArgs: (id: string) => `report:${id}`, waitTime: 0 })
   async build(id: string): Promise<string> {
     return `report ${id}`;
   }

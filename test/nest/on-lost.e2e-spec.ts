@@ -16,7 +16,7 @@ const gate = (): Promise<void> => new Promise((resolve) => gates.push(resolve));
 class Jobs {
   constructor(private readonly locks: LockService) {}
 
-  @DistributedLock({ keyFromArgs: (id: string) => `job:${id}`, leaseTime: '80ms', onLost: (info) => void lostCalls.push(info) })
+  @DistributedLock({ nameFromArgs: (id: string) => `job:${id}`, leaseTime: '80ms', onLost: (info) => void lostCalls.push(info) })
   async run(id: string): Promise<string> {
     const lock = this.locks.currentLock()!;
     await gate();
@@ -27,7 +27,7 @@ class Jobs {
 @Controller()
 class OrdersController {
   @Post('request/:id')
-  @DistributedLock({ key: 'order:{params.id}', leaseTime: '80ms', onLost: 'abort-request' })
+  @DistributedLock({ name: 'order:{params.id}', leaseTime: '80ms', onLost: 'abort-request' })
   async abortRequest(@Param('id') id: string, @CurrentLock() lock: LockHandle): Promise<{ id: string }> {
     await gate();
     finished.push({ route: 'abort-request', aborted: lock.signal.aborted, reason: (lock.signal.reason as { reason?: string })?.reason });
@@ -35,7 +35,7 @@ class OrdersController {
   }
 
   @Post('signal/:id')
-  @DistributedLock({ key: 'order:{params.id}', leaseTime: '80ms' })
+  @DistributedLock({ name: 'order:{params.id}', leaseTime: '80ms' })
   async signalOnly(@Param('id') id: string, @CurrentLock() lock: LockHandle): Promise<{ id: string; aborted: boolean }> {
     await gate();
     finished.push({ route: 'abort', aborted: lock.signal.aborted, reason: (lock.signal.reason as { reason?: string })?.reason });
@@ -111,7 +111,7 @@ describe('@DistributedLock onLost: what happens when the lease is lost while the
   });
 
   it('rejects an onLost that is not abort, abort-request or a function, naming the option', () => {
-    expect(() => DistributedLock({ key: 'x', onLost: 'retry' as never })).toThrow(
+    expect(() => DistributedLock({ name: 'x', onLost: 'retry' as never })).toThrow(
       /Invalid @DistributedLock onLost: expected 'abort', 'abort-request' or a function/,
     );
   });

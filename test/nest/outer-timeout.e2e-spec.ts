@@ -58,7 +58,7 @@ const unlocked = new OverlapChecker();
 @UseInterceptors(TimeoutInterceptor) // outside @DistributedLock's interceptor, as a controller- or app-level interceptor is
 class SlowController {
   @Post('locked')
-  @DistributedLock({ key: 'slow', waitTime: '10s' })
+  @DistributedLock({ name: 'slow', waitTime: '10s' })
   locked(): Promise<{ ok: true }> {
     return locked.run();
   }

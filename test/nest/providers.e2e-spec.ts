@@ -9,11 +9,11 @@ import {
   DistributedLockModule,
   InvalidLockArgumentError,
   LockAcquireTimeoutError,
-  LockKeyTemplateError,
+  LockNameTemplateError,
   LockService,
   ScheduledLock,
   type LockClient,
-  type LockedCallInfo,
+  type LockBusyInfo,
 } from 'nestjs-distributed-lock';
 import { useRedis } from '../harness/use-redis.js';
 import { nextEvent, until } from '../harness/wait.js';
@@ -37,7 +37,7 @@ class StockService {
   /** Read-modify-write over an in-memory counter with a pause: loses updates without the lock. */
   counter = 0;
 
-  @DistributedLock({ keyFromArgs: (sku: string) => `stock:${sku}`, waitTime: '10s' })
+  @DistributedLock({ nameFromArgs: (sku: string) => `stock:${sku}`, waitTime: '10s' })
   async bump(sku: string, pause: Promise<void> | undefined): Promise<number> {
     const read = this.counter;
     await (pause ?? new Promise((resolve) => setImmediate(resolve)));
@@ -52,7 +52,7 @@ class StockService {
     return this.counter;
   }
 
-  @DistributedLock({ key: 'order:{args.0.id}', waitTime: 0 })
+  @DistributedLock({ name: 'order:{args.0.id}', waitTime: 0 })
   async order(order: { id?: string }): Promise<{ lock: string | undefined; held: boolean }> {
     entered.push(`order:${order.id}`);
     // Nested call on the same key: the same lock context re-enters instead of deadlocking.
@@ -60,35 +60,35 @@ class StockService {
     return { lock: this.locks.currentLock()?.name, held: await this.locks.isHeldByCurrentContext(`order:${order.id}`) };
   }
 
-  @DistributedLock({ keyFromArgs: (order: { id?: string }) => `order:${order.id}`, waitTime: 0 })
+  @DistributedLock({ nameFromArgs: (order: { id?: string }) => `order:${order.id}`, waitTime: 0 })
   async orderAgain(_order: { id?: string }): Promise<number> {
     return this.locks.getHoldCount(`order:${_order.id}`);
   }
 
-  @DistributedLock({ key: 'busy:{args.0}', waitTime: 50 })
+  @DistributedLock({ name: 'busy:{args.0}', waitTime: 50 })
   async strict(_id: string): Promise<string> {
     entered.push('strict');
     return 'ran';
   }
 
-  @DistributedLock({ key: 'busy:{args.0}', waitTime: 0, onLocked: 'skip' })
+  @DistributedLock({ name: 'busy:{args.0}', waitTime: 0, onBusy: 'skip' })
   async skipping(_id: string): Promise<string> {
     entered.push('skipping');
     return 'ran';
   }
 
-  @DistributedLock({ key: 'busy:{args.0}', waitTime: 0, onLocked: (info: LockedCallInfo) => ({ busy: info.name, args: info.args, code: info.error.code }) })
+  @DistributedLock({ name: 'busy:{args.0}', waitTime: 0, onBusy: (info: LockBusyInfo) => ({ busy: info.name, args: info.args, code: info.error.code }) })
   async custom(_id: string, _extra: number): Promise<unknown> {
     entered.push('custom');
     return 'ran';
   }
 
-  @DistributedLock({ key: 'at-least:{args.0}', leaseTime: '20s', lockAtLeastFor: '15s' })
+  @DistributedLock({ name: 'at-least:{args.0}', leaseTime: '20s', lockAtLeastFor: '15s' })
   async quick(_id: string): Promise<string> {
     return 'done';
   }
 
-  @DistributedLock({ key: 'request:{params.id}' })
+  @DistributedLock({ name: 'request:{params.id}' })
   async requestKeyed(): Promise<void> {
     entered.push('request-keyed');
   }
@@ -107,7 +107,7 @@ class Jobs {
   runs = 0;
 
   // @Cron below the lock (applied first), and a custom metadata: both survive.
-  @ScheduledLock({ lockAtMostFor: '5s' })
+  @ScheduledLock({ leaseTime: '5s' })
   @Cron('0 0 1 1 *', { name: 'jobs-cron', disabled: true })
   @SetMetadata(ROLE, 'job')
   async cronJob(): Promise<string> {
@@ -117,7 +117,7 @@ class Jobs {
 
   // @Interval above the lock (applied last, onto the wrapper).
   @Interval('jobs-interval', 3_600_000)
-  @ScheduledLock({ key: 'jobs:interval' })
+  @ScheduledLock({ name: 'jobs:interval' })
   async intervalJob(): Promise<void> {
     this.runs += 1;
   }
@@ -129,7 +129,7 @@ class ItemsController {
 
   /** Key from the handler's (piped) arguments: the method wrapper locks, failures map to HTTP. */
   @Post(':id/args')
-  @DistributedLock({ keyFromArgs: (id: string) => `item:${id}`, waitTime: 50 })
+  @DistributedLock({ nameFromArgs: (id: string) => `item:${id}`, waitTime: 50 })
   async byArgs(@Param('id') id: string): Promise<{ lock: string | undefined }> {
     entered.push(`args:${id}`);
     return { lock: this.locks.currentLock()?.name };
@@ -137,13 +137,13 @@ class ItemsController {
 
   /** Key from the request: the interceptor locks, and the wrapper does not lock a second time. */
   @Get(':id')
-  @DistributedLock({ key: 'item:{params.id}', waitTime: 50 })
+  @DistributedLock({ name: 'item:{params.id}', waitTime: 50 })
   async byRequest(@Param('id') id: string): Promise<{ holds: number }> {
     return { holds: await this.locks.getHoldCount(`item:${id}`) };
   }
 
   @Get(':id/skip')
-  @DistributedLock({ key: 'item:{params.id}', waitTime: 0, onLocked: () => ({ skipped: true }) })
+  @DistributedLock({ name: 'item:{params.id}', waitTime: 0, onBusy: () => ({ skipped: true }) })
   skip(): { skipped: boolean } {
     return { skipped: false };
   }
@@ -205,12 +205,12 @@ describe('@DistributedLock on providers', () => {
     expect(await other.isLocked('order:o-1')).toBe(false);
   });
 
-  it('a missing argument field is a LockKeyTemplateError and the method does not run', async () => {
-    await expect(service.order({})).rejects.toBeInstanceOf(LockKeyTemplateError);
+  it('a missing argument field is a LockNameTemplateError and the method does not run', async () => {
+    await expect(service.order({})).rejects.toBeInstanceOf(LockNameTemplateError);
     expect(entered).toEqual([]);
   });
 
-  it("onLocked 'throw' (default): a LockAcquireTimeoutError with the holder's remaining lease", async () => {
+  it("onBusy 'throw' (default): a LockAcquireTimeoutError with the holder's remaining lease", async () => {
     const holder = await other.lock('busy:x', '20s');
     const error = (await service.strict('x').catch((e: unknown) => e)) as LockAcquireTimeoutError;
     expect(error).toBeInstanceOf(LockAcquireTimeoutError);
@@ -220,7 +220,7 @@ describe('@DistributedLock on providers', () => {
     expect(entered).toEqual([]);
   });
 
-  it("onLocked 'skip' resolves undefined without running; a function gets name, args, error and supplies the result", async () => {
+  it("onBusy 'skip' resolves undefined without running; a function gets name, args, error and supplies the result", async () => {
     const holder = await other.lock('busy:y', '20s');
     expect(await service.skipping('y')).toBeUndefined();
     expect(await service.custom('y', 7)).toEqual({ busy: 'busy:y', args: ['y', 7], code: 'LOCK_ACQUIRE_TIMEOUT' });
@@ -238,7 +238,7 @@ describe('@DistributedLock on providers', () => {
   it('a key that reads the request fails clearly when a provider method is called outside a request', async () => {
     const error = (await service.requestKeyed().catch((e: unknown) => e)) as InvalidLockArgumentError;
     expect(error).toBeInstanceOf(InvalidLockArgumentError);
-    expect(error.message).toMatch(/StockService\.requestKeyed.*keyFromArgs/);
+    expect(error.message).toMatch(/StockService\.requestKeyed.*nameFromArgs/);
     expect(entered).toEqual([]);
   });
 
@@ -275,7 +275,7 @@ describe('@DistributedLock on providers', () => {
   });
 
   describe('on controllers', () => {
-    it('keyFromArgs on a route handler: the wrapper locks with the piped argument; busy answers 423 with Retry-After', async () => {
+    it('nameFromArgs on a route handler: the wrapper locks with the piped argument; busy answers 423 with Retry-After', async () => {
       const http = request(app.getHttpServer());
       expect((await http.post('/items/a1/args').expect(201)).body).toEqual({ lock: 'item:a1' });
       const holder = await other.lock('item:a2', '20s');
@@ -298,7 +298,7 @@ describe('@DistributedLock on providers', () => {
       expect(acquisitions).toBe(1);
     });
 
-    it('onLocked function on a route: its result is the response', async () => {
+    it('onBusy function on a route: its result is the response', async () => {
       const holder = await other.lock('item:s1', '20s');
       expect((await request(app.getHttpServer()).get('/items/s1/skip').expect(200)).body).toEqual({ skipped: true });
       await holder.unlock();
@@ -317,15 +317,15 @@ describe('@DistributedLock options are checked when the class is defined', () =>
   };
 
   it.each([
-    ['@DistributedLock onLocked', () => DistributedLock({ key: 'x', onLocked: 'ignore' as never })],
-    ['@DistributedLock key', () => DistributedLock({ key: 'x', keyFromArgs: (() => 'y') as never } as never)],
-    ['@DistributedLock keyFromArgs', () => DistributedLock({ keyFromArgs: 'x' as never })],
-    ['lockAtLeastFor', () => DistributedLock({ key: 'x', leaseTime: '1s', lockAtLeastFor: '1s' })],
-    ['lock key', () => DistributedLock('x:{args.first}')],
-    ['lock key', () => DistributedLock('x:{args.0}:{params.id}')],
-    ['@DistributedLock options', () => DistributedLock({ key: 'x', leasetime: '1s' } as never)],
-    ['@ScheduledLock key', () => ScheduledLock({ key: 'job:{params.id}' })],
-    ['lockAtMostFor', () => ScheduledLock({ lockAtMostFor: -1 })],
+    ['@DistributedLock onBusy', () => DistributedLock({ name: 'x', onBusy: 'ignore' as never })],
+    ['@DistributedLock name', () => DistributedLock({ name: 'x', nameFromArgs: (() => 'y') as never } as never)],
+    ['@DistributedLock nameFromArgs', () => DistributedLock({ nameFromArgs: 'x' as never })],
+    ['lockAtLeastFor', () => DistributedLock({ name: 'x', leaseTime: '1s', lockAtLeastFor: '1s' })],
+    ['lock name', () => DistributedLock('x:{args.first}')],
+    ['lock name', () => DistributedLock('x:{args.0}:{params.id}')],
+    ['@DistributedLock options', () => DistributedLock({ name: 'x', leasetime: '1s' } as never)],
+    ['@ScheduledLock name', () => ScheduledLock({ name: 'job:{params.id}' })],
+    ['leaseTime', () => ScheduledLock({ leaseTime: -1 })],
   ])('%s', (argument, decorate) => {
     let error: unknown;
     try {
@@ -348,15 +348,15 @@ describe('@DistributedLock options are checked when the class is defined', () =>
     }).toThrow(/already has a lock decorator/);
   });
 
-  it('keyFromArgs is typed by the method parameters', () => {
+  it('nameFromArgs is typed by the method parameters', () => {
     class Typed {
-      @DistributedLock({ keyFromArgs: (id: string) => `p:${id}` })
+      @DistributedLock({ nameFromArgs: (id: string) => `p:${id}` })
       async fine(id: string, _qty: number): Promise<string> {
         return id;
       }
 
       // @ts-expect-error the key builder takes a string, the method a number
-      @DistributedLock({ keyFromArgs: (id: string) => `p:${id}` })
+      @DistributedLock({ nameFromArgs: (id: string) => `p:${id}` })
       async wrong(id: number): Promise<number> {
         return id;
       }

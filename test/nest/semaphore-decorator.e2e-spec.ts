@@ -25,13 +25,13 @@ async function work(): Promise<void> {
 
 @Injectable()
 class CrawlService {
-  @DistributedSemaphore({ keyFromArgs: (region: string) => `crawl:${region}`, permits: 1, waitTime: 0, onLocked: 'skip' })
+  @DistributedSemaphore({ nameFromArgs: (region: string) => `crawl:${region}`, size: 1, waitTime: 0, onBusy: 'skip' })
   async crawl(region: string): Promise<string> {
     await work();
     return `crawled ${region}`;
   }
 
-  @DistributedSemaphore({ key: 'render:{args.0}', permits: 3, permitsPerCall: 2, waitTime: '10s' })
+  @DistributedSemaphore({ name: 'render:{args.0}', size: 3, permitsPerCall: 2, waitTime: '10s' })
   async render(_job: string): Promise<number> {
     await work();
     return inside;
@@ -41,7 +41,7 @@ class CrawlService {
 @Controller()
 class ExportController {
   @Post('exports/:tenant')
-  @DistributedSemaphore({ key: 'exports:{params.tenant}', permits: 2, waitTime: 0 })
+  @DistributedSemaphore({ name: 'exports:{params.tenant}', size: 2, waitTime: 0 })
   async export(@Param('tenant') _tenant: string, @CurrentLock() lock: LockHandle) {
     await work();
     return { token: lock.token, permits: (lock as PermitsHandle).permits };
@@ -91,7 +91,7 @@ describe('@DistributedSemaphore on routes and providers', () => {
     expect((await request(server).post('/exports/acme')).status).toBe(201);
   });
 
-  it("a provider: onLocked 'skip' when no permit is free; permitsPerCall takes several at once", async () => {
+  it("a provider: onBusy 'skip' when no permit is free; permitsPerCall takes several at once", async () => {
     const crawl = app.get(CrawlService);
     const first = crawl.crawl('eu');
     await until(() => inside === 1, 'the first crawl inside');
@@ -105,10 +105,10 @@ describe('@DistributedSemaphore on routes and providers', () => {
   });
 
   it('bad options fail when the class is defined', () => {
-    expect(() => DistributedSemaphore({ key: 'x', permits: 2, permitsPerCall: 3 })).toThrow(InvalidLockArgumentError);
-    expect(() => DistributedSemaphore({ key: 'x', permits: 0 })).toThrow(/@DistributedSemaphore permits/);
-    expect(() => DistributedSemaphore({ key: ['a', 'b'] as unknown as string, permits: 2 })).toThrow(/one semaphore/);
-    expect(() => DistributedSemaphore({ key: 'x', permits: 2, kind: 'fair' } as never)).toThrow(/a semaphore has no lock kind/);
-    expect(() => DistributedSemaphore({ key: 'x', permits: 2, waitTme: '1s' } as never)).toThrow(/unknown option "waitTme"/);
+    expect(() => DistributedSemaphore({ name: 'x', size: 2, permitsPerCall: 3 })).toThrow(InvalidLockArgumentError);
+    expect(() => DistributedSemaphore({ name: 'x', size: 0 })).toThrow(/@DistributedSemaphore size/);
+    expect(() => DistributedSemaphore({ name: ['a', 'b'] as unknown as string, size: 2 })).toThrow(/one semaphore/);
+    expect(() => DistributedSemaphore({ name: 'x', size: 2, kind: 'fair' } as never)).toThrow(/a semaphore has no lock kind/);
+    expect(() => DistributedSemaphore({ name: 'x', size: 2, waitTme: '1s' } as never)).toThrow(/unknown option "waitTme"/);
   });
 });

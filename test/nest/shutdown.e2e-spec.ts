@@ -3,7 +3,8 @@ import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Controller, Injectable, Module, Post, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { DistributedLock, DistributedLockModule, DistributedLockRunner, LockService, type LockClient, type LockHandle } from 'nestjs-distributed-lock';
+import { DistributedLock, DistributedLockModule, LockService, type LockClient, type LockHandle } from 'nestjs-distributed-lock';
+import { DistributedLockRunner } from '../../libs/distributed-lock/src/nest/distributed-lock.runner.js';
 import { useRedis } from '../harness/use-redis.js';
 import { nextEvent, until } from '../harness/wait.js';
 
@@ -28,14 +29,14 @@ class Worker {
   handle: LockHandle | undefined;
   constructor(private readonly locks: LockService) {}
 
-  @DistributedLock({ keyFromArgs: (id: string) => `work:${id}` })
+  @DistributedLock({ nameFromArgs: (id: string) => `work:${id}` })
   async work(id: string): Promise<string> {
     this.handle = this.locks.currentLock();
     await criticalSection();
     return `finished ${id}`;
   }
 
-  @DistributedLock({ keyFromArgs: (id: string) => `quick:${id}`, leaseTime: '20s', lockAtLeastFor: '15s' })
+  @DistributedLock({ nameFromArgs: (id: string) => `quick:${id}`, leaseTime: '20s', lockAtLeastFor: '15s' })
   async quick(_id: string): Promise<void> {}
 }
 

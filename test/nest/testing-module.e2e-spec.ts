@@ -19,7 +19,7 @@ class CounterService {
   value = 0;
 
   /** Read, yield, write: concurrent calls lose updates unless the lock serialises them. */
-  @DistributedLock({ keyFromArgs: (id: string) => `counter:${id}`, waitTime: '5s' })
+  @DistributedLock({ nameFromArgs: (id: string) => `counter:${id}`, waitTime: '5s' })
   async bump(id: string): Promise<number> {
     return this.bumpUnlocked(id);
   }
@@ -37,7 +37,7 @@ let release: (() => void) | undefined;
 @Controller('orders')
 class OrdersController {
   @Post(':id/pay')
-  @DistributedLock({ key: 'order:{params.id}', waitTime: 0 })
+  @DistributedLock({ name: 'order:{params.id}', waitTime: 0 })
   async pay(@Param('id') id: string, @CurrentLock() lock: LockHandle): Promise<{ id: string; token: number }> {
     await new Promise<void>((resolve) => (release = resolve));
     return { id, token: lock.token };
@@ -52,13 +52,13 @@ class OrdersModule {}
 class AppModule {}
 
 describe('nestjs-distributed-lock/testing: unit tests without Redis', () => {
-  const saved = { host: process.env.REDIS_HOST, port: process.env.REDIS_PORT };
+  const saved = { host: process.env.DISTRIBUTED_LOCK_REDIS_HOST, port: process.env.DISTRIBUTED_LOCK_REDIS_PORT };
   let app: INestApplication | undefined;
 
   beforeAll(async () => {
     // Nothing listens there: a test that reached for Redis would fail to start.
-    process.env.REDIS_HOST = '127.0.0.1';
-    process.env.REDIS_PORT = String(await freePort());
+    process.env.DISTRIBUTED_LOCK_REDIS_HOST = '127.0.0.1';
+    process.env.DISTRIBUTED_LOCK_REDIS_PORT = String(await freePort());
   });
   afterEach(async () => {
     release?.();
@@ -66,10 +66,10 @@ describe('nestjs-distributed-lock/testing: unit tests without Redis', () => {
     app = undefined;
   });
   afterAll(() => {
-    process.env.REDIS_HOST = saved.host;
-    process.env.REDIS_PORT = saved.port;
-    if (saved.host === undefined) delete process.env.REDIS_HOST;
-    if (saved.port === undefined) delete process.env.REDIS_PORT;
+    process.env.DISTRIBUTED_LOCK_REDIS_HOST = saved.host;
+    process.env.DISTRIBUTED_LOCK_REDIS_PORT = saved.port;
+    if (saved.host === undefined) delete process.env.DISTRIBUTED_LOCK_REDIS_HOST;
+    if (saved.port === undefined) delete process.env.DISTRIBUTED_LOCK_REDIS_PORT;
   });
 
   it('control: the real module from the environment cannot start here', async () => {

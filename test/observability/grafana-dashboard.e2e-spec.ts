@@ -60,7 +60,7 @@ describe('the Grafana dashboard and alert rules (docs/public/grafana)', () => {
     const client = await redis.client({ watchdogTimeout: '90ms', metrics });
     const other = await redis.client({ metrics });
     const first = await client.lock('grafana:1');
-    const second = client.runInContext(() => client.lock('grafana:1', { waitTime: '5s' })); // waits, then a local hand-over
+    const second = client.runInNewContext(() => client.lock('grafana:1', { waitTime: '5s' })); // waits, then a local hand-over
     await until(() => client.stats().waitingChannels === 1, 'the second caller to wait');
     expect(await other.tryLock('grafana:1', '20ms')).toBe(false); // a timeout
     await nextEvent(client.events, 'renewed');

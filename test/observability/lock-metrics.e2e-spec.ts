@@ -46,7 +46,7 @@ describe('OpenTelemetry metrics (an in-test meter provider, real Redis)', () => 
     const first = await client.lock('m:contended');
     const scripts = async (): Promise<number> => Number(/cmdstat_evalsha:calls=(\d+)/.exec(await client.redis.info('commandstats'))?.[1] ?? 0);
     const before = await scripts();
-    const second = client.runInContext(() => client.lock('m:contended', { waitTime: '5s' }));
+    const second = client.runInNewContext(() => client.lock('m:contended', { waitTime: '5s' }));
     // The waiter's two attempts (before and after subscribing) have run: it queues, then sleeps, ready to be handed the lock.
     await until(async () => client.stats().waitingChannels === 1 && (await scripts()) >= before + 2, 'the second caller to wait');
     expect((await reader.points('distributed_lock.waiters'))[0]?.value).toBe(1);

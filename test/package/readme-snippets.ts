@@ -158,6 +158,28 @@ function exportedNames(appDir: string): Map<string, ExportedName> {
 
 type Shape = 'module' | 'statements-with-this' | 'members';
 
+/**
+ * A snippet's imports of the reader's own files (`import { InventoryService } from './inventory.service'`)
+ * name code the reader has and the README does not show: each name they import is declared `any`,
+ * as a name the snippet uses without importing it is.
+ */
+function withoutRelativeImports(source: ts.SourceFile, body: string): { body: string; declarations: string[] } {
+  const declarations: string[] = [];
+  let result = body;
+  for (const statement of source.statements) {
+    if (!ts.isImportDeclaration(statement) || !(statement.moduleSpecifier as ts.StringLiteral).text.startsWith('.')) continue;
+    const clause = statement.importClause;
+    const names = [
+      ...(clause?.name ? [clause.name.text] : []),
+      ...(clause?.namedBindings && ts.isNamedImports(clause.namedBindings) ? clause.namedBindings.elements.map((element) => element.name.text) : []),
+      ...(clause?.namedBindings && ts.isNamespaceImport(clause.namedBindings) ? [clause.namedBindings.name.text] : []),
+    ];
+    for (const name of names) declarations.push(`declare const ${name}: any;\ntype ${name} = any;`);
+    result = result.replace(statement.getText(source), '');
+  }
+  return { body: result, declarations };
+}
+
 function complete(code: string, free: Set<string>, exported: Map<string, ExportedName>): string {
   let shape: Shape = hasSyntaxErrors(code) ? 'members' : 'module';
   let body = code;
@@ -198,7 +220,8 @@ function complete(code: string, free: Set<string>, exported: Map<string, Exporte
 
   const parts = [...imports, ...declarations];
   if (shape === 'module') {
-    parts.push(body);
+    const { body: ownBody, declarations: own } = withoutRelativeImports(source, body);
+    parts.push(...own, ownBody);
     // The snippet's own classes call collaborators it does not show (this.charge, this.inventory).
     for (const statement of source.statements) {
       if (!ts.isClassDeclaration(statement) || !statement.name) continue;

@@ -56,7 +56,7 @@ const graphql: TransportUnderTest = {
         break;
       case 'bad-key':
         expect(error.message).toContain('graphql data.id');
-        expect(error.extensions).toEqual({ code: 'LOCK_KEY_TEMPLATE' });
+        expect(error.extensions).toEqual({ code: 'LOCK_NAME_TEMPLATE' });
         break;
       case 'lost':
         expect(error.message).toMatch(/was lost/);

@@ -49,8 +49,10 @@ function http(adapter: 'express' | 'fastify'): TransportUnderTest {
             error: 'Locked',
             code: 'LOCK_ACQUIRE_TIMEOUT',
             message: expect.stringMatching(/busy.*Retry after \d+ s/),
-            retryAfter: Number(retryAfter),
+            retryAfterMs: expect.any(Number),
           });
+          // The header is the body's estimate in whole seconds (HTTP's unit), at least 1.
+          expect(Number(retryAfter)).toBe(Math.max(1, Math.ceil((body.retryAfterMs as number) / 1000)));
           break;
         case 'unavailable':
           expect({ status, retryAfter }).toEqual({ status: 503, retryAfter: '1' });
@@ -63,7 +65,7 @@ function http(adapter: 'express' | 'fastify'): TransportUnderTest {
           break;
         case 'bad-key':
           expect(status).toBe(400);
-          expect(body).toEqual({ statusCode: 400, error: 'Bad Request', code: 'LOCK_KEY_TEMPLATE', message: expect.stringMatching(/request\.body\.id/) });
+          expect(body).toEqual({ statusCode: 400, error: 'Bad Request', code: 'LOCK_NAME_TEMPLATE', message: expect.stringMatching(/request\.body\.id/) });
           break;
         case 'lost':
           expect({ status, retryAfter }).toEqual({ status: 503, retryAfter: '1' });

@@ -21,7 +21,7 @@ describe('@nestjs/schedule (@Interval + @ScheduledLock): two app processes, one 
 
   beforeAll(async () => {
     proxy = await FaultProxy.start({ targetPort: redis.server().port });
-    const env = { REDIS_PORT: proxy.port, RUN_ID: run };
+    const env = { DISTRIBUTED_LOCK_REDIS_PORT: proxy.port, RUN_ID: run };
     apps = (await Promise.all([startApp('schedule', env), startApp('schedule', env)])).map(({ process }) => process);
   }, 60_000);
   beforeEach(async () => {

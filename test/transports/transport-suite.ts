@@ -23,7 +23,7 @@ const OUTCOMES: Record<string, Reading['outcome']> = {
   LOCK_ACQUIRE_TIMEOUT: 'busy',
   LOCK_BACKEND_ERROR: 'unavailable',
   LOCK_CLIENT_CLOSED: 'unavailable',
-  LOCK_KEY_TEMPLATE: 'bad-key',
+  LOCK_NAME_TEMPLATE: 'bad-key',
   LOCK_INVALID_ARGUMENT: 'bad-key',
   LOCK_LOST: 'lost',
 };
@@ -47,7 +47,7 @@ export function lockErrorBody(outcome: Reading['outcome'], data: string): Record
     case 'unavailable':
       return { status: 'error', code: 'LOCK_BACKEND_ERROR', message: expect.stringMatching(/store is unavailable/), retryAfterMs: 1000 };
     case 'bad-key':
-      return { status: 'error', code: 'LOCK_KEY_TEMPLATE', message: expect.stringContaining(`${data}.id`) };
+      return { status: 'error', code: 'LOCK_NAME_TEMPLATE', message: expect.stringContaining(`${data}.id`) };
     case 'lost':
       return { status: 'error', code: 'LOCK_LOST', message: expect.stringMatching(/was lost/), retryAfterMs: 1000, reason: 'lease-expired' };
     default:
@@ -100,7 +100,7 @@ export function describeTransport(title: string, transport: TransportUnderTest, 
     beforeAll(async () => {
       const proxy = await FaultProxy.start({ targetPort: redis.server().port });
       const id = randomUUID().slice(0, 8);
-      const env = async (i: number) => ({ ...(await transport.env?.(i)), REDIS_PORT: proxy.port, RUN_ID: id });
+      const env = async (i: number) => ({ ...(await transport.env?.(i)), DISTRIBUTED_LOCK_REDIS_PORT: proxy.port, RUN_ID: id });
       const apps = await Promise.all([startApp(transport.app, await env(0)), startApp(transport.app, await env(1))]);
       const clients = await Promise.all(apps.map(({ ready }) => transport.connect(ready)));
       state = { apps: apps.map(({ process }) => process), ready: apps.map(({ ready }) => ready), clients, proxy, other: () => other, run: id };
@@ -144,9 +144,9 @@ export function describeTransport(title: string, transport: TransportUnderTest, 
       transport.expectShape('crash', reply);
     });
 
-    it('a bad key (the request lacks the field the template reads): the client reads LOCK_KEY_TEMPLATE', async () => {
+    it('a bad key (the request lacks the field the template reads): the client reads LOCK_NAME_TEMPLATE', async () => {
       const reply = await call(0, 'busy', {});
-      expect(transport.read(reply)).toMatchObject({ outcome: 'bad-key', code: 'LOCK_KEY_TEMPLATE' });
+      expect(transport.read(reply)).toMatchObject({ outcome: 'bad-key', code: 'LOCK_NAME_TEMPLATE' });
       transport.expectShape('bad-key', reply);
     });
 

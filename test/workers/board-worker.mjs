@@ -1,5 +1,5 @@
 // Holds and waits for locks of every kind on command, for the lock board's browser test.
-// env: REDIS_* (any single-node mode), LOCK_INSTANCE_NAME (its label on the board).
+// env: DISTRIBUTED_LOCK_REDIS_* (any single-node mode), DISTRIBUTED_LOCK_INSTANCE_NAME (its label on the board).
 // stdin, one command a line (NAME without spaces):
 //   hold plain|fair NAME      -> {"type":"held","name","token"}   (watchdog lease)
 //   read NAME                 -> {"type":"held","name","token"}   (a read lock)
@@ -18,11 +18,11 @@ const handles = new Map();
 const running = [];
 
 function take(kind, name, size, count, waitTime) {
-  return client.runInContext(() => {
+  return client.runInNewContext(() => {
     if (kind === 'plain') return client.lock(name, { waitTime });
     if (kind === 'fair') return client.getFairLock(name).lock({ waitTime });
     if (kind === 'read') return client.getReadWriteLock(name).readLock().lock({ waitTime });
-    return client.getSemaphore(name, { permits: Number(size) }).acquire(Number(count), { waitTime });
+    return client.getSemaphore(name, { size: Number(size) }).acquire(Number(count), { waitTime });
   });
 }
 

@@ -1,12 +1,12 @@
 // Read-sleep-write on a Redis counter from several concurrent lock contexts in one process.
 // argv: <protect: lock|none> <contexts> <iterations> <counterKey> <lockName>
-// env: REDIS_* (any deployment mode). Prints {"type":"ready"}, waits for "go" on stdin, prints {"type":"done"}.
+// env: DISTRIBUTED_LOCK_REDIS_* (any deployment mode). Prints {"type":"ready"}, waits for "go" on stdin, prints {"type":"done"}.
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LockClient } from 'nestjs-distributed-lock';
 
 const [protect, contexts, iterations, counterKey, lockName] = process.argv.slice(2);
-const client = await LockClient.connect(); // configured from REDIS_* like a deployment
+const client = await LockClient.connect(); // configured from DISTRIBUTED_LOCK_REDIS_* like a deployment
 const redis = client.redis;
 
 async function criticalSection() {
@@ -22,7 +22,7 @@ await go;
 
 await Promise.all(
   Array.from({ length: Number(contexts) }, () =>
-    client.runInContext(async () => {
+    client.runInNewContext(async () => {
       for (let i = 0; i < Number(iterations); i++) {
         if (protect === 'lock') await client.withLock(lockName, criticalSection);
         else await criticalSection();

@@ -1,5 +1,5 @@
 // Queues for a fair lock on command, for arrival-order and crashed-waiter tests.
-// env: REDIS_* (any single-node mode), LOCK_NAME, QUEUE_TIMEOUT (ms), LOG_KEY (a Redis list).
+// env: DISTRIBUTED_LOCK_REDIS_* (any single-node mode), LOCK_NAME, QUEUE_TIMEOUT (ms), LOG_KEY (a Redis list).
 // stdin: "acquire <tag>" -> a new lock context waits for the lock; once granted it RPUSHes <tag> to
 // LOG_KEY, prints {"type":"acquired","tag","token"} and releases at once. "exit" closes the client.
 import { createInterface } from 'node:readline';
@@ -16,7 +16,7 @@ for await (const line of lines) {
   const [command, tag] = line.split(' ');
   if (command === 'acquire') {
     running.push(
-      client.runInContext(() =>
+      client.runInNewContext(() =>
         lock.withLock(async (handle) => {
           await client.redis.rpush(process.env.LOG_KEY, tag);
           send({ type: 'acquired', tag, token: handle.token });

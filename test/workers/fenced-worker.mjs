@@ -1,5 +1,5 @@
 // A process of the fault-injection suite: several callers increment a fenced counter under one lock.
-// env: REDIS_* (the lock Redis, often through a fault proxy), RESOURCE_PORT (the protected resource's
+// env: DISTRIBUTED_LOCK_REDIS_* (the lock Redis, often through a fault proxy), RESOURCE_PORT (the protected resource's
 // Redis, never faulted), LOCK_NAME, CONTEXTS, WATCHDOG (ms), WAIT_MS, OPERATION_TIMEOUT (ms).
 // Each section: lock -> fenced read -> short work -> throwIfLost() -> fenced write -> unlock.
 // Prints {"type":"ready"}, then {"type":"progress", accepted, lastAccepted, errors} every 200 ms; at the
@@ -52,7 +52,7 @@ send({ type: 'ready', pid: process.pid });
 
 await Promise.all(
   Array.from({ length: Number(env.CONTEXTS ?? 2) }, () =>
-    client.runInContext(async () => {
+    client.runInNewContext(async () => {
       while (!stopping) {
         let handle;
         try {

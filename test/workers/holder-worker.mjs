@@ -1,5 +1,5 @@
 // Holds one lock and reports what happens to it, for fault tests (SIGKILL, SIGSTOP, Redis restart).
-// env: REDIS_* (any mode), LOCK_NAME, LEASE (ms, or "watchdog"), WATCHDOG (ms, default 30000)
+// env: DISTRIBUTED_LOCK_REDIS_* (any mode), LOCK_NAME, LEASE (ms, or "watchdog"), WATCHDOG (ms, default 30000)
 // Prints {"type":"acquired","token"}, {"type":"renewed"}, {"type":"lost","reason"}, {"type":"aborted","reason"}
 // Commands on stdin: "unlock" -> {"type":"unlocked"} or {"type":"unlock-failed","code"}; "exit".
 import { createInterface } from 'node:readline';

@@ -1,5 +1,5 @@
 // A candidate in a leader election, for crash tests: stands for ELECTION and reports.
-// env: REDIS_* (any mode), ELECTION, WATCHDOG (ms: the leadership's lease).
+// env: DISTRIBUTED_LOCK_REDIS_* (any mode), ELECTION, WATCHDOG (ms: the leadership's lease).
 // Prints {"type":"ready"}, {"type":"elected","term"}, {"type":"revoked","term","reason"}, {"type":"renewed"}.
 // stdin: "resign" -> {"type":"resigned"}; "exit" closes the client.
 import { createInterface } from 'node:readline';

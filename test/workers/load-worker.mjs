@@ -1,5 +1,5 @@
 // Continuous lock-protected increments until "stop" on stdin; records every critical section and every
-// error, for failover tests. argv: <contexts> <lockName> <counterKey>. env: REDIS_* (any mode), LOCK_*.
+// error, for failover tests. argv: <contexts> <lockName> <counterKey>. env: DISTRIBUTED_LOCK_* (any mode).
 // A section is [acquired, release about to be sent, token]: on one machine, an overlap of two sections
 // is a double grant. Prints {"type":"progress"} twice a second (with the last error and the lock
 // connection's status) and {"type":"done", sections, errors}.
@@ -46,7 +46,7 @@ send({ type: 'ready', target: client.target });
 
 await Promise.all(
   Array.from({ length: Number(contexts) }, () =>
-    client.runInContext(async () => {
+    client.runInNewContext(async () => {
       while (!stopping) {
         let handle;
         try {

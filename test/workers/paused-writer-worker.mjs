@@ -1,6 +1,6 @@
 // A holder that keeps checking its lock before each "write", for reliability scenario 20: what does a
 // process resumed after a pause longer than its lease see before its next write?
-// env: REDIS_* (any mode), LOCK_NAME, LEASE (ms, an explicit lease: a fixed deadline)
+// env: DISTRIBUTED_LOCK_REDIS_* (any mode), LOCK_NAME, LEASE (ms, an explicit lease: a fixed deadline)
 // Prints {"type":"acquired","token"}; then, after the test pauses and resumes the process:
 //   {"type":"resumed-tick", ...}  the first 10 ms tick after a gap longer than half the lease: the pause
 //                                 (a timer due before the lease deadline, so it may run before the

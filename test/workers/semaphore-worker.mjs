@@ -2,14 +2,14 @@
 // add them to a Redis counter of permits in use (INCRBY: atomic, so every overlap is counted), work a
 // moment, take them off again, give the permits back. Reports the highest count it saw.
 // argv: <protect: semaphore|none> <contexts> <iterations> <name> <permits> <inUseKey>
-// env: REDIS_* (any single-node mode). Prints {"type":"ready"}, waits for "go", prints {"type":"done","maxInUse"}.
+// env: DISTRIBUTED_LOCK_REDIS_* (any single-node mode). Prints {"type":"ready"}, waits for "go", prints {"type":"done","maxInUse"}.
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LockClient } from 'nestjs-distributed-lock';
 
 const [protect, contexts, iterations, name, permits, inUseKey] = process.argv.slice(2);
 const client = await LockClient.connect();
-const semaphore = client.getSemaphore(name, { permits: Number(permits) });
+const semaphore = client.getSemaphore(name, { size: Number(permits) });
 const redis = client.redis;
 let maxInUse = 0;
 
@@ -27,7 +27,7 @@ await go;
 
 await Promise.all(
   Array.from({ length: Number(contexts) }, (_, context) =>
-    client.runInContext(async () => {
+    client.runInNewContext(async () => {
       for (let i = 0; i < Number(iterations); i++) {
         const count = (context + i) % 3 === 0 ? 2 : 1; // a mix of one- and two-permit callers
         if (protect === 'semaphore') await semaphore.withPermits(count, () => use(count));

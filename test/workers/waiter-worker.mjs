@@ -1,5 +1,5 @@
 // Waits for a plain lock on command, for hand-over tests across processes.
-// env: REDIS_* (any mode), LOCK_NAME. stdin: "wait" -> a new lock context calls lock(LOCK_NAME, 5000)
+// env: DISTRIBUTED_LOCK_REDIS_* (any mode), LOCK_NAME. stdin: "wait" -> a new lock context calls lock(LOCK_NAME, 5000)
 // and prints {"type":"queued"} once it waits (subscribed), then {"type":"acquired","token"} and
 // releases at once. "exit" closes the client. Prints {"type":"ready"} first.
 import { createInterface } from 'node:readline';
@@ -15,7 +15,7 @@ send({ type: 'ready' });
 for await (const line of lines) {
   if (line === 'wait') {
     running.push(
-      client.runInContext(async () => {
+      client.runInNewContext(async () => {
         const handle = await client.lock(process.env.LOCK_NAME, 5000);
         send({ type: 'acquired', token: handle.token });
         await handle.unlock();

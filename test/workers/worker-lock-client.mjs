@@ -12,15 +12,15 @@ const addresses = (list) =>
 
 async function nodeRedisFromEnv(env) {
   const { createClient, createCluster, createSentinel } = await import('redis');
-  switch (env.REDIS_MODE) {
+  switch (env.DISTRIBUTED_LOCK_REDIS_MODE) {
     case 'single':
-      return createClient({ socket: { host: env.REDIS_HOST, port: Number(env.REDIS_PORT) } });
+      return createClient({ socket: { host: env.DISTRIBUTED_LOCK_REDIS_HOST, port: Number(env.DISTRIBUTED_LOCK_REDIS_PORT) } });
     case 'cluster':
-      return createCluster({ rootNodes: addresses(env.REDIS_NODES).map((socket) => ({ socket })) });
+      return createCluster({ rootNodes: addresses(env.DISTRIBUTED_LOCK_REDIS_NODES).map((socket) => ({ socket })) });
     case 'sentinel':
-      return createSentinel({ name: env.REDIS_SENTINEL_MASTER, sentinelRootNodes: addresses(env.REDIS_SENTINELS) });
+      return createSentinel({ name: env.DISTRIBUTED_LOCK_REDIS_SENTINEL_MASTER, sentinelRootNodes: addresses(env.DISTRIBUTED_LOCK_REDIS_SENTINELS) });
     default:
-      throw new Error(`no node-redis client for REDIS_MODE=${env.REDIS_MODE}`);
+      throw new Error(`no node-redis client for DISTRIBUTED_LOCK_REDIS_MODE=${env.DISTRIBUTED_LOCK_REDIS_MODE}`);
   }
 }
 

@@ -6,7 +6,7 @@
  *   npm run demo -- --short            # a quick version (CI runs it)
  *   npm run demo -- --instances 3 --work-ms 50 --experiments 2 --out results/demo
  *   npm run demo -- --mode sentinel    # single | master-slave | sentinel | cluster | redlock
- *   REDIS_HOST=... REDIS_PORT=... npm run demo   # use an existing Redis instead of starting one
+ *   DISTRIBUTED_LOCK_REDIS_HOST=... DISTRIBUTED_LOCK_REDIS_PORT=... npm run demo   # use an existing Redis instead of starting one
  *
  * Exits non-zero if a protected endpoint oversold or lost an update, or if the unprotected control
  * failed to show the oversell (then the run proved nothing).
@@ -77,7 +77,15 @@ const MODES: TopologyMode[] = ['single', 'master-slave', 'sentinel', 'cluster', 
 async function main(): Promise<number> {
   const mode = args.mode as TopologyMode;
   if (!MODES.includes(mode)) throw new Error(`--mode must be one of ${MODES.join(', ')}; got "${args.mode}"`);
-  const external = ['REDIS_URL', 'REDIS_HOST', 'REDIS_PORT', 'REDIS_MODE', 'REDIS_NODES', 'REDIS_SENTINELS', 'REDIS_MASTER'].some((name) => process.env[name]);
+  const external = [
+    'DISTRIBUTED_LOCK_REDIS_URL',
+    'DISTRIBUTED_LOCK_REDIS_HOST',
+    'DISTRIBUTED_LOCK_REDIS_PORT',
+    'DISTRIBUTED_LOCK_REDIS_MODE',
+    'DISTRIBUTED_LOCK_REDIS_NODES',
+    'DISTRIBUTED_LOCK_REDIS_SENTINELS',
+    'DISTRIBUTED_LOCK_REDIS_MASTER',
+  ].some((name) => process.env[name]);
   let topology: Topology | undefined;
   let apps: AppInstance[] = [];
   const stop = async (): Promise<void> => {
@@ -92,7 +100,7 @@ async function main(): Promise<number> {
   try {
     const env: Record<string, string> = {
       INVENTORY_WORK_MS: String(workMs),
-      LOCK_WAIT_TIME: '300s',
+      DISTRIBUTED_LOCK_WAIT_TIME: '300s',
       INVENTORY_TRY_WAIT: '300s',
       INVENTORY_TRY_LEASE: '10s',
     };
@@ -105,7 +113,7 @@ async function main(): Promise<number> {
           .join(' ')}`,
       );
     } else {
-      console.log('using the Redis given by REDIS_* variables');
+      console.log('using the Redis given by DISTRIBUTED_LOCK_REDIS_* variables');
     }
     apps = await startApps(instances, env);
     console.log(`${apps.length} inventory processes: ${apps.map((app) => app.url).join(', ')}`);
@@ -134,7 +142,7 @@ async function main(): Promise<number> {
     const report: DemoReport = {
       startedAt: new Date().toISOString(),
       machine: `${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
-      mode: external ? `${process.env.REDIS_MODE ?? 'single'} (given by REDIS_* variables)` : mode,
+      mode: external ? `${process.env.DISTRIBUTED_LOCK_REDIS_MODE ?? 'single'} (given by DISTRIBUTED_LOCK_REDIS_* variables)` : mode,
       instances,
       workMs,
       short,

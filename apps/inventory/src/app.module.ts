@@ -10,7 +10,7 @@ import { InventoryModule } from './inventory/inventory.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 
 /**
- * The lock module, configured from REDIS_* / LOCK_* like forRoot(), plus metrics: recorded into the
+ * The lock module, configured from DISTRIBUTED_LOCK_* like forRoot(), plus metrics: recorded into the
  * app's MeterProvider (served on GET /metrics), with lock names reduced to a bounded label
  * (`product:42` -> `product:*`), and this instance named in lock inspection by INSTANCE_ID.
  */
@@ -35,7 +35,7 @@ const LockBoard = DistributedLockBoardModule.forRoot({
   title: `Inventory locks (${process.env.INSTANCE_ID?.trim() || `pid ${process.pid}`})`,
 });
 
-/** Redis and lock settings come from REDIS_* / LOCK_* variables only: the same build runs in every mode. */
+/** Redis and lock settings come from DISTRIBUTED_LOCK_* variables only: the same build runs in every mode. */
 @Module({
   imports: [LockModule, LockBoard, ScheduleModule.forRoot(), TerminusModule.forRoot(), InventoryModule, MetricsModule],
   controllers: [HealthController],

@@ -12,7 +12,7 @@ interface FamilyMethods {
   getFairLock?(name: string): Lockable;
   getReadWriteLock?(name: string): { readLock(): Lockable; writeLock(): Lockable };
   getMultiLock?(names: string[]): Lockable;
-  getSemaphore?(name: string, options: { permits: number }): { acquire(permits: number, leaseTime?: number): Promise<HandleLike> };
+  getSemaphore?(name: string, options: { size: number }): { acquire(permits: number, leaseTime?: number): Promise<HandleLike> };
 }
 type Client = LockClient & FamilyMethods;
 
@@ -113,8 +113,8 @@ const OUR_KINDS: OurKind[] = [
     leaseMs: LEASE_MS,
     scenarios: SEMAPHORE_SCENARIOS,
     primitive: 'semaphore',
-    note: `client.getSemaphore(name, { permits: ${SEMAPHORE_PERMITS} }).acquire(1, 10000): one permit, explicit 10 s lease`,
-    lockFor: (client, key) => ({ lock: (lease) => client.getSemaphore!(key, { permits: SEMAPHORE_PERMITS }).acquire(1, lease) }),
+    note: `client.getSemaphore(name, { size: ${SEMAPHORE_PERMITS} }).acquire(1, 10000): one permit, explicit 10 s lease`,
+    lockFor: (client, key) => ({ lock: (lease) => client.getSemaphore!(key, { size: SEMAPHORE_PERMITS }).acquire(1, lease) }),
   },
 ];
 

@@ -19,13 +19,13 @@ class BenchController {
   }
 
   @Get('locked/:id')
-  @DistributedLock({ key: 'bench:decorator:{params.id}', leaseTime: LEASE_MS })
+  @DistributedLock({ name: 'bench:decorator:{params.id}', leaseTime: LEASE_MS })
   locked(@Param('id') id: string): { id: string } {
     return { id };
   }
 
   @Get('watchdog/:id')
-  @DistributedLock({ key: 'bench:decorator-watchdog:{params.id}' })
+  @DistributedLock({ name: 'bench:decorator-watchdog:{params.id}' })
   watchdog(@Param('id') id: string): { id: string } {
     return { id };
   }

@@ -12,7 +12,7 @@ export type ServerSettings = Pick<RedisServerOptions, 'bin'>;
  */
 export interface Topology {
   readonly mode: TopologyMode;
-  /** REDIS_MODE and the mode's address variables. */
+  /** DISTRIBUTED_LOCK_REDIS_MODE and the mode's address variables. */
   readonly env: Record<string, string>;
   /** Data servers (masters first), sentinels excluded. */
   readonly servers: RedisServer[];
@@ -65,7 +65,7 @@ export async function startSingle(settings: ServerSettings = {}): Promise<Topolo
   const server = await RedisServer.start({ ...settings });
   return {
     mode: 'single',
-    env: { REDIS_MODE: 'single', REDIS_HOST: server.host, REDIS_PORT: String(server.port) },
+    env: { DISTRIBUTED_LOCK_REDIS_MODE: 'single', DISTRIBUTED_LOCK_REDIS_HOST: server.host, DISTRIBUTED_LOCK_REDIS_PORT: String(server.port) },
     servers: [server],
     sentinels: [],
     stop: () => stopAll([server]),
@@ -88,9 +88,9 @@ export async function startMasterReplicas(replicas = 2, settings: ServerSettings
   return {
     mode: 'master-slave',
     env: {
-      REDIS_MODE: 'master-slave',
-      REDIS_MASTER: address(master),
-      REDIS_REPLICAS: started.slice(1).map(address).join(','),
+      DISTRIBUTED_LOCK_REDIS_MODE: 'master-slave',
+      DISTRIBUTED_LOCK_REDIS_MASTER: address(master),
+      DISTRIBUTED_LOCK_REDIS_REPLICAS: started.slice(1).map(address).join(','),
     },
     servers: started,
     sentinels: [],
@@ -150,9 +150,9 @@ export async function startSentinelTopology(options: SentinelOptions = {}): Prom
     mode: 'sentinel',
     masterName,
     env: {
-      REDIS_MODE: 'sentinel',
-      REDIS_SENTINELS: sentinels.map(address).join(','),
-      REDIS_SENTINEL_MASTER: masterName,
+      DISTRIBUTED_LOCK_REDIS_MODE: 'sentinel',
+      DISTRIBUTED_LOCK_REDIS_SENTINELS: sentinels.map(address).join(','),
+      DISTRIBUTED_LOCK_REDIS_SENTINEL_MASTER: masterName,
     },
     servers: data.servers,
     sentinels,
@@ -232,7 +232,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Topolo
     ]);
     return {
       mode: 'cluster',
-      env: { REDIS_MODE: 'cluster', REDIS_NODES: masters.map(address).join(',') },
+      env: { DISTRIBUTED_LOCK_REDIS_MODE: 'cluster', DISTRIBUTED_LOCK_REDIS_NODES: masters.map(address).join(',') },
       servers,
       masters,
       replicas,
@@ -289,7 +289,7 @@ export async function startIndependentNodes(count = 3, settings: ServerSettings 
   }
   return {
     mode: 'redlock',
-    env: { REDIS_MODE: 'redlock', REDIS_NODES: servers.map(address).join(',') },
+    env: { DISTRIBUTED_LOCK_REDIS_MODE: 'redlock', DISTRIBUTED_LOCK_REDIS_NODES: servers.map(address).join(',') },
     servers,
     sentinels: [],
     stop: () => stopAll(servers),

@@ -1,4 +1,3 @@
-import { runInNewLockContext } from 'nestjs-distributed-lock';
 import { LockKeys } from '../../../libs/distributed-lock/src/core/scripts/lock-keys.js';
 import { slotOf } from '../../../libs/distributed-lock/src/core/scripts/slot-tags.js';
 import { itFull, type ModeFixture } from '../fixture.js';
@@ -38,7 +37,7 @@ export function fencingSuite(fx: ModeFixture): void {
 
     itFull(fx)('a reentrant acquisition returns the token of the hold it joins', async () => {
       const client = await fx.client();
-      await runInNewLockContext(async () => {
+      await client.runInNewContext(async () => {
         const outer = await client.lock('fence:b');
         const inner = await client.lock('fence:b');
         expect(inner.token).toBe(outer.token);

@@ -1,4 +1,5 @@
-import { MAX_HANDOVER_STREAK, type LockClient, type LockHandle } from 'nestjs-distributed-lock';
+import type { LockClient, LockHandle } from 'nestjs-distributed-lock';
+import { MAX_HANDOVER_STREAK } from '../../../libs/distributed-lock/src/core/waiting/lock-line.js';
 import { stopAllWorkers, WorkerProcess } from '../../harness/worker-process.js';
 import { nextEvent, until } from '../../harness/wait.js';
 import { itAcrossProcesses, itFull, type ModeFixture } from '../fixture.js';
@@ -25,8 +26,8 @@ export function handoverSuite(fx: ModeFixture): void {
 
     it('a release hands the lock to the next caller of the same process: new token, its own lease, nothing left behind', async () => {
       const client = await fx.client();
-      const holder = await client.runInContext(() => client.lock('hand:a', '2s'));
-      const next = client.runInContext(() => client.lock('hand:a', { leaseTime: '20s', waitTime: '10s' }));
+      const holder = await client.runInNewContext(() => client.lock('hand:a', '2s'));
+      const next = client.runInNewContext(() => client.lock('hand:a', { leaseTime: '20s', waitTime: '10s' }));
       await queued(client);
       await holder.unlock();
       const handle = await next;
@@ -43,9 +44,9 @@ export function handoverSuite(fx: ModeFixture): void {
       const [second, third] = [await fx.client(), await fx.client()];
       const order: string[] = [];
       const LOCAL = 3 * (MAX_HANDOVER_STREAK + 1);
-      const holder = await busy.runInContext(() => busy.lock('hand:turns', '30s'));
+      const holder = await busy.runInNewContext(() => busy.lock('hand:turns', '30s'));
       const locals = Array.from({ length: LOCAL }, () =>
-        busy.runInContext(() => busy.withLock('hand:turns', async () => void order.push('busy'), { waitTime: '20s' })),
+        busy.runInNewContext(() => busy.withLock('hand:turns', async () => void order.push('busy'), { waitTime: '20s' })),
       );
       await until(() => busy.stats().waitingChannels === 1, 'the local callers to queue');
       const others: Promise<void>[] = [];

@@ -67,9 +67,9 @@ export function leaderElectionSuite(fx: ModeFixture): void {
     it('one leader among three candidates; resign hands the leadership to a waiting candidate at once, with a higher term', async () => {
       const clients = [await fx.client(), await fx.client(), await fx.client()];
       const elections = clients.map((client) => stand(client, 'elect:basic'));
-      await until(() => elections.some((election) => election.isLeader()), 'a leader');
-      const first = elections.find((election) => election.isLeader())!;
-      expect(elections.filter((election) => election.isLeader())).toHaveLength(1);
+      await until(() => elections.some((election) => election.isLeader), 'a leader');
+      const first = elections.find((election) => election.isLeader)!;
+      expect(elections.filter((election) => election.isLeader)).toHaveLength(1);
       const firstTerm = first.term!;
       const firstSignal = first.leadership!.signal;
       const others = elections.filter((election) => election !== first);
@@ -82,10 +82,10 @@ export function leaderElectionSuite(fx: ModeFixture): void {
       expect(performance.now() - resignedAt).toBeLessThan(1000);
       expect((await revoked)[0]).toEqual({ name: 'elect:basic', term: firstTerm, reason: 'resigned' });
       expect(firstSignal.aborted).toBe(true);
-      expect(first.isLeader()).toBe(false);
+      expect(first.isLeader).toBe(false);
       expect(first.standing).toBe(false);
       expect(second.term!).toBeGreaterThan(firstTerm);
-      expect(elections.filter((election) => election.isLeader())).toEqual([second]);
+      expect(elections.filter((election) => election.isLeader)).toEqual([second]);
       await Promise.all(elections.map((election) => election.resign()));
       await until(() => clients.every((client) => client.stats().waitingChannels === 0), 'the waiters to unsubscribe');
       for (const client of clients) expect(client.stats()).toEqual({ held: 0, renewing: 0, waitingChannels: 0 });
@@ -121,8 +121,8 @@ export function leaderElectionSuite(fx: ModeFixture): void {
         const actions: Action[] = [];
         const elections = clients.map((client, i) => stand(client, 'elect:checked', { onElected: actEvery(`c${i}`, actions) }));
         for (let round = 0; round < 4; round++) {
-          await until(() => elections.some((election) => election.isLeader()), 'a leader');
-          const leader = elections.find((election) => election.isLeader())!;
+          await until(() => elections.some((election) => election.isLeader), 'a leader');
+          const leader = elections.find((election) => election.isLeader)!;
           const term = leader.term!;
           await until(() => actions.filter((action) => action.term === term).length >= 3, 'the leader to act');
           const index = elections.indexOf(leader);

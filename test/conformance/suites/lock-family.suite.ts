@@ -5,7 +5,7 @@ import { nextEvent, until } from '../../harness/wait.js';
 import { itAcrossProcesses, itFull, type ModeFixture } from '../fixture.js';
 
 /** Runs `fn` in a new lock context of `client`: a separate owner. */
-const as = <T>(client: LockClient, fn: () => Promise<T>): Promise<T> => client.runInContext(fn);
+const as = <T>(client: LockClient, fn: () => Promise<T>): Promise<T> => client.runInNewContext(fn);
 
 /** A promise with its resolver, for barriers. */
 function deferred(): { promise: Promise<void>; resolve: () => void } {

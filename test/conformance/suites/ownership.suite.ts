@@ -6,9 +6,9 @@ export function ownershipSuite(fx: ModeFixture): void {
   describe('only the holder releases', () => {
     it('a non-owner unlock is a typed error and leaves the holder untouched', async () => {
       const client = await fx.client();
-      const holder = await client.runInContext(() => client.lock('own:a', '30s'));
+      const holder = await client.runInNewContext(() => client.lock('own:a', '30s'));
       const before = await fx.hget('lock:{own:a}', 'owner');
-      await client.runInContext(async () => {
+      await client.runInNewContext(async () => {
         await expect(client.unlock('own:a')).rejects.toBeInstanceOf(LockNotHeldError);
       });
       expect(await fx.hget('lock:{own:a}', 'owner')).toEqual(before);

@@ -1,11 +1,11 @@
-import { LockNotHeldError, runInNewLockContext } from 'nestjs-distributed-lock';
+import { LockNotHeldError } from 'nestjs-distributed-lock';
 import { itFull, type ModeFixture } from '../fixture.js';
 
 export function reentrancySuite(fx: ModeFixture): void {
   describe('reentrancy and lock contexts', () => {
     it('the same context re-enters: holds go up and down, the token stays, the key goes at zero', async () => {
       const client = await fx.client();
-      await client.runInContext(async () => {
+      await client.runInNewContext(async () => {
         const first = await client.lock('re:a');
         const second = await client.lock('re:a');
         expect(second.token).toBe(first.token);
@@ -28,8 +28,8 @@ export function reentrancySuite(fx: ModeFixture): void {
 
     it('another context is another owner: it cannot enter, and sees no hold of its own', async () => {
       const client = await fx.client();
-      const holder = await client.runInContext(() => client.lock('re:b'));
-      await client.runInContext(async () => {
+      const holder = await client.runInNewContext(() => client.lock('re:b'));
+      await client.runInNewContext(async () => {
         expect(await client.tryLock('re:b')).toBe(false);
         expect(await client.getHoldCount('re:b')).toBe(0);
         expect(await client.isHeldByCurrentContext('re:b')).toBe(false);
@@ -95,7 +95,7 @@ export function reentrancySuite(fx: ModeFixture): void {
 
     itFull(fx)('a reentrant acquisition with a shorter lease never shortens the lease already held', async () => {
       const client = await fx.client();
-      await runInNewLockContext(async () => {
+      await client.runInNewContext(async () => {
         const outer = await client.lock('re:e', '20s');
         const inner = await client.lock('re:e', 50);
         expect(await client.remainTimeToLive('re:e')).toBeGreaterThan(10_000);
@@ -107,7 +107,7 @@ export function reentrancySuite(fx: ModeFixture): void {
     itFull(fx)('two clients (two processes, in effect) never share an owner, even with equal context numbers', async () => {
       const one = await fx.client();
       const two = await fx.client();
-      await runInNewLockContext(async () => {
+      await one.runInNewContext(async () => {
         const handle = await one.lock('re:f');
         expect(await two.tryLock('re:f')).toBe(false);
         expect(await two.getHoldCount('re:f')).toBe(0);

@@ -21,8 +21,8 @@ export function semaphoreSuite(fx: ModeFixture): void {
     if (fx.mode === 'redlock') {
       it('is refused in redlock mode with a typed error, before any Redis call', async () => {
         const client = await fx.client();
-        expect(() => client.getSemaphore('sem:x', { permits: 2 })).toThrow(UnsupportedLockOperationError);
-        expect(() => client.getSemaphore('sem:x', { permits: 2 })).toThrow(/permits counted on independent masters do not add up/);
+        expect(() => client.getSemaphore('sem:x', { size: 2 })).toThrow(UnsupportedLockOperationError);
+        expect(() => client.getSemaphore('sem:x', { size: 2 })).toThrow(/permits counted on independent masters do not add up/);
       });
       return;
     }
@@ -30,14 +30,14 @@ export function semaphoreSuite(fx: ModeFixture): void {
 
     it('each acquisition is a lease of its own (token, handle, permits), released through its handle; not reentrant', async () => {
       const client = await fx.client();
-      const semaphore = client.getSemaphore('sem:basic', { permits: 3 });
+      const semaphore = client.getSemaphore('sem:basic', { size: 3 });
       const one = await semaphore.acquire();
       const two = await semaphore.acquire(2);
       expect([one.permits, two.permits]).toEqual([1, 2]);
       expect(two.token).toBeGreaterThan(one.token);
       expect(await semaphore.availablePermits()).toBe(0);
       // The same lock context asking again takes more permits (none left), it does not re-enter.
-      await client.runInContext(async () => {
+      await client.runInNewContext(async () => {
         const inner = await semaphore.withPermits(1, async (held) => held, { waitTime: 0 }).catch((error: unknown) => error);
         expect(inner).toBeInstanceOf(LockAcquireTimeoutError);
         expect((inner as Error).message).toMatch(/Semaphore "sem:basic" did not have 1 permit free/);
@@ -53,36 +53,33 @@ export function semaphoreSuite(fx: ModeFixture): void {
       expect(client.stats()).toEqual({ held: 0, renewing: 0, waitingChannels: 0 });
     });
 
-    itFull(fx)(
-      'its size is stored at first use and then Redis counts: trySetPermits, setPermits, addPermits; a request larger than the size is refused',
-      async () => {
-        const client = await fx.client();
-        const first = client.getSemaphore('sem:size', { permits: 2 });
-        expect(await first.getPermits()).toBe(2);
-        const other = client.getSemaphore('sem:size', { permits: 5 }); // the stored size wins
-        expect(await other.getPermits()).toBe(2);
-        expect(await other.trySetPermits(5)).toBe(false);
-        expect(await client.getSemaphore('sem:size-new', { permits: 1 }).trySetPermits(4)).toBe(true);
-        expect(await client.getSemaphore('sem:size-new', { permits: 1 }).getPermits()).toBe(4);
-        const held = await first.acquire(2);
-        expect(await first.addPermits(1)).toBe(3);
-        expect(await first.availablePermits()).toBe(1);
-        await first.setPermits(1); // below what is held: nobody loses permits, newcomers wait
-        expect(await first.availablePermits()).toBe(0);
-        expect(held.isHeld).toBe(true);
-        await expect(first.addPermits(-2)).rejects.toBeInstanceOf(InvalidLockArgumentError);
-        await expect(first.acquire(2, { waitTime: '1s' })).rejects.toThrow(/2 asked of semaphore "sem:size", whose size is 1/);
-        expect(await first.queueLength()).toBe(0);
-        await held.release();
-        expect(await first.availablePermits()).toBe(1);
-        expect(() => client.getSemaphore('sem:size', { permits: -1 })).toThrow(InvalidLockArgumentError);
-        await expect(first.acquire(0)).rejects.toBeInstanceOf(InvalidLockArgumentError);
-      },
-    );
+    itFull(fx)('its size is stored at first use and then Redis counts: trySetSize, setSize, resizeBy; a request larger than the size is refused', async () => {
+      const client = await fx.client();
+      const first = client.getSemaphore('sem:size', { size: 2 });
+      expect(await first.getSize()).toBe(2);
+      const other = client.getSemaphore('sem:size', { size: 5 }); // the stored size wins
+      expect(await other.getSize()).toBe(2);
+      expect(await other.trySetSize(5)).toBe(false);
+      expect(await client.getSemaphore('sem:size-new', { size: 1 }).trySetSize(4)).toBe(true);
+      expect(await client.getSemaphore('sem:size-new', { size: 1 }).getSize()).toBe(4);
+      const held = await first.acquire(2);
+      expect(await first.resizeBy(1)).toBe(3);
+      expect(await first.availablePermits()).toBe(1);
+      await first.setSize(1); // below what is held: nobody loses permits, newcomers wait
+      expect(await first.availablePermits()).toBe(0);
+      expect(held.isHeld).toBe(true);
+      await expect(first.resizeBy(-2)).rejects.toBeInstanceOf(InvalidLockArgumentError);
+      await expect(first.acquire(2, { waitTime: '1s' })).rejects.toThrow(/2 asked of semaphore "sem:size", whose size is 1/);
+      expect(await first.queueLength()).toBe(0);
+      await held.release();
+      expect(await first.availablePermits()).toBe(1);
+      expect(() => client.getSemaphore('sem:size', { size: -1 })).toThrow(InvalidLockArgumentError);
+      await expect(first.acquire(0)).rejects.toBeInstanceOf(InvalidLockArgumentError);
+    });
 
     it("a waiter is woken by the release, not by the holder's lease running out", async () => {
       const client = await fx.client();
-      const semaphore = client.getSemaphore('sem:wake', { permits: 1 });
+      const semaphore = client.getSemaphore('sem:wake', { size: 1 });
       const holder = await semaphore.acquire(1, '60s');
       const waiting = semaphore.acquire(1, { waitTime: '20s' });
       await until(async () => (await semaphore.queueLength()) === 1, 'the waiter to queue');
@@ -96,7 +93,7 @@ export function semaphoreSuite(fx: ModeFixture): void {
 
     itFull(fx)('serves waiters in arrival order across clients: one asking for several permits is not overtaken by ones asking for one', async () => {
       const [holderClient, a, b, c] = [await fx.client(), await fx.client(), await fx.client(), await fx.client()];
-      const semaphore = (client: LockClient) => client.getSemaphore('sem:order', { permits: 2 });
+      const semaphore = (client: LockClient) => client.getSemaphore('sem:order', { size: 2 });
       const h1 = await semaphore(holderClient).acquire(1, '60s');
       const h2 = await semaphore(holderClient).acquire(1, '60s');
       const served: string[] = [];
@@ -132,7 +129,7 @@ export function semaphoreSuite(fx: ModeFixture): void {
 
     itFull(fx)('a waiter that gives up (timeout, abort) leaves the line and leaves nothing behind; tryAcquire without a wait never queues', async () => {
       const client = await fx.client();
-      const semaphore = client.getSemaphore('sem:gone', { permits: 1 });
+      const semaphore = client.getSemaphore('sem:gone', { size: 1 });
       const holder = await semaphore.acquire(1, '30s');
       expect(await semaphore.tryAcquire()).toBe(false);
       expect(await semaphore.queueLength()).toBe(0);
@@ -158,7 +155,7 @@ export function semaphoreSuite(fx: ModeFixture): void {
 
     itFull(fx)("a lease that runs out aborts the holder's signal and gives its permits back", async () => {
       const client = await fx.client();
-      const semaphore = client.getSemaphore('sem:lease', { permits: 1 });
+      const semaphore = client.getSemaphore('sem:lease', { size: 1 });
       const holder = await semaphore.acquire(1, '300ms');
       const lost = nextEvent<[{ kind: string; reason: string }]>(client.events, 'lost');
       const next = await semaphore.acquire(1, { waitTime: '5s' }); // woken when the lease ends
@@ -191,13 +188,13 @@ export function semaphoreSuite(fx: ModeFixture): void {
       itAcrossProcesses(fx)('with the semaphore: never more than its permits, and all of them used', async () => {
         expect(await maxInUse('semaphore', 'sem:checked')).toBe(PERMITS);
         const client = await fx.client();
-        expect(await client.getSemaphore('sem:checked', { permits: PERMITS }).availablePermits()).toBe(PERMITS);
+        expect(await client.getSemaphore('sem:checked', { size: PERMITS }).availablePermits()).toBe(PERMITS);
       });
     });
 
     itAcrossProcesses(fx)('the permits of a SIGKILLed holder come back when its lease ends, not before', async () => {
       const client = await fx.client();
-      const semaphore = client.getSemaphore('sem:killed', { permits: 2 });
+      const semaphore = client.getSemaphore('sem:killed', { size: 2 });
       const WATCHDOG = 600;
       const worker = WorkerProcess.start('semaphore-holder-worker.mjs', { ...fx.env(), SEMAPHORE: 'sem:killed', PERMITS: 2, TAKE: 2, WATCHDOG });
       const acquired = await worker.waitForType('acquired');

@@ -32,10 +32,10 @@ export class LineLogger implements LoggerService {
   verbose(): void {}
 }
 
-/** The lock module on the test's Redis (REDIS_PORT, its fault proxy), with short timeouts so that an outage answers quickly. */
+/** The lock module on the test's Redis (DISTRIBUTED_LOCK_REDIS_PORT, its fault proxy), with short timeouts so that an outage answers quickly. */
 export function lockModule(): DynamicModule {
   return DistributedLockModule.forRoot({
-    connection: { mode: 'single', host: '127.0.0.1', port: Number(process.env.REDIS_PORT) },
+    connection: { mode: 'single', host: '127.0.0.1', port: Number(process.env.DISTRIBUTED_LOCK_REDIS_PORT) },
     operationTimeout: 500,
     shutdownTimeout: '2s',
     env: {},

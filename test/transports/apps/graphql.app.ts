@@ -27,7 +27,7 @@ class CounterResolver {
   }
 
   @Mutation(() => Increment)
-  @DistributedLock({ key: `${RUN}:counter`, waitTime: '10s' })
+  @DistributedLock({ name: `${RUN}:counter`, waitTime: '10s' })
   async increment(@CurrentLock() lock: LockHandle): Promise<Increment> {
     return { value: await this.counter.increment('locked'), token: String(lock.token) };
   }
@@ -38,7 +38,7 @@ class CounterResolver {
   }
 
   @Mutation(() => String)
-  @DistributedLock({ key: `${RUN}:busy:{data.id}`, waitTime: 100 })
+  @DistributedLock({ name: `${RUN}:busy:{data.id}`, waitTime: 100 })
   busy(@Args('id', { type: () => String, nullable: true }) _id?: string): string {
     return 'ran';
   }
@@ -50,7 +50,7 @@ class CounterResolver {
   }
 
   @Mutation(() => String)
-  @DistributedLock({ key: `${RUN}:lost:{data.id}`, leaseTime: '100ms', onLost: 'abort-request' })
+  @DistributedLock({ name: `${RUN}:lost:{data.id}`, leaseTime: '100ms', onLost: 'abort-request' })
   async lost(@Args('id', { type: () => String }) _id: string, @CurrentLock() lock: LockHandle): Promise<string> {
     await new Promise((resolve) => lock.signal.addEventListener('abort', resolve, { once: true }));
     return 'finished after its lock was lost';

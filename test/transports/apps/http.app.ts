@@ -10,7 +10,7 @@ class CounterController {
   constructor(private readonly counter: Counter) {}
 
   @Post('increment')
-  @DistributedLock({ key: `${RUN}:counter`, waitTime: '10s' })
+  @DistributedLock({ name: `${RUN}:counter`, waitTime: '10s' })
   increment(): Promise<number> {
     return this.counter.increment('locked');
   }
@@ -21,7 +21,7 @@ class CounterController {
   }
 
   @Post('busy')
-  @DistributedLock({ key: `${RUN}:busy:{body.id}`, waitTime: 100 })
+  @DistributedLock({ name: `${RUN}:busy:{body.id}`, waitTime: 100 })
   busy(@Body() _body: { id?: string }): string {
     return 'ran';
   }
@@ -33,7 +33,7 @@ class CounterController {
   }
 
   @Post('lost')
-  @DistributedLock({ key: `${RUN}:lost:{body.id}`, leaseTime: '100ms', onLost: 'abort-request' })
+  @DistributedLock({ name: `${RUN}:lost:{body.id}`, leaseTime: '100ms', onLost: 'abort-request' })
   async lost(@Body() _body: { id: string }, @CurrentLock() lock: LockHandle): Promise<string> {
     await new Promise((resolve) => lock.signal.addEventListener('abort', resolve, { once: true }));
     return 'finished after its lock was lost';

@@ -11,7 +11,7 @@ class CounterHandlers {
   constructor(private readonly counter: Counter) {}
 
   @MessagePattern('increment')
-  @DistributedLock({ key: `${RUN}:counter`, waitTime: '10s' })
+  @DistributedLock({ name: `${RUN}:counter`, waitTime: '10s' })
   increment(): Promise<number> {
     return this.counter.increment('locked');
   }
@@ -22,7 +22,7 @@ class CounterHandlers {
   }
 
   @MessagePattern('busy')
-  @DistributedLock({ key: `${RUN}:busy:{data.id}`, waitTime: 100 })
+  @DistributedLock({ name: `${RUN}:busy:{data.id}`, waitTime: 100 })
   busy(@Payload() _data: { id?: string }): string {
     return 'ran';
   }
@@ -34,14 +34,14 @@ class CounterHandlers {
   }
 
   @MessagePattern('lost')
-  @DistributedLock({ key: `${RUN}:lost:{data.id}`, leaseTime: '100ms', onLost: 'abort-request' })
+  @DistributedLock({ name: `${RUN}:lost:{data.id}`, leaseTime: '100ms', onLost: 'abort-request' })
   async lost(@Payload() _data: { id: string }, @CurrentLock() lock: LockHandle): Promise<string> {
     await new Promise((resolve) => lock.signal.addEventListener('abort', resolve, { once: true }));
     return 'finished after its lock was lost';
   }
 
   @EventPattern('increment-event')
-  @DistributedLock({ key: `${RUN}:event-counter`, waitTime: '10s' })
+  @DistributedLock({ name: `${RUN}:event-counter`, waitTime: '10s' })
   async incrementEvent(@Payload() _data: unknown): Promise<void> {
     await this.counter.increment('event-locked');
     send({ type: 'handled', pattern: 'increment-event' });
@@ -54,7 +54,7 @@ class CounterHandlers {
   }
 
   @EventPattern('busy-event')
-  @DistributedLock({ key: `${RUN}:busy-event:{data.id}`, waitTime: 100 })
+  @DistributedLock({ name: `${RUN}:busy-event:{data.id}`, waitTime: 100 })
   busyEvent(@Payload() _data: { id: string }): void {
     send({ type: 'handled', pattern: 'busy-event' });
   }

@@ -15,7 +15,7 @@ class Jobs {
 
   /** One run per tick across the processes: the others skip it. Its work outlasts the period, so only the lock keeps runs apart. */
   @Interval(20)
-  @ScheduledLock({ key: `${RUN}:job` })
+  @ScheduledLock({ name: `${RUN}:job` })
   async locked(): Promise<void> {
     if (jobs.locked) await this.run('locked');
   }

@@ -11,7 +11,7 @@ class CounterGateway {
   constructor(private readonly counter: Counter) {}
 
   @SubscribeMessage('increment')
-  @DistributedLock({ key: `${RUN}:counter`, waitTime: '10s' })
+  @DistributedLock({ name: `${RUN}:counter`, waitTime: '10s' })
   increment(): Promise<number> {
     return this.counter.increment('locked');
   }
@@ -22,7 +22,7 @@ class CounterGateway {
   }
 
   @SubscribeMessage('busy')
-  @DistributedLock({ key: `${RUN}:busy:{data.id}`, waitTime: 100 })
+  @DistributedLock({ name: `${RUN}:busy:{data.id}`, waitTime: 100 })
   busy(@MessageBody() _data: { id?: string }): string {
     return 'ran';
   }
@@ -34,7 +34,7 @@ class CounterGateway {
   }
 
   @SubscribeMessage('lost')
-  @DistributedLock({ key: `${RUN}:lost:{data.id}`, leaseTime: '100ms', onLost: 'abort-request' })
+  @DistributedLock({ name: `${RUN}:lost:{data.id}`, leaseTime: '100ms', onLost: 'abort-request' })
   async lost(@MessageBody() _data: { id: string }, @CurrentLock() lock: LockHandle): Promise<string> {
     await new Promise((resolve) => lock.signal.addEventListener('abort', resolve, { once: true }));
     return 'finished after its lock was lost';

@@ -1,6 +1,6 @@
 import { InvalidLockConfigError, type Duration } from 'nestjs-distributed-lock';
 
-/** The demo app's own settings, from environment variables (the lock library reads REDIS_* / LOCK_*). */
+/** The demo app's own settings, from environment variables (the lock library reads DISTRIBUTED_LOCK_*). */
 export interface InventoryConfig {
   /** HTTP port (PORT, default 3000). */
   port: number;

@@ -50,7 +50,7 @@ export class InventoryController {
   }
 
   @Post(':id/purchase/decorator')
-  @DistributedLock({ key: 'product:{params.id}' })
+  @DistributedLock({ name: 'product:{params.id}' })
   async purchaseWithDecorator(
     @Param('id') id: string,
     @CurrentLock() lock: LockHandle,

@@ -36,7 +36,7 @@ export class RestockJob {
   ) {}
 
   @Cron(RESTOCK_CRON ?? '* * * * * *', { name: 'inventory-restock', disabled: RESTOCK_CRON === undefined })
-  @ScheduledLock({ key: 'inventory:restock', lockAtMostFor: AT_MOST, lockAtLeastFor: AT_LEAST })
+  @ScheduledLock({ name: 'inventory:restock', leaseTime: AT_MOST, lockAtLeastFor: AT_LEAST })
   async restock(): Promise<void> {
     const tick = currentTick();
     const { restockProduct: productId, restockAmount: amount } = this.config;

@@ -23,7 +23,7 @@ async function everyInterval(signal: AbortSignal, intervalMs: number, step: () =
  * product's lock, fenced by that lock's token) and records the step, fenced by its leadership term.
  *
  * @Leader makes it run on the elected instance only; when that instance dies or pauses, another
- * takes over within the lease (LOCK_WATCHDOG_TIMEOUT), and on `app.close()` it stops and hands over
+ * takes over within the lease (DISTRIBUTED_LOCK_WATCHDOG_TIMEOUT), and on `app.close()` it stops and hands over
  * at once. Before each step it checks its leadership (`throwIfLost()`: a leader resumed after a pause
  * longer than its lease learns it here, before acting), and the term fences the record, so a step of
  * a deposed leader that slipped through would be refused.

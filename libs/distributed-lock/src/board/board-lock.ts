@@ -72,7 +72,7 @@ export function boardLockOf(inspection: LockInspection, clock: WaiterClock, now:
     kind,
     state: inspection.locked ? 'held' : waiters.length > 0 ? 'waiting' : 'free',
     holders,
-    permits: inspection.permits ? { used: inspection.permits.used, size: inspection.permits.size } : undefined,
+    semaphore: inspection.semaphore ? { used: inspection.semaphore.used, size: inspection.semaphore.size } : undefined,
     waiters,
     lastToken: inspection.lastToken,
     canForceUnlock: forceUnlock && inspection.locked && inspection.kind !== 'semaphore',

@@ -47,7 +47,8 @@ export interface BoardLock {
   readonly kind: BoardLockKind;
   readonly state: 'held' | 'waiting' | 'free';
   readonly holders: readonly BoardHolder[];
-  readonly permits: { readonly used: number; readonly size: number } | undefined;
+  /** A semaphore's size and the permits in use; undefined for locks. */
+  readonly semaphore: { readonly used: number; readonly size: number } | undefined;
   readonly waiters: readonly BoardWaiter[];
   readonly lastToken: number | undefined;
   /** Whether the page offers to force-unlock it (enabled, held, not a semaphore). */

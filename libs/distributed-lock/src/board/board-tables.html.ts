@@ -59,7 +59,7 @@ function holderCells(holder: BoardHolder | undefined, lock: BoardLock): string {
 function lockGroup(lock: BoardLock, base: string): string {
   const holders = lock.holders.length > 0 ? lock.holders : [undefined];
   const span = holders.length;
-  const kind = lock.permits ? `${KIND[lock.kind]} <span class="permits">${lock.permits.used}/${lock.permits.size}</span>` : KIND[lock.kind];
+  const kind = lock.semaphore ? `${KIND[lock.kind]} <span class="permits">${lock.semaphore.used}/${lock.semaphore.size}</span>` : KIND[lock.kind];
   const action = lock.canForceUnlock
     ? `<a class="danger" href="${esc(`${base}/force-unlock${queryString({ name: lock.name, kind: lock.kind === 'leader' ? 'reentrant' : lock.kind })}`)}">force unlock…</a>`
     : '';

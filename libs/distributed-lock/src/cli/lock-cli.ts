@@ -24,9 +24,9 @@ Options:
   --yes                   force-unlock without asking
   -h, --help              this text
 
-Connection and key prefix come from the same environment variables as the module: REDIS_MODE,
-REDIS_URL or REDIS_HOST/REDIS_PORT, REDIS_NODES, REDIS_SENTINELS, REDIS_USERNAME, REDIS_PASSWORD,
-REDIS_TLS, ..., and LOCK_KEY_PREFIX (see the README's Configuration).`;
+Connection and key prefix come from the same environment variables as the module: DISTRIBUTED_LOCK_REDIS_MODE,
+DISTRIBUTED_LOCK_REDIS_URL or DISTRIBUTED_LOCK_REDIS_HOST/DISTRIBUTED_LOCK_REDIS_PORT, DISTRIBUTED_LOCK_REDIS_NODES, DISTRIBUTED_LOCK_REDIS_SENTINELS, DISTRIBUTED_LOCK_REDIS_USERNAME, DISTRIBUTED_LOCK_REDIS_PASSWORD,
+DISTRIBUTED_LOCK_REDIS_TLS, ..., and DISTRIBUTED_LOCK_KEY_PREFIX (see docs/operations/configuration.md).`;
 
 /** Where the CLI reads and writes (the process's streams, or a test's). */
 export interface CliIo {

@@ -22,7 +22,7 @@ function who(holder: LockHolderInfo): string {
 
 /** The kind, and for a semaphore its use: `semaphore 3/5` (permits used of its size). */
 function kindOf(inspection: LockInspection): string {
-  return inspection.permits ? `${inspection.kind} ${inspection.permits.used}/${inspection.permits.size}` : inspection.kind;
+  return inspection.semaphore ? `${inspection.kind} ${inspection.semaphore.used}/${inspection.semaphore.size}` : inspection.kind;
 }
 
 /** `1 permit`, `2 permits`. */
@@ -86,8 +86,8 @@ export function lockTable(inspections: readonly LockInspection[]): string {
 /** The detailed view of one lock, as `inspect` prints it. */
 export function lockDetails(inspection: LockInspection): string {
   const lines = [`lock        ${inspection.name} (${inspection.kind})`];
-  if (inspection.permits) {
-    const { size, used, available } = inspection.permits;
+  if (inspection.semaphore) {
+    const { size, used, available } = inspection.semaphore;
     lines.push(`permits     ${used} of ${size} used, ${available} available`);
   }
   const holderLine = (label: string, holder: LockHolderInfo): string =>

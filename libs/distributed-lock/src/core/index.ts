@@ -11,27 +11,22 @@ export type {
   HostPort,
   RedisMode,
 } from './config/connection-config.js';
-export { REDIS_MODES } from './config/connection-config.js';
 export type { RedisClient, RedisCompatibleClient, NodeRedisCompatibleClient } from './config/redis-client.js';
-export { describePubSubChoice, type PubSubChoice, type PubSubFlavour } from './events/pubsub-choice.js';
 export type { LockClientOptions, ReplicaAckOptions } from './config/lock-client-options.js';
-export { DEFAULT_KEY_PREFIX, DEFAULT_WATCHDOG_TIMEOUT_MS } from './config/lock-client-options.js';
-export { LOCK_ENV_VARIABLES, readConnectionConfigFromEnv } from './config/env-config.parser.js';
-export { getLockContext, runInLockContext, runInNewLockContext, runWithCurrentLock, type LockContext } from './context/lock-context.js';
 export * from './events/lock-events.js';
+export type { PubSubChoice, PubSubFlavour } from './events/pubsub-choice.js';
 export { LockHandle } from './context/lock-handle.js';
 export type { LockOptions, TryLockOptions } from './locks/acquire-options.js';
 export { BaseLock } from './locks/base-lock.js';
 export { ReentrantLock } from './locks/reentrant/reentrant-lock.js';
 export { RedLock } from './locks/redlock/red-lock.js';
-export { FairLock, DEFAULT_FAIR_QUEUE_TIMEOUT_MS } from './locks/fair/fair-lock.js';
+export { FairLock } from './locks/fair/fair-lock.js';
 export { ReadWriteLock, ReadLock, WriteLock } from './locks/read-write/read-write-lock.js';
 export { MultiLock, MultiLockHandle } from './locks/multi/multi-lock.js';
 export { LockClient, type LockClientStats, type FairLockOptions } from './lock-client.js';
-export { MAX_HANDOVER_STREAK, GRANT_LEASE_MS } from './waiting/lock-line.js';
-export { Semaphore, DEFAULT_SEMAPHORE_QUEUE_TIMEOUT_MS, type SemaphoreOptions } from './locks/semaphore/semaphore.js';
+export { Semaphore, type SemaphoreOptions } from './locks/semaphore/semaphore.js';
 export { PermitsHandle } from './locks/semaphore/permits-handle.js';
-export { LeaderElection, DEFAULT_RESIGN_TIMEOUT_MS, type LeaderElectionOptions, type LeaderElectionEvents } from './leader/leader-election.js';
+export { LeaderElection, type LeaderElectionOptions, type LeaderElectionEvents } from './leader/leader-election.js';
 export { Leadership, type LeadershipRevoked } from './leader/leadership.js';
 // Observability (metrics, inspection) and fenced writes
 export type { LockMetricsOptions } from './metrics/lock-metrics.options.js';
@@ -47,8 +42,7 @@ export type {
   ListLockNamesOptions,
   LockNameInfo,
   LockNameList,
-  SemaphorePermitsInfo,
+  SemaphoreInfo,
 } from './inspection/lock-inspection.js';
-export { INSTANCE_REGISTRATION_TTL_MS } from './inspection/instance-registration.js';
 export { FencedResource, type FencingToken, type FencedRedis } from './fencing/fenced-resource.js';
 export { FencedBatch, type FencedValue } from './fencing/fenced-batch.js';

@@ -59,7 +59,7 @@ export interface LockClientStats {
  * Distributed locks on Redis, without any framework: Redisson's RLock semantics (reentrant,
  * watchdog-renewed, pub/sub wake-up) plus fencing tokens and a lock-lost signal.
  *
- * Owner: the current lock context (see `runInContext`); outside one, each acquisition is its own
+ * Owner: the current lock context (see `runInNewContext`); outside one, each acquisition is its own
  * owner and is released through its handle.
  */
 export class LockClient {
@@ -359,8 +359,12 @@ export class LockClient {
     return this.inspector.instances();
   }
 
-  /** Runs `fn` as a new owner (a new lock context), e.g. one per job or per worker. */
-  runInContext<T>(fn: () => T): T {
+  /**
+   * Runs `fn` as a new owner: a new lock context, whatever context the caller is in (one per job, per
+   * worker, per concurrent branch that must exclude the others). Locks `fn` takes are re-entered by
+   * code it calls, and exclude every other context.
+   */
+  runInNewContext<T>(fn: () => T): T {
     return runInNewLockContext(fn);
   }
 
@@ -372,7 +376,7 @@ export class LockClient {
   // Primitives built on the locks' leases: semaphores and leader election.
 
   /**
-   * A semaphore of `permits` permits (Redisson's RPermitExpirableSemaphore): `acquire(n)` /
+   * A semaphore of `size` permits (Redisson's RPermitExpirableSemaphore): `acquire(n)` /
    * `tryAcquire(n, waitTime)` take permits, each acquisition a lease of its own (watchdog-renewed, or
    * `leaseTime`) with its own fencing token and signal, released through its handle; waiters served
    * in arrival order across processes (see Semaphore). Not available in redlock mode

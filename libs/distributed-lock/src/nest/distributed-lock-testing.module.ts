@@ -28,7 +28,7 @@ export type DistributedLockTestingOptions = Omit<DistributedLockModuleOptions, '
 export class DistributedLockTestingModule {
   static forRoot(options: DistributedLockTestingOptions = {}): DynamicModule {
     const { store = new InMemoryLockStore(), ...moduleOptions } = options;
-    // Nothing is read from REDIS_* / LOCK_* variables: a unit test must not depend on the machine's environment.
+    // Nothing is read from DISTRIBUTED_LOCK_* variables: a unit test must not depend on the machine's environment.
     const base = DistributedLockModule.forRoot({ ...moduleOptions, client: store, env: {} });
     return {
       ...base,

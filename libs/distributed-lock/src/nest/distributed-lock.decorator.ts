@@ -7,7 +7,7 @@ import {
   type DistributedLockArgsOptions,
   type DistributedLockMetadata,
   type DistributedLockOptions,
-  type LockKeyFactory,
+  type LockNameFactory,
   type LockedMethodDecorator,
 } from './distributed-lock.options.js';
 import { createLockedMethod, isLockedMethod } from './locked-method.js';
@@ -22,16 +22,16 @@ import { createLockedMethod, isLockedMethod } from './locked-method.js';
  *
  * ```ts
  * @DistributedLock('goods', '5s')
- * @DistributedLock({ key: 'product:{params.id}', waitTime: '2s' })          // HTTP route
- * @DistributedLock({ keyFromArgs: (id: string) => `product:${id}` })        // any provider
- * @DistributedLock({ key: 'order:{args.0.id}', onLocked: 'skip' })
+ * @DistributedLock({ name: 'product:{params.id}', waitTime: '2s' })          // HTTP route
+ * @DistributedLock({ nameFromArgs: (id: string) => `product:${id}` })        // any provider
+ * @DistributedLock({ name: 'order:{args.0.id}', onBusy: 'skip' })
  * ```
  */
-export function DistributedLock(key: string | LockKeyFactory, leaseTime?: Duration): MethodDecorator;
+export function DistributedLock(key: string | LockNameFactory, leaseTime?: Duration): MethodDecorator;
 export function DistributedLock(options: DistributedLockOptions): MethodDecorator;
 export function DistributedLock<A extends unknown[]>(options: DistributedLockArgsOptions<A>): LockedMethodDecorator<A>;
 export function DistributedLock(
-  keyOrOptions: string | LockKeyFactory | DistributedLockOptions | DistributedLockArgsOptions<unknown[]>,
+  keyOrOptions: string | LockNameFactory | DistributedLockOptions | DistributedLockArgsOptions<unknown[]>,
   leaseTime?: Duration,
 ): MethodDecorator {
   const metadata = toLockMetadata(keyOrOptions, leaseTime);

@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { ApplicationConfig, DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { DISTRIBUTED_LOCK_METADATA, type DistributedLockMetadata } from './distributed-lock.options.js';
-import { assertKeyFitsHandler } from './request-key.check.js';
+import { assertKeyFitsHandler } from './request-name.check.js';
 import { DistributedLockRunner } from './distributed-lock.runner.js';
 import { bindLockedInstance, isLockedMethod } from './locked-method.js';
 
@@ -29,7 +29,7 @@ export class DistributedLockExplorer implements OnModuleInit {
   /**
    * Binds every instance with a locked method. Checks, on the way, that the keys of request
    * handlers (routes, resolvers, message patterns, gateway messages) and scheduled jobs read only
-   * what their requests carry (request-key.check.ts).
+   * what their requests carry (request-name.check.ts).
    */
   private explore(): void {
     const globalPrefix = this.config.getGlobalPrefix();

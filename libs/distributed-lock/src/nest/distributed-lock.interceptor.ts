@@ -6,12 +6,12 @@ import {
   type InvalidLockArgumentError,
   type LockAcquireTimeoutError,
   type LockClientClosedError,
-  type LockKeyTemplateError,
+  type LockNameTemplateError,
   type LockLostError,
 } from '../core/index.js';
 import { DISTRIBUTED_LOCK_METADATA, type DistributedLockMetadata } from './distributed-lock.options.js';
 import { DistributedLockRunner } from './distributed-lock.runner.js';
-import { badKeyAnswer, busyAnswer, isEvent, LockedCallFailure, lostAnswer, unavailableAnswer } from './lock-failure.answers.js';
+import { badNameAnswer, busyAnswer, isEvent, LockedCallFailure, lostAnswer, unavailableAnswer } from './lock-failure.answers.js';
 import { LockService } from './lock.service.js';
 import { currentRequestCall, runAsRequestCall, type RequestCall } from './locked-method.js';
 
@@ -31,7 +31,7 @@ interface ClosableResponse {
  * the handler itself pass unchanged.
  *
  * Extension points, as @nestjs/throttler's guard has: `nameScope` and the four answers (`busy`,
- * `storeUnavailable`, `badKey`, `lockLost`) are protected. To use a subclass, register it globally
+ * `storeUnavailable`, `badName`, `lockLost`) are protected. To use a subclass, register it globally
  * (`{ provide: APP_INTERCEPTOR, useClass: MyLockInterceptor }`): it then runs first for every
  * decorated handler, and the interceptor that @DistributedLock registers on the handler steps aside.
  */
@@ -101,7 +101,7 @@ export class DistributedLockInterceptor implements NestInterceptor {
 
   /** What the client gets when the lock stayed busy for the whole waitTime (HTTP: 423 or 409 with Retry-After). */
   protected busy(error: LockAcquireTimeoutError, context: ExecutionContext): unknown {
-    return busyAnswer(error, context, this.locks.settings.unavailableStatus);
+    return busyAnswer(error, context, this.locks.settings.busyStatus);
   }
 
   /** What the client gets when Redis did not answer, or the application is shutting down (HTTP: 503 with Retry-After: 1). */
@@ -109,9 +109,9 @@ export class DistributedLockInterceptor implements NestInterceptor {
     return unavailableAnswer(error, context, name);
   }
 
-  /** What the client gets when the key cannot be resolved from the request (a template field missing: HTTP 400). */
-  protected badKey(error: LockKeyTemplateError | InvalidLockArgumentError, context: ExecutionContext): unknown {
-    return badKeyAnswer(error, context);
+  /** What the client gets when the lock name cannot be resolved from the request (a template field missing: HTTP 400). */
+  protected badName(error: LockNameTemplateError | InvalidLockArgumentError, context: ExecutionContext): unknown {
+    return badNameAnswer(error, context);
   }
 
   /** What the client gets when the lock was lost during the handler (`onLost: 'abort-request'`; HTTP 503 with Retry-After: 1). */
@@ -119,7 +119,7 @@ export class DistributedLockInterceptor implements NestInterceptor {
     return lostAnswer(error, context);
   }
 
-  /** Logs the failure (outage: once per outage; busy, bad key: debug, or log for an event no client hears of) and asks the hook for the answer. */
+  /** Logs the failure (outage: once per outage; busy, bad name: debug, or log for an event no client hears of) and asks the hook for the answer. */
   private async answer({ failure, lockName, request }: LockedCallFailure): Promise<unknown> {
     const { context, metadata } = request;
     const quietly = (message: string): void => (isEvent(context) ? this.logger.log(`${message}; the event was not handled`) : this.logger.debug?.(message));
@@ -131,9 +131,9 @@ export class DistributedLockInterceptor implements NestInterceptor {
         if (failure.error instanceof LockBackendError) this.locks.outage.failed(metadata.where, failure.error, lockName);
         else quietly(`${metadata.where}: ${failure.error.message}`);
         return this.storeUnavailable(failure.error, context, lockName);
-      case 'bad-key':
+      case 'bad-name':
         quietly(`${metadata.where}: ${failure.error.message}`);
-        return this.badKey(failure.error, context);
+        return this.badName(failure.error, context);
       case 'lost': // LockService warns of every lost lock
         return this.lockLost(failure.error, context);
     }

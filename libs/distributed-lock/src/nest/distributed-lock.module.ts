@@ -24,7 +24,7 @@ function createLockService(options: DistributedLockModuleOptions | undefined): L
  * Distributed locks for a Nest application.
  *
  * ```ts
- * DistributedLockModule.forRoot()                       // everything from REDIS_* / LOCK_* variables
+ * DistributedLockModule.forRoot()                       // everything from DISTRIBUTED_LOCK_* variables
  * DistributedLockModule.forRoot({ connection: { mode: 'single', host: 'redis', port: 6379 } })
  * DistributedLockModule.forRootAsync({ inject: [ConfigService], useFactory: (c) => ({ ... }) })
  * ```

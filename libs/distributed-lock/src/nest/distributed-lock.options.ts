@@ -1,9 +1,9 @@
 import type { ExecutionContext } from '@nestjs/common';
-import { InvalidLockArgumentError, type Duration, type LockAcquireTimeoutError, type LockHandle, type LockLostError } from '../core/index.js';
+import { InvalidLockArgumentError, type Duration, type LockAcquireTimeoutError, type LockHandle, type LockKind, type LockLostError } from '../core/index.js';
 import { leaseMs, waitMs } from '../core/locks/acquire-options.js';
 import { describe, toMilliseconds } from '../core/util/duration.js';
 import { assertKnownKeys, isPlainObject } from '../core/util/validate.js';
-import { LockKeyTemplate, type LockKey } from './lock-key.resolver.js';
+import { LockNameTemplate, type LockNameSource } from './lock-name.resolver.js';
 
 /** Metadata key under which @DistributedLock (and @ScheduledLock, @DistributedSemaphore) stores its compiled metadata on a method. */
 export const DISTRIBUTED_LOCK_METADATA = 'nestjs-distributed-lock:metadata';
@@ -12,19 +12,23 @@ export const DISTRIBUTED_LOCK_METADATA = 'nestjs-distributed-lock:metadata';
  * Builds the lock name from the ExecutionContext of a request Nest handles (an HTTP route, a GraphQL
  * resolver, a message pattern, a gateway message): request handlers only.
  */
-export type LockKeyFactory = (context: ExecutionContext) => string;
+export type LockNameFactory = (context: ExecutionContext) => string;
 
 /**
  * Builds the lock name from the decorated method's own arguments: any provider, and request handlers.
  * An array of names takes a multi-lock over all of them.
  */
-export type LockKeyFromArgs<A extends unknown[] = unknown[]> = (...args: A) => string | string[];
+export type LockNameFromArgs<A extends unknown[] = unknown[]> = (...args: A) => string | string[];
 
-/** Which lock a decorated call takes: the plain reentrant lock (default), a fair lock, or one side of a read-write lock. */
-export type DecoratedLockKind = 'reentrant' | 'fair' | 'read' | 'write';
+/**
+ * Which lock a decorated call takes: the plain reentrant lock (default), a fair lock, or one side of a
+ * read-write lock. It is LockKind (the kind an event reports) without the semaphore, which has its
+ * own decorator; inspection's InspectedLockKind sees a read-write lock as the one lock Redis holds.
+ */
+export type DecoratedLockKind = Exclude<LockKind, 'semaphore'>;
 
 /** What a decorated call is told when its lock stayed busy for the whole waitTime. */
-export interface LockedCallInfo {
+export interface LockBusyInfo {
   /** The lock name (names joined with ', ' for a multi-lock). */
   readonly name: string;
   /** How long the call waited before giving up, in ms. */
@@ -46,7 +50,7 @@ export interface LockedCallInfo {
  * - a function: the method does not run; the call resolves what the function returns (or rejects
  *   with what it throws).
  */
-export type OnLocked = 'throw' | 'skip' | ((info: LockedCallInfo) => unknown);
+export type OnBusy = 'throw' | 'skip' | ((info: LockBusyInfo) => unknown);
 
 /** What a decorated call's `onLost` function is told when its lock is lost while the method runs. */
 export interface LockLostInfo {
@@ -88,7 +92,7 @@ interface CommonLockOptions {
   /** How long to wait for the lock (default: module defaultWaitTime, 10 s). */
   waitTime?: Duration;
   /** What to do when the lock stays busy for the whole waitTime (default `'throw'`). */
-  onLocked?: OnLocked;
+  onBusy?: OnBusy;
   /** What to do when the lock is lost while the method runs (default `'abort'`: its signal aborts). See OnLost. */
   onLost?: OnLost;
   /**
@@ -104,22 +108,22 @@ export interface DistributedLockOptions extends CommonLockOptions {
    * params, query, body, user, headers over HTTP; data for RPC and WebSocket payloads and a GraphQL
    * field's arguments, with user and headers there too), a template over the method's arguments
    * (`'product:{args.0}'`, `'order:{args.1.id}'`), or a function of the ExecutionContext (request
-   * handlers only; for arguments use `keyFromArgs`). An array of names or templates takes a
+   * handlers only; for arguments use `nameFromArgs`). An array of names or templates takes a
    * multi-lock: all of them, all or nothing, in a canonical order (`['account:{body.from}',
    * 'account:{body.to}']`).
    */
-  key: string | readonly string[] | LockKeyFactory;
-  keyFromArgs?: never;
+  name: string | readonly string[] | LockNameFactory;
+  nameFromArgs?: never;
 }
 
 export interface DistributedLockArgsOptions<A extends unknown[]> extends CommonLockOptions {
-  /** Lock name from the method's arguments, typed by them: `keyFromArgs: (id: string) => 'product:' + id`. */
-  keyFromArgs: LockKeyFromArgs<A>;
-  key?: never;
+  /** Lock name from the method's arguments, typed by them: `nameFromArgs: (id: string) => 'product:' + id`. */
+  nameFromArgs: LockNameFromArgs<A>;
+  name?: never;
 }
 
 /**
- * A method decorator whose method must take the key builder's parameters first (checked by TypeScript;
+ * A method decorator whose method must take the name builder's parameters first (checked by TypeScript;
  * more parameters may follow).
  */
 export type LockedMethodDecorator<A extends unknown[]> = (
@@ -134,12 +138,12 @@ export type LockedMethodDecorator<A extends unknown[]> = (
  * and the explorer (request handlers).
  */
 export interface DistributedLockMetadata {
-  /** The compiled key: what the lock names of a call are made from (see resolveLockNames). */
-  key: LockKey;
+  /** The compiled name option: what the lock names of a call are made from (see resolveLockNames). */
+  name: LockNameSource;
   kind: DecoratedLockKind;
   leaseMs: number | undefined;
   waitMs: number | undefined;
-  onLocked: OnLocked;
+  onBusy: OnBusy;
   onLost: OnLost;
   lockAtLeastMs: number | undefined;
   /**
@@ -156,16 +160,16 @@ export interface DistributedLockMetadata {
   semaphore?: DecoratedSemaphore;
 }
 
-/** What a @DistributedSemaphore call takes: `perCall` permits of a semaphore of `permits`. */
+/** What a @DistributedSemaphore call takes: `perCall` permits of a semaphore of `size`. */
 export interface DecoratedSemaphore {
   /** The semaphore's size (stored at its first use, see LockClient.getSemaphore). */
-  readonly permits: number;
+  readonly size: number;
   /** Permits each call takes. */
   readonly perCall: number;
   readonly queueTimeoutMs: number | undefined;
 }
 
-const OPTION_KEYS = ['key', 'keyFromArgs', 'kind', 'leaseTime', 'waitTime', 'onLocked', 'onLost', 'lockAtLeastFor'] as const;
+const OPTION_KEYS = ['name', 'nameFromArgs', 'kind', 'leaseTime', 'waitTime', 'onBusy', 'onLost', 'lockAtLeastFor'] as const;
 const KINDS: readonly DecoratedLockKind[] = ['reentrant', 'fair', 'read', 'write'];
 
 export function toLockMetadata(keyOrOptions: unknown, leaseTime?: Duration, decorator = '@DistributedLock'): DistributedLockMetadata {
@@ -173,11 +177,11 @@ export function toLockMetadata(keyOrOptions: unknown, leaseTime?: Duration, deco
   if (!isPlainObject(keyOrOptions)) {
     return {
       ...common,
-      key: compileKey(keyOrOptions, `${decorator} key`),
+      name: compileName(keyOrOptions, `${decorator} name`),
       kind: 'reentrant',
       leaseMs: leaseTime === undefined ? undefined : leaseMs(leaseTime),
       waitMs: undefined,
-      onLocked: 'throw',
+      onBusy: 'throw',
       onLost: 'abort',
       lockAtLeastMs: undefined,
     };
@@ -187,14 +191,14 @@ export function toLockMetadata(keyOrOptions: unknown, leaseTime?: Duration, deco
   }
   const options = keyOrOptions;
   assertKnownKeys(options, OPTION_KEYS, `${decorator} options`);
-  if ((options.key === undefined) === (options.keyFromArgs === undefined)) {
+  if ((options.name === undefined) === (options.nameFromArgs === undefined)) {
     throw new InvalidLockArgumentError(
-      `${decorator} key`,
-      'give exactly one of key (a name, a template or a function of the ExecutionContext) and keyFromArgs (a function of the arguments).',
+      `${decorator} name`,
+      'give exactly one of name (a name, a template or a function of the ExecutionContext) and nameFromArgs (a function of the arguments).',
     );
   }
-  if (options.keyFromArgs !== undefined && typeof options.keyFromArgs !== 'function') {
-    throw new InvalidLockArgumentError(`${decorator} keyFromArgs`, `expected a function of the method's arguments, got ${describe(options.keyFromArgs)}.`);
+  if (options.nameFromArgs !== undefined && typeof options.nameFromArgs !== 'function') {
+    throw new InvalidLockArgumentError(`${decorator} nameFromArgs`, `expected a function of the method's arguments, got ${describe(options.nameFromArgs)}.`);
   }
   if (options.kind !== undefined && !KINDS.includes(options.kind as DecoratedLockKind)) {
     throw new InvalidLockArgumentError(`${decorator} kind`, `expected one of ${KINDS.map((kind) => `'${kind}'`).join(', ')}, got ${describe(options.kind)}.`);
@@ -209,36 +213,36 @@ export function toLockMetadata(keyOrOptions: unknown, leaseTime?: Duration, deco
   }
   return {
     ...common,
-    key:
-      options.keyFromArgs === undefined
-        ? compileKey(options.key, `${decorator} key`)
-        : { from: 'args', build: options.keyFromArgs as (...args: unknown[]) => unknown },
+    name:
+      options.nameFromArgs === undefined
+        ? compileName(options.name, `${decorator} name`)
+        : { from: 'args', build: options.nameFromArgs as (...args: unknown[]) => unknown },
     kind: (options.kind as DecoratedLockKind | undefined) ?? 'reentrant',
     leaseMs: lease,
     waitMs: options.waitTime === undefined ? undefined : waitMs(options.waitTime),
-    onLocked: compileOnLocked(options.onLocked, `${decorator} onLocked`),
+    onBusy: compileOnBusy(options.onBusy, `${decorator} onBusy`),
     onLost: compileOnLost(options.onLost, `${decorator} onLost`),
     lockAtLeastMs: atLeast || undefined,
   };
 }
 
-/** A `key` option: a function of the ExecutionContext, or one template, or several (a multi-lock). */
-function compileKey(key: unknown, argument: string): LockKey {
+/** A `name` option: a function of the ExecutionContext, or one template, or several (a multi-lock). */
+function compileName(key: unknown, argument: string): LockNameSource {
   if (typeof key === 'function') return { from: 'context', build: key as (context: ExecutionContext) => unknown };
   if (Array.isArray(key)) {
     if (key.length === 0 || !key.every((part) => typeof part === 'string' && part.trim() !== '')) {
       throw new InvalidLockArgumentError(argument, `expected a non-empty array of non-empty names or templates, got ${describe(key)}.`);
     }
-    const templates = key.map((part: string) => new LockKeyTemplate(part));
+    const templates = key.map((part: string) => new LockNameTemplate(part));
     if (templates.some((t) => t.source === 'args') && templates.some((t) => t.source === 'request')) {
       throw new InvalidLockArgumentError(
-        'lock key',
-        `templates ${key.map((part: string) => `"${part}"`).join(', ')} mix {args...} with request fields; a key reads either the method's arguments or the request.`,
+        'lock name',
+        `templates ${key.map((part: string) => `"${part}"`).join(', ')} mix {args...} with request fields; a name reads either the method's arguments or the request.`,
       );
     }
     return { from: 'templates', templates };
   }
-  if (typeof key === 'string' && key.trim() !== '') return { from: 'templates', templates: [new LockKeyTemplate(key)] };
+  if (typeof key === 'string' && key.trim() !== '') return { from: 'templates', templates: [new LockNameTemplate(key)] };
   throw new InvalidLockArgumentError(argument, `expected a non-empty string or a function, got ${describe(key)}.`);
 }
 
@@ -248,8 +252,8 @@ function compileOnLost(value: unknown, argument: string): OnLost {
   throw new InvalidLockArgumentError(argument, `expected 'abort', 'abort-request' or a function (info) => void, got ${describe(value)}.`);
 }
 
-function compileOnLocked(value: unknown, argument: string): OnLocked {
+function compileOnBusy(value: unknown, argument: string): OnBusy {
   if (value === undefined) return 'throw';
-  if (value === 'throw' || value === 'skip' || typeof value === 'function') return value as OnLocked;
+  if (value === 'throw' || value === 'skip' || typeof value === 'function') return value as OnBusy;
   throw new InvalidLockArgumentError(argument, `expected 'throw', 'skip' or a function (info) => result, got ${describe(value)}.`);
 }

@@ -3,11 +3,18 @@ import { permitCount } from '../core/locks/semaphore/semaphore.js';
 import { describe, toMilliseconds } from '../core/util/duration.js';
 import { isPlainObject } from '../core/util/validate.js';
 import { lockDecorator } from './distributed-lock.decorator.js';
-import { toLockMetadata, type LockedMethodDecorator, type LockKeyFactory, type LockKeyFromArgs, type OnLocked } from './distributed-lock.options.js';
+import {
+  toLockMetadata,
+  type LockedMethodDecorator,
+  type LockNameFactory,
+  type LockNameFromArgs,
+  type OnBusy,
+  type OnLost,
+} from './distributed-lock.options.js';
 
 interface CommonSemaphoreOptions {
-  /** The semaphore's size: stored in Redis at its first use if none is stored yet (then Redis's value counts). */
-  permits: number;
+  /** The semaphore's size, in permits: stored in Redis at its first use if none is stored yet (then Redis's value counts). */
+  size: number;
   /** Permits each call takes (default 1). */
   permitsPerCall?: number;
   /** Lease of each call's permits; omit it to let the watchdog renew them while the method runs. */
@@ -15,7 +22,9 @@ interface CommonSemaphoreOptions {
   /** How long to wait for permits (default: module defaultWaitTime, 10 s). */
   waitTime?: Duration;
   /** What to do when no permits came free within waitTime (default `'throw'`: 423 + Retry-After over HTTP). */
-  onLocked?: OnLocked;
+  onBusy?: OnBusy;
+  /** What to do when the permits' lease is lost while the method runs (default `'abort'`); see OnLost. */
+  onLost?: OnLost;
   /** Keep the permits at least this long after the call started (see @DistributedLock). */
   lockAtLeastFor?: Duration;
   /** How long a waiter's place in line survives without a refresh (default 5 s). */
@@ -23,41 +32,41 @@ interface CommonSemaphoreOptions {
 }
 
 export interface DistributedSemaphoreOptions extends CommonSemaphoreOptions {
-  /** Semaphore name: a literal, a template over the request or the arguments, or a function of the ExecutionContext (as @DistributedLock's key; one name). */
-  key: string | LockKeyFactory;
-  keyFromArgs?: never;
+  /** Semaphore name: a literal, a template over the request or the arguments, or a function of the ExecutionContext (as @DistributedLock's name; one name). */
+  name: string | LockNameFactory;
+  nameFromArgs?: never;
 }
 
 export interface DistributedSemaphoreArgsOptions<A extends unknown[]> extends CommonSemaphoreOptions {
   /** Semaphore name from the method's arguments, typed by them. */
-  keyFromArgs: (...args: A) => string;
-  key?: never;
+  nameFromArgs: (...args: A) => string;
+  name?: never;
 }
 
 /**
- * Runs the decorated method holding permits of a distributed semaphore: at most `permits` calls (or
- * `permits / permitsPerCall`) run at once across every instance, on request handlers and on methods of
- * any provider. It is @DistributedLock with permits instead of a lock: the same key templates, the
- * same one acquisition path (the method wrapper, the runner), `onLocked`, 423 + Retry-After when no
- * permits came free within waitTime, shutdown and tracing. `@CurrentLock()` gets the PermitsHandle
+ * Runs the decorated method holding permits of a distributed semaphore: at most `size` calls (or
+ * `size / permitsPerCall`) run at once across every instance, on request handlers and on methods of
+ * any provider. It is @DistributedLock with permits instead of a lock: the same name templates, the
+ * same one acquisition path (the method wrapper, the runner), `onBusy`, 423 + Retry-After when no
+ * permits came free within waitTime, `onLost`, shutdown and tracing. `@CurrentLock()` gets the PermitsHandle
  * (token, signal, permits). Calls are served in arrival order across instances. Not reentrant: a
  * decorated call that calls another on the same semaphore takes more permits (with one permit, it
  * waits for itself until waitTime).
  *
  * ```ts
- * @DistributedSemaphore({ key: 'exports:{params.tenant}', permits: 3, waitTime: '2s' })
- * @DistributedSemaphore({ keyFromArgs: (region: string) => `crawl:${region}`, permits: 5, onLocked: 'skip' })
+ * @DistributedSemaphore({ name: 'exports:{params.tenant}', size: 3, waitTime: '2s' })
+ * @DistributedSemaphore({ nameFromArgs: (region: string) => `crawl:${region}`, size: 5, onBusy: 'skip' })
  * ```
  */
 export function DistributedSemaphore(options: DistributedSemaphoreOptions): MethodDecorator;
 export function DistributedSemaphore<A extends unknown[]>(options: DistributedSemaphoreArgsOptions<A>): LockedMethodDecorator<A>;
 export function DistributedSemaphore(options: DistributedSemaphoreOptions | DistributedSemaphoreArgsOptions<unknown[]>): MethodDecorator {
-  if (!isPlainObject(options)) throw new InvalidLockArgumentError('@DistributedSemaphore options', `expected { key, permits, ... }, got ${describe(options)}.`);
-  const { permits, permitsPerCall, queueTimeout, ...lockOptions } = options as unknown as Record<string, unknown>;
+  if (!isPlainObject(options)) throw new InvalidLockArgumentError('@DistributedSemaphore options', `expected { name, size, ... }, got ${describe(options)}.`);
+  const { size: sizeOption, permitsPerCall, queueTimeout, ...lockOptions } = options as unknown as Record<string, unknown>;
   if ('kind' in lockOptions) throw new InvalidLockArgumentError('@DistributedSemaphore options', 'unknown option "kind": a semaphore has no lock kind.');
-  if (Array.isArray(lockOptions.key))
-    throw new InvalidLockArgumentError('@DistributedSemaphore key', 'expected one name: a call takes permits of one semaphore.');
-  const size = permitCount(permits, '@DistributedSemaphore permits', 1);
+  if (Array.isArray(lockOptions.name))
+    throw new InvalidLockArgumentError('@DistributedSemaphore name', 'expected one name: a call takes permits of one semaphore.');
+  const size = permitCount(sizeOption, '@DistributedSemaphore size', 1);
   const perCall = permitsPerCall === undefined ? 1 : permitCount(permitsPerCall, '@DistributedSemaphore permitsPerCall', 1);
   if (perCall > size) {
     throw new InvalidLockArgumentError(
@@ -66,6 +75,6 @@ export function DistributedSemaphore(options: DistributedSemaphoreOptions | Dist
     );
   }
   const queueTimeoutMs = queueTimeout === undefined ? undefined : toMilliseconds(queueTimeout, 'queueTimeout', { min: 30 });
-  const metadata = toLockMetadata(lockOptions as { key: string | LockKeyFactory; keyFromArgs?: LockKeyFromArgs }, undefined, '@DistributedSemaphore');
-  return lockDecorator({ ...metadata, semaphore: { permits: size, perCall, queueTimeoutMs } });
+  const metadata = toLockMetadata(lockOptions as { name: string | LockNameFactory; nameFromArgs?: LockNameFromArgs }, undefined, '@DistributedSemaphore');
+  return lockDecorator({ ...metadata, semaphore: { size, perCall, queueTimeoutMs } });
 }

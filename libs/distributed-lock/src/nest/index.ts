@@ -1,16 +1,16 @@
 export { DistributedLockModule } from './distributed-lock.module.js';
-export { DISTRIBUTED_LOCK_MODULE_OPTIONS } from './distributed-lock.module-definition.js';
-export type { DistributedLockModuleOptions } from './distributed-lock-module.options.js';
-export { LockService, type LockServiceSettings } from './lock.service.js';
+export type { DistributedLockModuleOptions, DistributedLockOptionsFactory } from './distributed-lock-module.options.js';
+export { LockService } from './lock.service.js';
 export { DistributedLock } from './distributed-lock.decorator.js';
 export type {
   DistributedLockOptions,
   DistributedLockArgsOptions,
-  LockKeyFactory,
-  LockKeyFromArgs,
-  LockedCallInfo,
+  DecoratedLockKind,
+  LockNameFactory,
+  LockNameFromArgs,
+  LockBusyInfo,
   LockedMethodDecorator,
-  OnLocked,
+  OnBusy,
 } from './distributed-lock.options.js';
 export { ScheduledLock, type ScheduledLockOptions } from './scheduled-lock.decorator.js';
 export {
@@ -20,14 +20,11 @@ export {
   type LockHealthOptions,
   type LockHealthResult,
 } from './distributed-lock.health-indicator.js';
-export { DistributedLockExplorer } from './distributed-lock.explorer.js';
-export { DistributedLockRunner } from './distributed-lock.runner.js';
+// Subclassed to scope names and change the answers (see docs/guides/decorator.md), as throttler's guard.
 export { DistributedLockInterceptor } from './distributed-lock.interceptor.js';
-export { LockContextInterceptor } from './lock-context.interceptor.js';
-export { LockUnavailableException } from './lock-unavailable.exception.js';
+export { LockBusyException } from './lock-busy.exception.js';
 export { CurrentLock } from './current-lock.decorator.js';
 export { DistributedSemaphore, type DistributedSemaphoreOptions, type DistributedSemaphoreArgsOptions } from './distributed-semaphore.decorator.js';
 export { Leader, type LeaderOptions } from './leader.decorator.js';
-export { LeaderExplorer } from './leader.explorer.js';
 // Lock-lost handling of decorated calls
 export type { LockLostInfo, OnLost } from './distributed-lock.options.js';

@@ -4,10 +4,10 @@ import {
   LockAcquireTimeoutError,
   LockBackendError,
   LockClientClosedError,
-  LockKeyTemplateError,
+  LockNameTemplateError,
   LockLostError,
 } from '../core/index.js';
-import { LockUnavailableException } from './lock-unavailable.exception.js';
+import { LockBusyException, retryAfterSeconds } from './lock-busy.exception.js';
 import type { RequestCall } from './locked-method.js';
 
 /**
@@ -32,16 +32,16 @@ import type { RequestCall } from './locked-method.js';
 export type LockFailure =
   | { readonly kind: 'busy'; readonly error: LockAcquireTimeoutError }
   | { readonly kind: 'unavailable'; readonly error: LockBackendError | LockClientClosedError }
-  | { readonly kind: 'bad-key'; readonly error: LockKeyTemplateError | InvalidLockArgumentError }
+  | { readonly kind: 'bad-name'; readonly error: LockNameTemplateError | InvalidLockArgumentError }
   | { readonly kind: 'lost'; readonly error: LockLostError };
 
 /** The failure a core error stands for, when the lock of a request fails with it. */
 export function failureOf(error: unknown): LockFailure | undefined {
   if (error instanceof LockAcquireTimeoutError) return { kind: 'busy', error };
   if (error instanceof LockBackendError || error instanceof LockClientClosedError) return { kind: 'unavailable', error };
-  // An InvalidLockArgumentError at call time is about what the key resolved to (an empty or too long
-  // name, a semaphore key naming several semaphores) or, rarely, a semaphore's stored size.
-  if (error instanceof LockKeyTemplateError || error instanceof InvalidLockArgumentError) return { kind: 'bad-key', error };
+  // An InvalidLockArgumentError at call time is about what the name resolved to (an empty or too long
+  // name, a semaphore name option naming several semaphores) or, rarely, a semaphore's stored size.
+  if (error instanceof LockNameTemplateError || error instanceof InvalidLockArgumentError) return { kind: 'bad-name', error };
   if (error instanceof LockLostError) return { kind: 'lost', error };
   return undefined;
 }
@@ -84,13 +84,13 @@ class LockAnswerException extends IntrinsicException {
   }
 }
 
-/** Busy: HTTP 423 (or 409) with Retry-After in seconds; elsewhere `retryAfterMs`. */
+/** Busy: HTTP 423 (or 409) with Retry-After in seconds (the header) and `retryAfterMs` in the body; elsewhere `retryAfterMs`. */
 export function busyAnswer(error: LockAcquireTimeoutError, context: ExecutionContext, status: 409 | 423): Promise<unknown> {
-  const seconds = Math.max(1, Math.ceil(error.retryAfterMs / 1000));
-  const message = `The resource is busy (lock "${error.lockName}" is held). Retry after ${seconds} s.`;
-  return answer(context, { status: 'error', code: error.code, message, retryAfterMs: Math.max(1, Math.round(error.retryAfterMs)) }, () => {
-    setHeader(context, 'Retry-After', String(seconds));
-    return new LockUnavailableException(error.lockName, seconds, status);
+  const retryAfterMs = Math.max(1, Math.round(error.retryAfterMs));
+  const message = `The resource is busy (lock "${error.lockName}" is held). Retry after ${retryAfterSeconds(retryAfterMs)} s.`;
+  return answer(context, { status: 'error', code: error.code, message, retryAfterMs }, () => {
+    setHeader(context, 'Retry-After', String(retryAfterSeconds(retryAfterMs)));
+    return new LockBusyException(error.lockName, retryAfterMs, status);
   });
 }
 
@@ -103,8 +103,8 @@ export function unavailableAnswer(error: LockBackendError | LockClientClosedErro
   });
 }
 
-/** A key the request cannot fill (a template field missing), or a name that cannot be a lock name: HTTP 400. */
-export function badKeyAnswer(error: LockKeyTemplateError | InvalidLockArgumentError, context: ExecutionContext): Promise<unknown> {
+/** A lock name the request cannot fill (a template field missing), or a name that cannot be a lock name: HTTP 400. */
+export function badNameAnswer(error: LockNameTemplateError | InvalidLockArgumentError, context: ExecutionContext): Promise<unknown> {
   return answer(
     context,
     { status: 'error', code: error.code, message: error.message },

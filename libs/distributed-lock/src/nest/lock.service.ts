@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { describePubSubChoice, InvalidLockConfigError, LockClient } from '../core/index.js';
+import { describePubSubChoice } from '../core/events/pubsub-choice.js';
+import { InvalidLockConfigError, LockClient } from '../core/index.js';
 import type { PubSubPort, RedisPort } from '../core/redis/redis-port.js';
 import { configDuration } from '../core/config/resolve-lock-client-options.js';
 import { MODULE_ONLY_OPTION_KEYS, type DistributedLockModuleOptions } from './distributed-lock-module.options.js';
@@ -8,7 +9,7 @@ import { OutageLog } from './outage-log.js';
 export interface LockServiceSettings {
   defaultWaitMs: number;
   requestContext: boolean;
-  unavailableStatus: 409 | 423;
+  busyStatus: 409 | 423;
   /** How long app.close() waits for decorated calls in flight before releasing their locks. */
   shutdownTimeoutMs: number;
 }
@@ -24,23 +25,24 @@ const SLOW_RENEWAL_SHARE = 1 / 3;
  * background Redis failures are logged through the Nest Logger (never owner ids or tokens).
  */
 export class LockService extends LockClient {
+  /** @internal The module's settings, as the Nest layer reads them. */
   readonly settings: LockServiceSettings;
   private readonly logger = new Logger('DistributedLock');
   /** @internal Failures during a Redis outage, logged once when it starts and once when it ends. */
   readonly outage: OutageLog;
 
   constructor(options: DistributedLockModuleOptions = {}) {
-    const { defaultWaitTime, requestContext, unavailableStatus, shutdownTimeout, ...clientOptions } = options ?? {};
+    const { defaultWaitTime, requestContext, busyStatus, shutdownTimeout, ...clientOptions } = options ?? {};
     super(clientOptions, MODULE_ONLY_OPTION_KEYS);
     const env = options?.env ?? process.env;
-    if (unavailableStatus !== undefined && unavailableStatus !== 409 && unavailableStatus !== 423) {
-      throw new InvalidLockConfigError('unavailableStatus', `expected 409 or 423, got ${String(unavailableStatus)}.`);
+    if (busyStatus !== undefined && busyStatus !== 409 && busyStatus !== 423) {
+      throw new InvalidLockConfigError('busyStatus', `expected 409 or 423, got ${String(busyStatus)}.`);
     }
     this.settings = {
-      defaultWaitMs: configDuration(defaultWaitTime, 'defaultWaitTime', env, 'LOCK_WAIT_TIME', DEFAULT_DECORATOR_WAIT_MS, 0),
+      defaultWaitMs: configDuration(defaultWaitTime, 'defaultWaitTime', env, 'DISTRIBUTED_LOCK_WAIT_TIME', DEFAULT_DECORATOR_WAIT_MS, 0),
       requestContext: requestContext ?? true,
-      unavailableStatus: unavailableStatus ?? 423,
-      shutdownTimeoutMs: configDuration(shutdownTimeout, 'shutdownTimeout', env, 'LOCK_SHUTDOWN_TIMEOUT', DEFAULT_SHUTDOWN_TIMEOUT_MS, 0),
+      busyStatus: busyStatus ?? 423,
+      shutdownTimeoutMs: configDuration(shutdownTimeout, 'shutdownTimeout', env, 'DISTRIBUTED_LOCK_SHUTDOWN_TIMEOUT', DEFAULT_SHUTDOWN_TIMEOUT_MS, 0),
     };
     this.events.on('pubsub', (choice) => this.logger.log(`Unlock notifications: ${describePubSubChoice(choice)}`));
     this.events.on('lost', ({ name, reason, heldMs }) =>
@@ -63,8 +65,8 @@ export class LockService extends LockClient {
   }
 
   /**
-   * The connections a health check looks at: where lock scripts run, and the subscribers that receive
-   * unlock notifications. @internal (used by DistributedLockHealthIndicator).
+   * @internal The connections a health check looks at (used by DistributedLockHealthIndicator):
+   * where lock scripts run, and the subscribers that receive unlock notifications.
    */
   healthTargets(): { commands: { target: string; client: RedisPort }[]; subscribers: { target: string; client: PubSubPort }[] } {
     const nodes = this.engine.nodes.map((node) => ({ target: node.target, client: node.redis }));

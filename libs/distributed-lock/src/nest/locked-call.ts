@@ -1,21 +1,18 @@
 import type { Logger } from '@nestjs/common';
 import { isObservable, Observable, type Subscription } from 'rxjs';
+import { getLockContext, runInLockContext, runWithCurrentLock, type LockContext } from '../core/context/lock-context.js';
 import {
-  getLockContext,
   InvalidLockArgumentError,
   LockAcquireAbortedError,
   LockAcquireTimeoutError,
   LockBackendError,
   LockLostError,
-  runInLockContext,
-  runWithCurrentLock,
   type BaseLock,
-  type LockContext,
   type LockHandle,
 } from '../core/index.js';
 import type { DistributedLockMetadata } from './distributed-lock.options.js';
 import { failureOf, isAnswered, LockedCallFailure } from './lock-failure.answers.js';
-import { resolveLockNames } from './lock-key.resolver.js';
+import { resolveLockNames } from './lock-name.resolver.js';
 import type { AcquireOutcome, LockTracing } from './lock-tracing.js';
 import type { LockService } from './lock.service.js';
 import type { RequestCall } from './locked-method.js';
@@ -63,7 +60,7 @@ export class LockedCall {
     this.ended = new Promise((resolve) => (this.end = resolve));
   }
 
-  /** Runs the call: resolves with the method's result (or what onLocked / onUnavailable give instead). */
+  /** Runs the call: resolves with the method's result (or what onBusy / onUnavailable give instead). */
   async run(): Promise<unknown> {
     let names: string[];
     try {
@@ -122,12 +119,12 @@ export class LockedCall {
       if (semaphore) {
         if (names.length !== 1) {
           throw new InvalidLockArgumentError(
-            `${metadata.decorator} key of ${metadata.where}`,
+            `${metadata.decorator} name of ${metadata.where}`,
             'it resolved to several names; a call takes permits of one semaphore.',
           );
         }
         const { queueTimeoutMs } = semaphore;
-        const size = { permits: semaphore.permits, ...(queueTimeoutMs === undefined ? {} : { queueTimeout: queueTimeoutMs }) };
+        const size = { size: semaphore.size, ...(queueTimeoutMs === undefined ? {} : { queueTimeout: queueTimeoutMs }) };
         return ports.locks.getSemaphore(names[0]!, size).acquire(semaphore.perCall, options);
       }
       if (names.length > 1) return ports.locks.getMultiLock(names.map((name) => this.lockOfKind(name))).lock(options);
@@ -152,15 +149,15 @@ export class LockedCall {
     }
   }
 
-  /** The call's result when the lock was not taken: onLocked, onUnavailable, or the failure thrown. */
+  /** The call's result when the lock was not taken: onBusy, onUnavailable, or the failure thrown. */
   private async notTaken(error: unknown, name: string, waitedMs: number): Promise<unknown> {
     const { metadata, ports } = this;
-    if (error instanceof LockAcquireTimeoutError && metadata.onLocked !== 'throw') {
-      if (metadata.onLocked === 'skip') {
+    if (error instanceof LockAcquireTimeoutError && metadata.onBusy !== 'throw') {
+      if (metadata.onBusy === 'skip') {
         ports.logger.debug?.(`${metadata.where} skipped: lock "${name}" is held elsewhere.`);
         return undefined;
       }
-      return await metadata.onLocked({ name, waitedMs, error, args: this.args, context: this.request?.context });
+      return await metadata.onBusy({ name, waitedMs, error, args: this.args, context: this.request?.context });
     }
     if (error instanceof LockBackendError && metadata.onUnavailable === 'skip') {
       ports.locks.outage.failed(`${metadata.where} skipped`, error, name);
@@ -171,7 +168,7 @@ export class LockedCall {
 
   /**
    * What to throw for `error`: for a call made by code, the error as it is; for a request, a
-   * LockedCallFailure when it is one of the failures a transport answers (busy, unavailable, bad key).
+   * LockedCallFailure when it is one of the failures a transport answers (busy, unavailable, bad name).
    */
   private toThrow(error: unknown, name: string): unknown {
     const failure = this.request ? failureOf(error) : undefined;

@@ -2,35 +2,35 @@ import { InvalidLockArgumentError, type Duration } from '../core/index.js';
 import { toMilliseconds } from '../core/util/duration.js';
 import { assertKnownKeys, isPlainObject } from '../core/util/validate.js';
 import { lockDecorator } from './distributed-lock.decorator.js';
-import { toLockMetadata, type DistributedLockMetadata, type OnLocked, type OnLost } from './distributed-lock.options.js';
-import { LockKeyTemplate } from './lock-key.resolver.js';
+import { toLockMetadata, type DistributedLockMetadata, type OnBusy, type OnLost } from './distributed-lock.options.js';
+import { LockNameTemplate } from './lock-name.resolver.js';
 
 export interface ScheduledLockOptions {
   /**
    * Lock name: a fixed name or an `{args.N}` template. Default `schedule:<Class>.<method>`, the same
    * in every instance of the application.
    */
-  key?: string;
+  name?: string;
   /**
-   * Upper bound of the lease (ShedLock's lockAtMostFor): the lock is taken for this long, without
-   * watchdog renewal, so a crashed or hung instance blocks the job for at most this long. A run that
-   * lasts longer loses the lock (its signal aborts, a warning is logged) and another instance may run.
-   * Omit it to let the watchdog renew the lease while the job runs.
+   * The lease, as in every other decorator (ShedLock calls it lockAtMostFor): the lock is taken for
+   * this long, without watchdog renewal, so a crashed or hung instance blocks the job for at most this
+   * long. A run that lasts longer loses the lock (its signal aborts, a warning is logged) and another
+   * instance may run. Omit it to let the watchdog renew the lease while the job runs.
    */
-  lockAtMostFor?: Duration;
+  leaseTime?: Duration;
   /**
    * Keep the lock at least this long after the run started, even if the run ends sooner (ShedLock's
    * lockAtLeastFor), so that instances whose clocks or ticks drift by less than this skip the same
-   * tick. Shorter than the schedule's period, and than lockAtMostFor.
+   * tick. Shorter than the schedule's period, and than leaseTime.
    */
   lockAtLeastFor?: Duration;
   /** What a skipped tick resolves (default `'skip'`: undefined, the method does not run). */
-  onLocked?: OnLocked;
-  /** When a run outlasts lockAtMostFor (default: its signal aborts and a warning is logged); see OnLost. */
+  onBusy?: OnBusy;
+  /** When a run outlasts leaseTime (default: its signal aborts and a warning is logged); see OnLost. */
   onLost?: OnLost;
 }
 
-const OPTION_KEYS = ['key', 'lockAtMostFor', 'lockAtLeastFor', 'onLocked', 'onLost'] as const;
+const OPTION_KEYS = ['name', 'leaseTime', 'lockAtLeastFor', 'onBusy', 'onLost'] as const;
 
 /**
  * A scheduled job (`@Cron`, `@Interval`, a queue consumer...) that runs in one instance only per
@@ -40,22 +40,22 @@ const OPTION_KEYS = ['key', 'lockAtMostFor', 'lockAtLeastFor', 'onLocked', 'onLo
  *
  * ```ts
  * @Cron(CronExpression.EVERY_MINUTE)
- * @ScheduledLock({ lockAtMostFor: '50s', lockAtLeastFor: '10s' })
+ * @ScheduledLock({ leaseTime: '50s', lockAtLeastFor: '10s' })
  * async report() { ... }
  * ```
  */
 export function ScheduledLock(options: ScheduledLockOptions = {}): MethodDecorator {
   if (!isPlainObject(options)) throw new InvalidLockArgumentError('@ScheduledLock options', 'expected an options object.');
   assertKnownKeys(options, OPTION_KEYS, '@ScheduledLock options');
-  if (options.lockAtMostFor !== undefined) toMilliseconds(options.lockAtMostFor, 'lockAtMostFor', { min: 10 });
-  if (options.key !== undefined) {
-    if (typeof options.key !== 'string' || options.key.trim() === '') {
-      throw new InvalidLockArgumentError('@ScheduledLock key', 'expected a non-empty string: a fixed name or an {args.N} template.');
+  if (options.leaseTime !== undefined) toMilliseconds(options.leaseTime, 'leaseTime', { min: 10 });
+  if (options.name !== undefined) {
+    if (typeof options.name !== 'string' || options.name.trim() === '') {
+      throw new InvalidLockArgumentError('@ScheduledLock name', 'expected a non-empty string: a fixed name or an {args.N} template.');
     }
-    if (new LockKeyTemplate(options.key).source === 'request') {
+    if (new LockNameTemplate(options.name).source === 'request') {
       throw new InvalidLockArgumentError(
-        '@ScheduledLock key',
-        `"${options.key}" reads a request, which a scheduled run does not have; use a fixed name or {args.N}.`,
+        '@ScheduledLock name',
+        `"${options.name}" reads a request, which a scheduled run does not have; use a fixed name or {args.N}.`,
       );
     }
   }
@@ -64,11 +64,11 @@ export function ScheduledLock(options: ScheduledLockOptions = {}): MethodDecorat
     const metadata: DistributedLockMetadata = {
       ...toLockMetadata(
         {
-          key: options.key ?? `schedule:${className}.${String(propertyKey)}`,
-          leaseTime: options.lockAtMostFor,
+          name: options.name ?? `schedule:${className}.${String(propertyKey)}`,
+          leaseTime: options.leaseTime,
           lockAtLeastFor: options.lockAtLeastFor,
           waitTime: 0,
-          onLocked: options.onLocked ?? 'skip',
+          onBusy: options.onBusy ?? 'skip',
           ...(options.onLost === undefined ? {} : { onLost: options.onLost }),
         },
         undefined,

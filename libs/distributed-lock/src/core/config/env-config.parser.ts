@@ -16,31 +16,31 @@ export type Environment = Record<string, string | undefined>;
 
 /** Every environment variable the library reads, for documentation and for tests that check it. */
 export const LOCK_ENV_VARIABLES = [
-  'REDIS_MODE',
-  'REDIS_URL',
-  'REDIS_HOST',
-  'REDIS_PORT',
-  'REDIS_DB',
-  'REDIS_NODES',
-  'REDIS_NAT_MAP',
-  'REDIS_MASTER',
-  'REDIS_REPLICAS',
-  'REDIS_SENTINELS',
-  'REDIS_SENTINEL_MASTER',
-  'REDIS_SENTINEL_USERNAME',
-  'REDIS_SENTINEL_PASSWORD',
-  'REDIS_USERNAME',
-  'REDIS_PASSWORD',
-  'REDIS_TLS',
-  'REDIS_TLS_CA_FILE',
-  'LOCK_KEY_PREFIX',
-  'LOCK_ONE_SLOT_PER_SCRIPT',
-  'LOCK_WATCHDOG_TIMEOUT',
-  'LOCK_WAIT_TIME',
-  'LOCK_SHUTDOWN_TIMEOUT',
-  'LOCK_REPLICA_ACK',
-  'LOCK_REPLICA_ACK_TIMEOUT',
-  'LOCK_INSTANCE_NAME',
+  'DISTRIBUTED_LOCK_REDIS_MODE',
+  'DISTRIBUTED_LOCK_REDIS_URL',
+  'DISTRIBUTED_LOCK_REDIS_HOST',
+  'DISTRIBUTED_LOCK_REDIS_PORT',
+  'DISTRIBUTED_LOCK_REDIS_DB',
+  'DISTRIBUTED_LOCK_REDIS_NODES',
+  'DISTRIBUTED_LOCK_REDIS_NAT_MAP',
+  'DISTRIBUTED_LOCK_REDIS_MASTER',
+  'DISTRIBUTED_LOCK_REDIS_REPLICAS',
+  'DISTRIBUTED_LOCK_REDIS_SENTINELS',
+  'DISTRIBUTED_LOCK_REDIS_SENTINEL_MASTER',
+  'DISTRIBUTED_LOCK_REDIS_SENTINEL_USERNAME',
+  'DISTRIBUTED_LOCK_REDIS_SENTINEL_PASSWORD',
+  'DISTRIBUTED_LOCK_REDIS_USERNAME',
+  'DISTRIBUTED_LOCK_REDIS_PASSWORD',
+  'DISTRIBUTED_LOCK_REDIS_TLS',
+  'DISTRIBUTED_LOCK_REDIS_TLS_CA_FILE',
+  'DISTRIBUTED_LOCK_KEY_PREFIX',
+  'DISTRIBUTED_LOCK_ONE_SLOT_PER_SCRIPT',
+  'DISTRIBUTED_LOCK_WATCHDOG_TIMEOUT',
+  'DISTRIBUTED_LOCK_WAIT_TIME',
+  'DISTRIBUTED_LOCK_SHUTDOWN_TIMEOUT',
+  'DISTRIBUTED_LOCK_REPLICA_ACK',
+  'DISTRIBUTED_LOCK_REPLICA_ACK_TIMEOUT',
+  'DISTRIBUTED_LOCK_INSTANCE_NAME',
 ] as const;
 
 function read(env: Environment, name: string): string | undefined {
@@ -51,67 +51,79 @@ function read(env: Environment, name: string): string | undefined {
 function required(env: Environment, name: string, mode: RedisMode, form: string): string {
   const value = read(env, name);
   if (value === undefined) {
-    throw new InvalidLockConfigError(name, `REDIS_MODE=${mode} needs ${name} (${form}).`);
+    throw new InvalidLockConfigError(name, `DISTRIBUTED_LOCK_REDIS_MODE=${mode} needs ${name} (${form}).`);
   }
   return value;
 }
 
-/** Connection settings from `REDIS_*` variables. Throws InvalidLockConfigError naming the variable. */
+/** Connection settings from `DISTRIBUTED_LOCK_REDIS_*` variables. Throws InvalidLockConfigError naming the variable. */
 export function readConnectionConfigFromEnv(env: Environment): ConnectionConfig {
-  const rawMode = (read(env, 'REDIS_MODE') ?? 'single').toLowerCase();
+  const rawMode = (read(env, 'DISTRIBUTED_LOCK_REDIS_MODE') ?? 'single').toLowerCase();
   if (!(REDIS_MODES as readonly string[]).includes(rawMode)) {
-    throw new InvalidLockConfigError('REDIS_MODE', `"${rawMode}" is not a deployment mode; use one of ${REDIS_MODES.join(', ')}.`);
+    throw new InvalidLockConfigError('DISTRIBUTED_LOCK_REDIS_MODE', `"${rawMode}" is not a deployment mode; use one of ${REDIS_MODES.join(', ')}.`);
   }
   const mode = rawMode as RedisMode;
   const common = readCommon(env);
-  const dbText = read(env, 'REDIS_DB');
-  const db = dbText === undefined ? undefined : parseDb(dbText, 'REDIS_DB');
+  const dbText = read(env, 'DISTRIBUTED_LOCK_REDIS_DB');
+  const db = dbText === undefined ? undefined : parseDb(dbText, 'DISTRIBUTED_LOCK_REDIS_DB');
 
   switch (mode) {
     case 'single': {
-      const url = read(env, 'REDIS_URL');
-      const host = read(env, 'REDIS_HOST');
-      const port = read(env, 'REDIS_PORT');
+      const url = read(env, 'DISTRIBUTED_LOCK_REDIS_URL');
+      const host = read(env, 'DISTRIBUTED_LOCK_REDIS_HOST');
+      const port = read(env, 'DISTRIBUTED_LOCK_REDIS_PORT');
       if (url !== undefined) {
         if (host !== undefined || port !== undefined) {
-          throw new InvalidLockConfigError('REDIS_URL', 'set either REDIS_URL or REDIS_HOST/REDIS_PORT, not both.');
+          throw new InvalidLockConfigError(
+            'DISTRIBUTED_LOCK_REDIS_URL',
+            'set either DISTRIBUTED_LOCK_REDIS_URL or DISTRIBUTED_LOCK_REDIS_HOST/DISTRIBUTED_LOCK_REDIS_PORT, not both.',
+          );
         }
         if (!/^rediss?:\/\//.test(url)) {
-          throw new InvalidLockConfigError('REDIS_URL', `"${url}" must start with redis:// or rediss:// (TLS).`);
+          throw new InvalidLockConfigError('DISTRIBUTED_LOCK_REDIS_URL', `"${url}" must start with redis:// or rediss:// (TLS).`);
         }
         return withDb<SingleConnectionConfig>({ mode, url, ...common }, db);
       }
       return withDb<SingleConnectionConfig>(
-        { mode, host: host ?? '127.0.0.1', port: port === undefined ? 6379 : parsePort(port, 'REDIS_PORT'), ...common },
+        { mode, host: host ?? '127.0.0.1', port: port === undefined ? 6379 : parsePort(port, 'DISTRIBUTED_LOCK_REDIS_PORT'), ...common },
         db,
       );
     }
     case 'cluster': {
       if (db !== undefined && db !== 0) {
-        throw new InvalidLockConfigError('REDIS_DB', 'Redis Cluster has only database 0; unset REDIS_DB.');
+        throw new InvalidLockConfigError('DISTRIBUTED_LOCK_REDIS_DB', 'Redis Cluster has only database 0; unset DISTRIBUTED_LOCK_REDIS_DB.');
       }
-      const nodes = parseHostPortList(required(env, 'REDIS_NODES', mode, 'comma-separated host:port of cluster nodes'), 'REDIS_NODES');
-      const natText = read(env, 'REDIS_NAT_MAP');
-      return natText === undefined ? { mode, nodes, ...common } : { mode, nodes, natMap: parseNatMap(natText, 'REDIS_NAT_MAP'), ...common };
+      const nodes = parseHostPortList(
+        required(env, 'DISTRIBUTED_LOCK_REDIS_NODES', mode, 'comma-separated host:port of cluster nodes'),
+        'DISTRIBUTED_LOCK_REDIS_NODES',
+      );
+      const natText = read(env, 'DISTRIBUTED_LOCK_REDIS_NAT_MAP');
+      return natText === undefined ? { mode, nodes, ...common } : { mode, nodes, natMap: parseNatMap(natText, 'DISTRIBUTED_LOCK_REDIS_NAT_MAP'), ...common };
     }
     case 'master-slave': {
-      const master = parseHostPort(required(env, 'REDIS_MASTER', mode, 'host:port of the master'), 'REDIS_MASTER');
-      const replicasText = read(env, 'REDIS_REPLICAS');
-      const replicas = replicasText === undefined ? [] : parseHostPortList(replicasText, 'REDIS_REPLICAS');
+      const master = parseHostPort(required(env, 'DISTRIBUTED_LOCK_REDIS_MASTER', mode, 'host:port of the master'), 'DISTRIBUTED_LOCK_REDIS_MASTER');
+      const replicasText = read(env, 'DISTRIBUTED_LOCK_REDIS_REPLICAS');
+      const replicas = replicasText === undefined ? [] : parseHostPortList(replicasText, 'DISTRIBUTED_LOCK_REDIS_REPLICAS');
       return withDb<MasterSlaveConnectionConfig>({ mode, master, replicas, ...common }, db);
     }
     case 'sentinel': {
-      const sentinels = parseHostPortList(required(env, 'REDIS_SENTINELS', mode, 'comma-separated host:port of sentinels'), 'REDIS_SENTINELS');
-      const masterName = required(env, 'REDIS_SENTINEL_MASTER', mode, 'the master name the sentinels monitor, e.g. mymaster');
+      const sentinels = parseHostPortList(
+        required(env, 'DISTRIBUTED_LOCK_REDIS_SENTINELS', mode, 'comma-separated host:port of sentinels'),
+        'DISTRIBUTED_LOCK_REDIS_SENTINELS',
+      );
+      const masterName = required(env, 'DISTRIBUTED_LOCK_REDIS_SENTINEL_MASTER', mode, 'the master name the sentinels monitor, e.g. mymaster');
       const config: SentinelConnectionConfig = { mode, sentinels, masterName, ...common };
-      const sentinelUsername = read(env, 'REDIS_SENTINEL_USERNAME');
-      const sentinelPassword = read(env, 'REDIS_SENTINEL_PASSWORD');
+      const sentinelUsername = read(env, 'DISTRIBUTED_LOCK_REDIS_SENTINEL_USERNAME');
+      const sentinelPassword = read(env, 'DISTRIBUTED_LOCK_REDIS_SENTINEL_PASSWORD');
       if (sentinelUsername !== undefined) config.sentinelUsername = sentinelUsername;
       if (sentinelPassword !== undefined) config.sentinelPassword = sentinelPassword;
       return withDb(config, db);
     }
     case 'redlock': {
-      const nodes = parseHostPortList(required(env, 'REDIS_NODES', mode, 'comma-separated host:port of independent Redis masters, e.g. 3 or 5'), 'REDIS_NODES');
+      const nodes = parseHostPortList(
+        required(env, 'DISTRIBUTED_LOCK_REDIS_NODES', mode, 'comma-separated host:port of independent Redis masters, e.g. 3 or 5'),
+        'DISTRIBUTED_LOCK_REDIS_NODES',
+      );
       return withDb<RedlockConnectionConfig>({ mode, nodes, ...common }, db);
     }
   }
@@ -124,16 +136,16 @@ function withDb<T extends { db?: number }>(config: T, db: number | undefined): T
 
 function readCommon(env: Environment): CommonConnectionConfig {
   const common: CommonConnectionConfig = {};
-  const username = read(env, 'REDIS_USERNAME');
+  const username = read(env, 'DISTRIBUTED_LOCK_REDIS_USERNAME');
   // A password may legitimately have surrounding spaces: take it verbatim.
-  const password = env.REDIS_PASSWORD;
+  const password = env.DISTRIBUTED_LOCK_REDIS_PASSWORD;
   if (username !== undefined) common.username = username;
   if (password !== undefined && password !== '') common.password = password;
-  const tlsText = read(env, 'REDIS_TLS');
-  const caFile = read(env, 'REDIS_TLS_CA_FILE');
-  const tls = tlsText === undefined ? caFile !== undefined : parseBoolean(tlsText, 'REDIS_TLS');
+  const tlsText = read(env, 'DISTRIBUTED_LOCK_REDIS_TLS');
+  const caFile = read(env, 'DISTRIBUTED_LOCK_REDIS_TLS_CA_FILE');
+  const tls = tlsText === undefined ? caFile !== undefined : parseBoolean(tlsText, 'DISTRIBUTED_LOCK_REDIS_TLS');
   if (caFile !== undefined && !tls) {
-    throw new InvalidLockConfigError('REDIS_TLS_CA_FILE', 'is set but REDIS_TLS=false; enable TLS or unset the CA file.');
+    throw new InvalidLockConfigError('DISTRIBUTED_LOCK_REDIS_TLS_CA_FILE', 'is set but DISTRIBUTED_LOCK_REDIS_TLS=false; enable TLS or unset the CA file.');
   }
   if (tls) {
     if (caFile === undefined) {
@@ -142,7 +154,7 @@ function readCommon(env: Environment): CommonConnectionConfig {
       try {
         common.tls = { ca: readFileSync(caFile) };
       } catch (error) {
-        throw new InvalidLockConfigError('REDIS_TLS_CA_FILE', `cannot read "${caFile}": ${(error as Error).message}.`);
+        throw new InvalidLockConfigError('DISTRIBUTED_LOCK_REDIS_TLS_CA_FILE', `cannot read "${caFile}": ${(error as Error).message}.`);
       }
     }
   }

@@ -13,7 +13,7 @@ export interface ReplicaAckOptions {
 
 /** Options of the framework-free `LockClient` (the Nest module accepts the same, plus its own). */
 export interface LockClientOptions {
-  /** Where Redis is. Omit it (and `client`) to read `REDIS_*` environment variables. */
+  /** Where Redis is. Omit it (and `client`) to read `DISTRIBUTED_LOCK_REDIS_*` environment variables. */
   connection?: ConnectionConfig;
   /**
    * A client you already have: ioredis (`Redis` or `Cluster`; iovalkey's work too), or node-redis 5+
@@ -23,7 +23,7 @@ export interface LockClientOptions {
    * `InMemoryLockStore` (from `nestjs-distributed-lock/testing`) instead: no Redis needed.
    */
   client?: RedisClient | RedisCompatibleClient | NodeRedisCompatibleClient | InMemoryLockStore;
-  /** Prefix of every key and channel (default `LOCK_KEY_PREFIX` or `'lock:'`). */
+  /** Prefix of every key and channel (default `DISTRIBUTED_LOCK_KEY_PREFIX` or `'lock:'`). */
   keyPrefix?: string;
   /**
    * Keep the keys of every script in one hash slot although the client is not a cluster client: for
@@ -31,12 +31,12 @@ export interface LockClientOptions {
    * Redis Software without the OSS Cluster API, Azure Managed Redis with the Enterprise cluster
    * policy, other sharding proxies). The fencing counter is then one per slot, as in a cluster, and
    * calls issued together travel in one batch per slot. A cluster client always does so (default
-   * `LOCK_ONE_SLOT_PER_SCRIPT`, or false).
+   * `DISTRIBUTED_LOCK_ONE_SLOT_PER_SCRIPT`, or false).
    */
   oneSlotPerScript?: boolean;
   /**
    * Lease of a lock taken without leaseTime; the watchdog renews it every third of this while the
-   * owner holds it (default `LOCK_WATCHDOG_TIMEOUT` or 30 s, minimum 30 ms).
+   * owner holds it (default `DISTRIBUTED_LOCK_WATCHDOG_TIMEOUT` or 30 s, minimum 30 ms).
    */
   watchdogTimeout?: Duration;
   /**
@@ -50,7 +50,7 @@ export interface LockClientOptions {
    * Replica acknowledgement: after acquiring or renewing, `WAIT replicas timeout` on the same
    * connection; if fewer replicas confirm, an acquisition is undone (ReplicaAckError) and a renewal
    * does not extend the local lease. Best effort: it narrows, but cannot close, the window in which a
-   * failover loses a lock. Default `LOCK_REPLICA_ACK` / `LOCK_REPLICA_ACK_TIMEOUT`, or off.
+   * failover loses a lock. Default `DISTRIBUTED_LOCK_REPLICA_ACK` / `DISTRIBUTED_LOCK_REPLICA_ACK_TIMEOUT`, or off.
    * Not available in redlock mode (its nodes are independent masters). Can be set per lock too.
    */
   replicaAck?: ReplicaAckOptions | false;
@@ -73,7 +73,7 @@ export interface LockClientOptions {
   metrics?: LockMetricsOptions | false;
   /**
    * A readable name for this process in lock inspection (`inspect`, `list`, the command-line
-   * inspector), beside its host and pid (default `LOCK_INSTANCE_NAME`, or none).
+   * inspector), beside its host and pid (default `DISTRIBUTED_LOCK_INSTANCE_NAME`, or none).
    */
   instanceName?: string;
 }

@@ -29,14 +29,14 @@ export function parseReplicaAck(value: unknown, setting: string): ReplicaAck | u
   return { replicas: replicas as number, timeoutMs };
 }
 
-/** From LOCK_REPLICA_ACK (a replica count; 0 = off) and LOCK_REPLICA_ACK_TIMEOUT. */
+/** From DISTRIBUTED_LOCK_REPLICA_ACK (a replica count; 0 = off) and DISTRIBUTED_LOCK_REPLICA_ACK_TIMEOUT. */
 export function replicaAckFromEnv(env: Record<string, string | undefined>): ReplicaAck | undefined {
-  const count = env.LOCK_REPLICA_ACK?.trim();
+  const count = env.DISTRIBUTED_LOCK_REPLICA_ACK?.trim();
   if (!count || count === '0') return undefined;
   const replicas = Number(count);
   if (!Number.isInteger(replicas)) {
-    throw new InvalidLockArgumentError('LOCK_REPLICA_ACK', `expected a number of replicas (0 = off), got "${count}".`);
+    throw new InvalidLockArgumentError('DISTRIBUTED_LOCK_REPLICA_ACK', `expected a number of replicas (0 = off), got "${count}".`);
   }
-  const timeout = env.LOCK_REPLICA_ACK_TIMEOUT?.trim();
-  return parseReplicaAck(timeout ? { replicas, timeout } : { replicas }, 'LOCK_REPLICA_ACK');
+  const timeout = env.DISTRIBUTED_LOCK_REPLICA_ACK_TIMEOUT?.trim();
+  return parseReplicaAck(timeout ? { replicas, timeout } : { replicas }, 'DISTRIBUTED_LOCK_REPLICA_ACK');
 }

@@ -26,7 +26,7 @@ export interface ResolvedLockClientOptions {
   /** Set when the user brought a client: the port over it (its kind told by redisClientKind). */
   client: RedisPort | undefined;
   keyPrefix: string;
-  /** Asked for by the option or LOCK_ONE_SLOT_PER_SCRIPT (a cluster client keeps one slot per script anyway). */
+  /** Asked for by the option or DISTRIBUTED_LOCK_ONE_SLOT_PER_SCRIPT (a cluster client keeps one slot per script anyway). */
   oneSlotPerScript: boolean;
   watchdogTimeoutMs: number;
   operationTimeoutMs: number;
@@ -64,8 +64,8 @@ export function resolveLockClientOptions(input: LockClientOptions, extraKeys: re
   const connection =
     client !== undefined ? undefined : options.connection !== undefined ? validateConnectionConfig(options.connection) : readConnectionConfigFromEnv(env);
 
-  const keyPrefix = options.keyPrefix ?? env.LOCK_KEY_PREFIX ?? DEFAULT_KEY_PREFIX;
-  const prefixSetting = options.keyPrefix !== undefined ? 'keyPrefix' : 'LOCK_KEY_PREFIX';
+  const keyPrefix = options.keyPrefix ?? env.DISTRIBUTED_LOCK_KEY_PREFIX ?? DEFAULT_KEY_PREFIX;
+  const prefixSetting = options.keyPrefix !== undefined ? 'keyPrefix' : 'DISTRIBUTED_LOCK_KEY_PREFIX';
   if (typeof keyPrefix !== 'string' || keyPrefix.length > MAX_PREFIX_LENGTH || /[{}\s]/.test(keyPrefix)) {
     throw new InvalidLockConfigError(
       prefixSetting,
@@ -76,7 +76,7 @@ export function resolveLockClientOptions(input: LockClientOptions, extraKeys: re
   const replicaAck = asConfigError(() => (options.replicaAck !== undefined ? parseReplicaAck(options.replicaAck, 'replicaAck') : replicaAckFromEnv(env)));
   if (replicaAck && connection?.mode === 'redlock') {
     throw new InvalidLockConfigError(
-      options.replicaAck !== undefined ? 'replicaAck' : 'LOCK_REPLICA_ACK',
+      options.replicaAck !== undefined ? 'replicaAck' : 'DISTRIBUTED_LOCK_REPLICA_ACK',
       'replica acknowledgement does not apply to redlock mode: its nodes are independent masters. Unset it, or use a replicated mode.',
     );
   }
@@ -91,7 +91,7 @@ export function resolveLockClientOptions(input: LockClientOptions, extraKeys: re
       options.watchdogTimeout,
       'watchdogTimeout',
       env,
-      'LOCK_WATCHDOG_TIMEOUT',
+      'DISTRIBUTED_LOCK_WATCHDOG_TIMEOUT',
       DEFAULT_WATCHDOG_TIMEOUT_MS,
       MIN_WATCHDOG_TIMEOUT_MS,
     ),
@@ -103,20 +103,20 @@ export function resolveLockClientOptions(input: LockClientOptions, extraKeys: re
   };
 }
 
-/** Whether every script's keys must share one slot: the option, else LOCK_ONE_SLOT_PER_SCRIPT, else false. */
+/** Whether every script's keys must share one slot: the option, else DISTRIBUTED_LOCK_ONE_SLOT_PER_SCRIPT, else false. */
 function resolveOneSlotPerScript(value: unknown, env: Environment): boolean {
   if (value !== undefined) {
     if (typeof value !== 'boolean') throw new InvalidLockConfigError('oneSlotPerScript', `expected true or false, got ${describe(value)}.`);
     return value;
   }
-  const variable = env.LOCK_ONE_SLOT_PER_SCRIPT;
-  return variable === undefined ? false : parseBoolean(variable, 'LOCK_ONE_SLOT_PER_SCRIPT');
+  const variable = env.DISTRIBUTED_LOCK_ONE_SLOT_PER_SCRIPT;
+  return variable === undefined ? false : parseBoolean(variable, 'DISTRIBUTED_LOCK_ONE_SLOT_PER_SCRIPT');
 }
 
-/** The readable name of this process in lock inspection: the option, else LOCK_INSTANCE_NAME. */
+/** The readable name of this process in lock inspection: the option, else DISTRIBUTED_LOCK_INSTANCE_NAME. */
 function resolveInstanceName(value: unknown, env: Environment): string | undefined {
-  const setting = value !== undefined ? 'instanceName' : 'LOCK_INSTANCE_NAME';
-  const name = value !== undefined ? value : env.LOCK_INSTANCE_NAME?.trim() || undefined;
+  const setting = value !== undefined ? 'instanceName' : 'DISTRIBUTED_LOCK_INSTANCE_NAME';
+  const name = value !== undefined ? value : env.DISTRIBUTED_LOCK_INSTANCE_NAME?.trim() || undefined;
   if (name === undefined) return undefined;
   if (typeof name !== 'string' || name.trim() === '' || name.length > MAX_INSTANCE_NAME_LENGTH) {
     throw new InvalidLockConfigError(setting, `expected a name of 1 to ${MAX_INSTANCE_NAME_LENGTH} characters, e.g. "orders-api-1", got ${describe(name)}.`);

@@ -36,6 +36,6 @@ export function redactUrl(url: string): string {
     if (parsed.password) parsed.password = '***';
     return parsed.toString();
   } catch {
-    return '<unparseable REDIS_URL>';
+    return '<unparseable DISTRIBUTED_LOCK_REDIS_URL>';
   }
 }

@@ -31,4 +31,12 @@ export abstract class LockHandle {
    * its lease is over), LockNotHeldError when this handle released it. Call it right before a write.
    */
   abstract throwIfLost(): void;
+
+  /**
+   * `await using lock = await locks.lock('x')` releases at the end of the block (when still held; a
+   * lock lost meanwhile is not released twice, and nothing is thrown for it here).
+   */
+  async [Symbol.asyncDispose](): Promise<void> {
+    if (this.isHeld) await this.unlock();
+  }
 }

@@ -52,11 +52,6 @@ export class HeldLockHandle extends LockHandle {
     await this.releaser.release(this.held);
   }
 
-  /** `await using lock = await locks.lock('x')` releases at the end of the block. */
-  async [Symbol.asyncDispose](): Promise<void> {
-    if (this.isHeld) await this.unlock();
-  }
-
   toJSON(): { name: string; token: number; isHeld: boolean } {
     return { name: this.name, token: this.token, isHeld: this.isHeld };
   }

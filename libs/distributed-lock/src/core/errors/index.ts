@@ -6,7 +6,7 @@ export * from './lock-acquire-timeout.error.js';
 export * from './lock-backend.error.js';
 export * from './lock-client-closed.error.js';
 export * from './lock-connection.error.js';
-export * from './lock-key-template.error.js';
+export * from './lock-name-template.error.js';
 export * from './lock-lost.error.js';
 export * from './lock-not-held.error.js';
 export * from './lock-quorum.error.js';

@@ -14,7 +14,7 @@ export class LockNotHeldError extends DistributedLockError {
   ) {
     super(
       `Cannot unlock "${lockName}": ${reason}. Release a lock through the handle that acquired it, ` +
-        `or by name from the same lock context (request, decorated call or LockService.runInContext scope).`,
+        `or by name from the same lock context (request, decorated call or LockService.runInNewContext scope).`,
     );
   }
 }

@@ -45,7 +45,7 @@ export interface LockLostEvent extends LockEventBase {
 }
 /**
  * A release gave the lock straight to a waiter: `local`, a caller of this process (one script, no
- * wake-up); `process`, the process that has waited longest (a grant, see the README's hand-over).
+ * wake-up); `process`, the process that has waited longest (a grant, see docs/concepts/waiting-and-handover.md).
  */
 export interface LockHandoverEvent extends LockEventBase {
   to: 'local' | 'process';

@@ -1,6 +1,6 @@
 import { InvalidLockArgumentError } from '../errors/invalid-lock-argument.error.js';
 import type { FencedCommand } from './fenced-ops.script.js';
-import { describe } from '../util/duration.js';
+import { describe, toMilliseconds, type Duration } from '../util/duration.js';
 
 /** A value Redis stores as a string. */
 export type FencedValue = string | number;
@@ -47,9 +47,9 @@ export class FencedBatch {
     return this;
   }
 
-  /** Sets `key`; with `pxMs`, it expires after that many ms. */
-  set(key: string, value: FencedValue, options: { pxMs?: number } = {}): this {
-    this.operations.add('set', key, options.pxMs === undefined ? [value] : [value, 'PX', positiveInteger(options.pxMs, 'fenced set pxMs')]);
+  /** Sets `key`; with `ttl` (a Duration, as every duration of the library), it expires after it (SET PX). */
+  set(key: string, value: FencedValue, options: { ttl?: Duration } = {}): this {
+    this.operations.add('set', key, options.ttl === undefined ? [value] : [value, 'PX', toMilliseconds(options.ttl, 'fenced set ttl', { min: 1 })]);
     return this;
   }
 
@@ -89,10 +89,5 @@ export class FencedBatch {
 
 function integer(value: unknown, argument: string): number {
   if (!Number.isSafeInteger(value)) throw new InvalidLockArgumentError(argument, `expected an integer, got ${describe(value)}.`);
-  return value as number;
-}
-
-function positiveInteger(value: unknown, argument: string): number {
-  if (integer(value, argument) < 1) throw new InvalidLockArgumentError(argument, `expected a positive integer, got ${describe(value)}.`);
   return value as number;
 }

@@ -4,7 +4,7 @@ import { StaleTokenError } from '../errors/stale-token.error.js';
 import { fencedOps, type FencedOpsArgs, type FencedOpsReply } from './fenced-ops.script.js';
 import { redisPortOf } from '../redis/client-kind.js';
 import type { RedisCommands } from '../redis/redis-port.js';
-import { describe } from '../util/duration.js';
+import { describe, type Duration } from '../util/duration.js';
 import { assertLockName } from '../util/validate.js';
 import { FencedBatch, type FencedOperations, type FencedValue } from './fenced-batch.js';
 
@@ -80,8 +80,8 @@ export class FencedResource {
     return (await this.batch(token).get(key).exec())[0] as string | null;
   }
 
-  /** Sets `key` (with `pxMs`, expiring). */
-  async set(token: FencingToken, key: string, value: FencedValue, options?: { pxMs?: number }): Promise<void> {
+  /** Sets `key` (with `ttl`, expiring: `{ ttl: '1h' }`). */
+  async set(token: FencingToken, key: string, value: FencedValue, options?: { ttl?: Duration }): Promise<void> {
     await this.batch(token).set(key, value, options).exec();
   }
 

@@ -13,7 +13,7 @@ export interface LockInstanceInfo {
   readonly clientId: string;
   readonly host: string | undefined;
   readonly pid: number | undefined;
-  /** The client's `instanceName` option (or LOCK_INSTANCE_NAME). */
+  /** The client's `instanceName` option (or DISTRIBUTED_LOCK_INSTANCE_NAME). */
   readonly instanceName: string | undefined;
   /**
    * `name@host:pid`, `host:pid`, or, for a client that has not registered (it never took a lock, its
@@ -65,9 +65,9 @@ export interface LockWaiterInfo {
   readonly permits: number | undefined;
 }
 
-/** A semaphore's permits, as Redis counts them now. */
-export interface SemaphorePermitsInfo {
-  /** The semaphore's size (see `setPermits`). */
+/** A semaphore's size and use, as Redis counts them now. */
+export interface SemaphoreInfo {
+  /** The semaphore's size, in permits (see `setSize`). */
   readonly size: number;
   /** Permits held by live leases. */
   readonly used: number;
@@ -87,7 +87,7 @@ export interface LockInspection {
   /** A semaphore's acquisitions holding permits, oldest lease end first (empty for other kinds). */
   readonly permitHolders: readonly LockHolderInfo[];
   /** A semaphore's size and use; undefined for locks, and for a semaphore never used. */
-  readonly permits: SemaphorePermitsInfo | undefined;
+  readonly semaphore: SemaphoreInfo | undefined;
   /** Until the lock's keys expire (the longest lease of its holders), in ms; -2 when nothing is held. */
   readonly remainingLeaseMs: number;
   /** Waiting processes (plain lock) or callers (fair lock, semaphore), first to be served first. */

@@ -101,7 +101,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
     this.standAgainMs = options.standAgainAfter === undefined ? DEFAULT_STAND_AGAIN_MS : toMilliseconds(options.standAgainAfter, 'standAgainAfter', { min: 0 });
   }
 
-  /** Starts campaigning (once). */
+  /** @internal Starts campaigning (once): LockClient.elect calls it. */
   start(): this {
     if (!this.closed) this.campaign = this.run();
     return this;
@@ -113,7 +113,8 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
     return leadership?.isLeader ? leadership : undefined;
   }
 
-  isLeader(): boolean {
+  /** Whether this candidate leads right now (lease checked as read), as Leadership.isLeader. */
+  get isLeader(): boolean {
     return this.leadership !== undefined;
   }
 

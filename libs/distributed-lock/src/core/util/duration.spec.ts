@@ -12,7 +12,6 @@ describe('toMilliseconds', () => {
     ['2m', 120_000],
     ['1h', 3_600_000],
     [' 7 s ', 7000],
-    ['42', 42],
     [0.2, 1],
   ])('%p -> %p ms', (input, expected) => {
     expect(toMilliseconds(input, 'x', rule)).toBe(expected);
@@ -20,6 +19,10 @@ describe('toMilliseconds', () => {
 
   it.each([[-1], [Number.NaN], [Infinity], ['5 days'], ['s'], [''], [null], [{}], [[]], [MAX_DURATION_MS + 1]])('rejects %p', (input) => {
     expect(() => toMilliseconds(input, 'leaseTime', rule)).toThrow(InvalidLockArgumentError);
+  });
+
+  it("refuses a string without a unit ('42': seconds or milliseconds?), saying how to write it", () => {
+    expect(() => toMilliseconds('42', 'waitTime', rule)).toThrow(/Invalid waitTime: "42" has no unit; write '42ms' or '42s'/);
   });
 
   it('names the argument and the minimum', () => {

@@ -1,6 +1,10 @@
 import { InvalidLockArgumentError } from '../errors/invalid-lock-argument.error.js';
 
-/** A duration: a number of milliseconds (the Nest convention) or a string with a unit: '500ms', '5s', '2m', '1h'. */
+/**
+ * A duration: a number of milliseconds (the Nest convention) or a string with a unit: '500ms', '5s',
+ * '2m', '1h'. A string without a unit ('42') is refused: read from a file or the environment, it is
+ * as likely meant as seconds as milliseconds.
+ */
 export type Duration = number | string;
 
 /** Longest duration a Node timer can represent (about 24.8 days). */
@@ -16,7 +20,7 @@ export interface DurationRule {
 
 /**
  * Parses and checks a duration. Rejects NaN, Infinity, negatives, values under `rule.min`, values a
- * timer cannot hold, and strings without a known unit, naming `argument` in the error.
+ * timer cannot hold, and strings without a known unit ('42' too), naming `argument` in the error.
  * Fractions of a millisecond round up, so '0.5ms' never becomes 0.
  */
 export function toMilliseconds(value: unknown, argument: string, rule: DurationRule): number {
@@ -28,7 +32,13 @@ export function toMilliseconds(value: unknown, argument: string, rule: DurationR
     if (!match) {
       throw new InvalidLockArgumentError(argument, `"${value}" is not a duration; use milliseconds (5000) or a number with a unit: '500ms', '5s', '2m', '1h'.`);
     }
-    ms = Number(match[1]) * UNIT_MS[match[2] ?? 'ms']!;
+    if (match[2] === undefined) {
+      throw new InvalidLockArgumentError(
+        argument,
+        `"${value}" has no unit; write '${match[1]}ms' or '${match[1]}s' (a number, not a string, is milliseconds).`,
+      );
+    }
+    ms = Number(match[1]) * UNIT_MS[match[2]]!;
   } else {
     throw new InvalidLockArgumentError(argument, `expected milliseconds or a string like '5s', got ${describe(value)}.`);
   }

@@ -21,7 +21,10 @@ export class MultiLockHandle extends LockHandle {
   private readonly anyLost: AbortSignal;
   private released = false;
 
-  constructor(readonly handles: readonly HeldLockHandle[]) {
+  constructor(
+    /** @internal */
+    readonly handles: readonly HeldLockHandle[],
+  ) {
     super();
     this.name = handles.map((handle) => handle.name).join(', ');
     this.tokens = Object.fromEntries(handles.map((handle) => [handle.name, handle.token]));
@@ -65,10 +68,6 @@ export class MultiLockHandle extends LockHandle {
       await handle.unlock().catch((error: unknown) => failures.push(error));
     }
     if (failures.length > 0) throw failures[0];
-  }
-
-  async [Symbol.asyncDispose](): Promise<void> {
-    if (this.isHeld) await this.unlock();
   }
 
   toJSON(): { name: string; tokens: Readonly<Record<string, number>>; isHeld: boolean } {
@@ -149,7 +148,7 @@ export class MultiLock {
   }
 
   /**
-   * Acquires every lock for `owner`; returns the handle, or the last seen TTL when the wait ran out.
+   * @internal Acquires every lock for `owner`; returns the handle, or the last seen TTL when the wait ran out.
    * No lock's wait starts after the deadline, so the answer comes by the deadline plus one operation
    * timeout (each lock's Acquisition keeps to it), and a partial acquisition is given back in parallel
    * within the same bound (then in the background).

@@ -45,10 +45,6 @@ export class PermitsHandle extends LockHandle {
     return this.handle.unlock();
   }
 
-  async [Symbol.asyncDispose](): Promise<void> {
-    if (this.isHeld) await this.unlock();
-  }
-
   toJSON(): { name: string; token: number; permits: number; isHeld: boolean } {
     return { name: this.name, token: this.token, permits: this.permits, isHeld: this.isHeld };
   }

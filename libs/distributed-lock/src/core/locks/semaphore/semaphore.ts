@@ -27,10 +27,10 @@ export const DEFAULT_SEMAPHORE_QUEUE_TIMEOUT_MS = 5_000;
 /** Options of `getSemaphore`. */
 export interface SemaphoreOptions {
   /**
-   * The semaphore's size: stored in Redis at its first use if none is stored yet. From then on the
-   * stored size counts (the same for every process); change it with setPermits / addPermits.
+   * The semaphore's size, in permits: stored in Redis at its first use if none is stored yet. From
+   * then on the stored size counts (the same for every process); change it with setSize / resizeBy.
    */
-  permits: number;
+  size: number;
   /**
    * How long a waiter's place in line survives without a refresh (default 5 s; waiters refresh every
    * third of it): the longest a crashed waiter can hold up the ones behind it.
@@ -45,9 +45,9 @@ export interface SemaphoreOptions {
  */
 export function createSemaphore(services: LockServices, mode: string, name: string, options: SemaphoreOptions): Semaphore {
   assertLockName(name, 'semaphore name');
-  if (!isPlainObject(options)) throw new InvalidLockArgumentError('semaphore options', `expected { permits, queueTimeout? }, got ${describe(options)}.`);
-  assertKnownKeys(options, ['permits', 'queueTimeout'], 'semaphore options');
-  const permits = permitCount(options.permits, 'semaphore permits', 0);
+  if (!isPlainObject(options)) throw new InvalidLockArgumentError('semaphore options', `expected { size, queueTimeout? }, got ${describe(options)}.`);
+  assertKnownKeys(options, ['size', 'queueTimeout'], 'semaphore options');
+  const size = permitCount(options.size, 'semaphore size', 0);
   const queueTimeoutMs = options.queueTimeout === undefined ? undefined : toMilliseconds(options.queueTimeout, 'queueTimeout', { min: 30 });
   if (mode === 'redlock') {
     throw new UnsupportedLockOperationError(
@@ -56,7 +56,7 @@ export function createSemaphore(services: LockServices, mode: string, name: stri
       'permits counted on independent masters do not add up (with 2 permits on 3 nodes, three holders can each win a different majority while no node counts more than 2), so more holders than permits could run at once. Use single, master-slave, sentinel or cluster mode for semaphores.',
     );
   }
-  return new Semaphore(services, name, permits, queueTimeoutMs);
+  return new Semaphore(services, name, size, queueTimeoutMs);
 }
 
 /** The checked count of permits of one request or one size. */
@@ -69,7 +69,7 @@ export function permitCount(value: unknown, argument: string, min: number): numb
 
 /**
  * Redisson's RPermitExpirableSemaphore (redis-semaphore's Semaphore and MultiSemaphore): at most
- * `permits` permits held at once across every process, each acquisition of one or several permits a
+ * `size` permits held at once across every process, each acquisition of one or several permits a
  * lease of its own.
  *
  * - No permit leaks: an acquisition's lease is renewed by the watchdog while its process lives (or
@@ -84,8 +84,8 @@ export function permitCount(value: unknown, argument: string, min: number): numb
  *   come back (a release, a lease that ended, a larger size), not by polling; each refreshes its place
  *   every third of `queueTimeout` (a liveness heartbeat), so a crashed waiter holds the line up for
  *   at most that long.
- * - The size lives in Redis: `permits` is stored at the semaphore's first use if none is stored yet;
- *   from then on Redis's value counts, changed with `trySetPermits`, `setPermits`, `addPermits`.
+ * - The size lives in Redis: `size` is stored at the semaphore's first use if none is stored yet;
+ *   from then on Redis's value counts, changed with `trySetSize`, `setSize`, `resizeBy`.
  *   A request larger than the size is refused (InvalidLockArgumentError): it could never be met and
  *   would hold up everyone behind it.
  * - Keys: `<prefix>{name}:semaphore` (+ `:holders`, `:queue`, `:queue-deadlines`), one cluster slot.
@@ -93,16 +93,18 @@ export function permitCount(value: unknown, argument: string, min: number): numb
  */
 export class Semaphore {
   readonly kind = 'semaphore' as const;
-  /** The semaphore's state key, `<prefix>{name}:semaphore`. */
+  /** @internal The semaphore's state key, `<prefix>{name}:semaphore`. */
   readonly id: string;
+  /** @internal */
   readonly channel: string;
   private readonly keys: SemaphoreKeys;
 
   constructor(
     private readonly services: LockServices,
     readonly name: string,
-    /** The size stored at the first use if none is stored yet. */
+    /** @internal The size stored at the first use if none is stored yet. */
     readonly initialPermits: number,
+    /** @internal */
     readonly queueTimeoutMs = DEFAULT_SEMAPHORE_QUEUE_TIMEOUT_MS,
   ) {
     this.keys = services.keys.semaphore(name);
@@ -148,33 +150,33 @@ export class Semaphore {
   }
 
   /** The semaphore's size: free permits plus those held. */
-  async getPermits(): Promise<number> {
-    return (await this.permitsOperation('getPermits', 'read', 0)).size;
+  async getSize(): Promise<number> {
+    return (await this.permitsOperation('getSize', 'read', 0)).size;
   }
 
   /** Sets the size if none is stored yet (Redisson's trySetPermits); true if this call set it. */
-  async trySetPermits(permits: number): Promise<boolean> {
-    return (await this.permitsOperation('trySetPermits', 'try-set', permitCount(permits, 'trySetPermits permits', 0))).outcome === 1;
+  async trySetSize(size: number): Promise<boolean> {
+    return (await this.permitsOperation('trySetSize', 'try-set', permitCount(size, 'trySetSize size', 0))).outcome === 1;
   }
 
   /**
    * Sets the size, whatever it was. Lowering it below what is held takes no permit away: new
    * acquisitions wait until enough come back. Waiters whose request no longer fits are refused.
    */
-  async setPermits(permits: number): Promise<void> {
-    await this.permitsOperation('setPermits', 'set', permitCount(permits, 'setPermits permits', 0));
+  async setSize(size: number): Promise<void> {
+    await this.permitsOperation('setSize', 'set', permitCount(size, 'setSize size', 0));
   }
 
-  /** Adds to the size (a negative number takes away; not below zero). Returns the new size. */
-  async addPermits(permits: number): Promise<number> {
-    if (typeof permits !== 'number' || !Number.isSafeInteger(permits)) {
-      throw new InvalidLockArgumentError('addPermits permits', `expected a whole number (negative to take away), got ${describe(permits)}.`);
+  /** Adds `delta` permits to the size (Redisson's addPermits; negative takes away, not below zero). Returns the new size. */
+  async resizeBy(delta: number): Promise<number> {
+    if (typeof delta !== 'number' || !Number.isSafeInteger(delta)) {
+      throw new InvalidLockArgumentError('resizeBy delta', `expected a whole number (negative to take away), got ${describe(delta)}.`);
     }
-    const result = await this.permitsOperation('addPermits', 'add', permits);
+    const result = await this.permitsOperation('resizeBy', 'add', delta);
     if (result.outcome === -1) {
       throw new InvalidLockArgumentError(
-        'addPermits permits',
-        `adding ${permits} to semaphore "${this.name}" of ${result.size} permits would take its size below zero.`,
+        'resizeBy delta',
+        `adding ${delta} to semaphore "${this.name}" of ${result.size} permits would take its size below zero.`,
       );
     }
     return result.size;
@@ -202,7 +204,7 @@ export class Semaphore {
     if ('tooMany' in reply) {
       throw new InvalidLockArgumentError(
         'permits',
-        `${permits} asked of semaphore "${this.name}", whose size is ${reply.size}: such a request could never be met and would hold up the callers behind it. Ask for at most ${reply.size}, or raise the size (setPermits, addPermits).`,
+        `${permits} asked of semaphore "${this.name}", whose size is ${reply.size}: such a request could never be met and would hold up the callers behind it. Ask for at most ${reply.size}, or raise the size (setSize, resizeBy).`,
       );
     }
     if (reply.acquired && replicaAck) await confirmGrant(this.services, this, replicaAck, () => this.release(owner));

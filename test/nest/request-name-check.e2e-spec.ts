@@ -25,7 +25,7 @@ class FineResolver {
 @Controller()
 class FineMessages {
   @MessagePattern('orders')
-  @DistributedLock({ key: (context: ExecutionContext) => `order:${context.switchToRpc().getData<{ id: string }>().id}` })
+  @DistributedLock({ name: (context: ExecutionContext) => `order:${context.switchToRpc().getData<{ id: string }>().id}` })
   order(): string {
     return 'order';
   }
@@ -43,7 +43,7 @@ class FineGateway {
 @Injectable()
 class ContextKeyedJob {
   @Interval(3_600_000)
-  @DistributedLock({ key: (context: ExecutionContext) => `job:${context.getType()}` })
+  @DistributedLock({ name: (context: ExecutionContext) => `job:${context.getType()}` })
   run(): void {}
 }
 
@@ -90,6 +90,6 @@ describe('request keys are checked at start-up against what their handlers recei
   it('a scheduled job whose key is a function of the ExecutionContext fails app.init: a scheduled run has none', async () => {
     const error = await init({ providers: [ContextKeyedJob] });
     expect(error).toMatchObject({ code: 'LOCK_INVALID_CONFIG' });
-    expect((error as Error).message).toMatch(/ContextKeyedJob\.run: a key function reads the ExecutionContext, but a scheduled job has no request/);
+    expect((error as Error).message).toMatch(/ContextKeyedJob\.run: a name function reads the ExecutionContext, but a scheduled job has no request/);
   });
 });

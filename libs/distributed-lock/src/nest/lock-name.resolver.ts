@@ -1,5 +1,5 @@
 import type { ExecutionContext } from '@nestjs/common';
-import { InvalidLockArgumentError, LockKeyTemplateError } from '../core/index.js';
+import { InvalidLockArgumentError, LockNameTemplateError } from '../core/index.js';
 import { assertLockName } from '../core/util/validate.js';
 
 /**
@@ -18,8 +18,8 @@ type Part = { literal: string } | { root: TemplateRoot; path: string[] };
 
 const SEGMENT = /^[A-Za-z0-9_$-]+$/;
 
-/** A parsed key template such as `'product:{params.id}'`, resolved per call. */
-export class LockKeyTemplate {
+/** A parsed name template such as `'product:{params.id}'`, resolved per call. */
+export class LockNameTemplate {
   private readonly parts: Part[];
   /** What the template reads. */
   readonly source: TemplateSource;
@@ -36,14 +36,14 @@ export class LockKeyTemplate {
     }
     const rest = template.slice(last);
     if (rest.includes('{') || rest.includes('}') || this.parts.some((p) => 'literal' in p && /[{}]/.test(p.literal))) {
-      throw new InvalidLockArgumentError('lock key', `template "${template}" has an unbalanced '{' or '}'.`);
+      throw new InvalidLockArgumentError('lock name', `template "${template}" has an unbalanced '{' or '}'.`);
     }
     if (rest) this.parts.push({ literal: rest });
     const roots = this.roots;
     if (roots.includes('args') && roots.length > 1) {
       throw new InvalidLockArgumentError(
-        'lock key',
-        `template "${template}" mixes {args...} with request fields; a key reads either the method's arguments or the request.`,
+        'lock name',
+        `template "${template}" mixes {args...} with request fields; a name reads either the method's arguments or the request.`,
       );
     }
     this.source = roots.length === 0 ? 'static' : roots.includes('args') ? 'args' : 'request';
@@ -81,62 +81,62 @@ export class LockKeyTemplate {
           value = (value as Record<string, unknown>)[part.root === 'headers' ? segment.toLowerCase() : segment];
         }
         const where = trail.join('.');
-        if (value === undefined || value === null || value === '') throw new LockKeyTemplateError(this.template, where, 'is missing or empty');
+        if (value === undefined || value === null || value === '') throw new LockNameTemplateError(this.template, where, 'is missing or empty');
         if (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') {
           const text = String(value);
-          if (/[{}]/.test(text)) throw new LockKeyTemplateError(this.template, where, "contains '{' or '}', which lock names cannot");
+          if (/[{}]/.test(text)) throw new LockNameTemplateError(this.template, where, "contains '{' or '}', which lock names cannot");
           return text;
         }
-        throw new LockKeyTemplateError(this.template, where, `is ${Array.isArray(value) ? 'an array' : 'an object'}, not a string or number`);
+        throw new LockNameTemplateError(this.template, where, `is ${Array.isArray(value) ? 'an array' : 'an object'}, not a string or number`);
       })
       .join('');
   }
 }
 
 /**
- * A decorated method's key, compiled once when the class is defined: templates (one, or several for a
+ * A decorated method's name option, compiled once when the class is defined: templates (one, or several for a
  * multi-lock), a function of the request's ExecutionContext, or a function of the method's arguments
- * (`keyFromArgs`, which may return several names).
+ * (`nameFromArgs`, which may return several names).
  */
-export type LockKey =
-  | { readonly from: 'templates'; readonly templates: readonly LockKeyTemplate[] }
+export type LockNameSource =
+  | { readonly from: 'templates'; readonly templates: readonly LockNameTemplate[] }
   | { readonly from: 'context'; readonly build: (context: ExecutionContext) => unknown }
   | { readonly from: 'args'; readonly build: (...args: unknown[]) => unknown };
 
 /** What name resolution reads of a decorated method's metadata. */
-export interface KeyedMethod {
-  readonly key: LockKey;
+export interface NamedMethod {
+  readonly name: LockNameSource;
   /** `@DistributedLock`, `@ScheduledLock` or `@DistributedSemaphore`, for messages. */
   readonly decorator: string;
   /** `Class.method`, for messages. */
   readonly where: string;
 }
 
-/** Whether resolving `key` needs the request (a request template, or a function of the ExecutionContext). */
-export function readsRequest(key: LockKey): boolean {
-  return key.from === 'context' || (key.from === 'templates' && key.templates.some((template) => template.source === 'request'));
+/** Whether resolving `source` needs the request (a request template, or a function of the ExecutionContext). */
+export function readsRequest(source: LockNameSource): boolean {
+  return source.from === 'context' || (source.from === 'templates' && source.templates.some((template) => template.source === 'request'));
 }
 
 /**
- * The lock names of one decorated call, from its key, the method's arguments (after pipes, for a
+ * The lock names of one decorated call, from its name option, the method's arguments (after pipes, for a
  * request handler) and, for a request Nest handles, its ExecutionContext (undefined for a call made by
  * code). Every path takes its names from here, and each name is checked here, once. `scope` is put in
- * front of every name (DistributedLockInterceptor.nameScope). Throws LockKeyTemplateError for a
+ * front of every name (DistributedLockInterceptor.nameScope). Throws LockNameTemplateError for a
  * template field the call does not carry, InvalidLockArgumentError for a name that cannot be a lock
- * name or a key that reads a request the call does not come from.
+ * name or a name option that reads a request the call does not come from.
  */
-export function resolveLockNames(method: KeyedMethod, args: readonly unknown[], context: ExecutionContext | undefined, scope = ''): string[] {
+export function resolveLockNames(method: NamedMethod, args: readonly unknown[], context: ExecutionContext | undefined, scope = ''): string[] {
   const names = unscopedNames(method, args, context);
-  if (names.length === 0) throw new InvalidLockArgumentError(`${method.decorator} key of ${method.where}`, 'it resolved to no name.');
+  if (names.length === 0) throw new InvalidLockArgumentError(`${method.decorator} name of ${method.where}`, 'it resolved to no name.');
   return names.map((name, i) => {
     const scoped = scope !== '' && typeof name === 'string' ? scope + name : name;
-    assertLockName(scoped, `${method.decorator} key${names.length > 1 ? ` ${i}` : ''} of ${method.where}`);
+    assertLockName(scoped, `${method.decorator} name${names.length > 1 ? ` ${i}` : ''} of ${method.where}`);
     return scoped;
   });
 }
 
-function unscopedNames(method: KeyedMethod, args: readonly unknown[], context: ExecutionContext | undefined): unknown[] {
-  const { key } = method;
+function unscopedNames(method: NamedMethod, args: readonly unknown[], context: ExecutionContext | undefined): unknown[] {
+  const { name: key } = method;
   if (key.from === 'args') {
     const built = key.build(...args);
     return Array.isArray(built) ? built : [built];
@@ -144,11 +144,11 @@ function unscopedNames(method: KeyedMethod, args: readonly unknown[], context: E
   if (!context && readsRequest(key)) {
     const what =
       key.from === 'context'
-        ? 'key function takes the ExecutionContext'
+        ? 'name function takes the ExecutionContext'
         : `template "${key.templates.find((t) => t.source === 'request')!.template}" reads the request`;
     throw new InvalidLockArgumentError(
-      `${method.decorator} key`,
-      `the ${what}, but ${method.where} was called outside a request handled by Nest. Use keyFromArgs or an {args.N} template for methods that are not request handlers.`,
+      `${method.decorator} name`,
+      `the ${what}, but ${method.where} was called outside a request handled by Nest. Use nameFromArgs or an {args.N} template for methods that are not request handlers.`,
     );
   }
   if (key.from === 'context') return [key.build(context!)];
@@ -160,13 +160,13 @@ function parsePlaceholder(template: string, body: string): Part {
   const root = path.shift() as TemplateRoot;
   if (!(TEMPLATE_ROOTS as readonly string[]).includes(root) || path.length === 0 || !path.every((s) => SEGMENT.test(s))) {
     throw new InvalidLockArgumentError(
-      'lock key',
+      'lock name',
       `template "${template}" has placeholder {${body}}; use {<root>.<field>} with root one of ${TEMPLATE_ROOTS.join(', ')}, e.g. 'product:{params.id}' or 'product:{args.0}'.`,
     );
   }
   if (root === 'args' && !/^\d+$/.test(path[0]!)) {
     throw new InvalidLockArgumentError(
-      'lock key',
+      'lock name',
       `template "${template}" has placeholder {${body}}; {args.N} needs an argument index, e.g. {args.0} or {args.1.id}.`,
     );
   }

@@ -1,6 +1,6 @@
 import { InvalidLockConfigError } from '../core/index.js';
 import type { DistributedLockMetadata } from './distributed-lock.options.js';
-import type { TemplateRoot } from './lock-key.resolver.js';
+import type { TemplateRoot } from './lock-name.resolver.js';
 
 /**
  * Metadata keys that Nest's packages write on a handler, written out here rather than imported: the
@@ -33,7 +33,7 @@ export interface HandlerSurroundings {
 }
 
 /**
- * At start-up, a key that reads what its handler's requests never carry fails the application's
+ * At start-up, a name that reads what its handler's requests never carry fails the application's
  * start, naming the handler, instead of failing every request:
  * - an HTTP route: a root other than params, query, body, user, headers, or a `{params.x}` the route
  *   does not have (`{params.sku}` on `products/:id`; the global prefix's, the module's RouterModule
@@ -42,17 +42,17 @@ export interface HandlerSurroundings {
  * - a message pattern (@MessagePattern, @EventPattern) or a gateway's message: a root other than data;
  * - a scheduled job (@Cron, @Interval, @Timeout): a request template or a function of the
  *   ExecutionContext, which a scheduled run does not have.
- * Other methods (a service's, which code calls) are not checked: a key that reads the request fails
+ * Other methods (a service's, which code calls) are not checked: a name that reads the request fails
  * there at call time.
  */
 export function assertKeyFitsHandler(handler: object, metadata: DistributedLockMetadata, surroundings: HandlerSurroundings): void {
   const handlerKind = HANDLER_KINDS.find(({ marks }) => marks.some((mark) => Reflect.hasMetadata(mark, handler)));
-  const { key } = metadata;
+  const { name: key } = metadata;
   if (!handlerKind) return;
   const fail = (problem: string): never => {
-    throw new InvalidLockConfigError(`${metadata.decorator} key of ${metadata.where}`, `${problem}; every call would fail. ${fix(handlerKind.roots)}`);
+    throw new InvalidLockConfigError(`${metadata.decorator} name of ${metadata.where}`, `${problem}; every call would fail. ${fix(handlerKind.roots)}`);
   };
-  if (key.from === 'context' && handlerKind.roots.length === 0) fail(`a key function reads the ExecutionContext, but ${handlerKind.kind} has no request`);
+  if (key.from === 'context' && handlerKind.roots.length === 0) fail(`a name function reads the ExecutionContext, but ${handlerKind.kind} has no request`);
   if (key.from !== 'templates') return;
   for (const template of key.templates) {
     if (template.source !== 'request') continue;
@@ -68,7 +68,7 @@ export function assertKeyFitsHandler(handler: object, metadata: DistributedLockM
     if (missing.length > 0) {
       const has = routeParams.size === 0 ? 'no parameters' : `only ${[...routeParams].map((name) => `:${name}`).join(', ')}`;
       throw new InvalidLockConfigError(
-        `${metadata.decorator} key of ${metadata.where}`,
+        `${metadata.decorator} name of ${metadata.where}`,
         `template "${template.template}" reads ${missing.map((name) => `{params.${name}}`).join(', ')}, but the route has ${has}; every request would answer 400. Name a parameter of the route.`,
       );
     }
@@ -77,8 +77,8 @@ export function assertKeyFitsHandler(handler: object, metadata: DistributedLockM
 
 function fix(roots: readonly TemplateRoot[]): string {
   return roots.length === 0
-    ? 'Use a fixed name, keyFromArgs or an {args.N} template.'
-    : `Read ${roots.map((root) => `{${root}...}`).join(', ')}, or the arguments ({args.N}, keyFromArgs).`;
+    ? 'Use a fixed name, nameFromArgs or an {args.N} template.'
+    : `Read ${roots.map((root) => `{${root}...}`).join(', ')}, or the arguments ({args.N}, nameFromArgs).`;
 }
 
 /** The parameters of a route: its global prefix's, its module's RouterModule path's, its controller's and its method's. */

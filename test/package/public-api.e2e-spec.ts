@@ -1,0 +1,182 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import ts from 'typescript';
+import { LIBRARY } from './packed-library.js';
+
+/**
+ * The public API that goes to 1.0, name by name, read from the built declarations (what an app's
+ * TypeScript sees). A name added to or dropped from an entry point fails here until this list, the
+ * CHANGELOG and the docs say so. Why each group is public is in the comment above it.
+ */
+const MAIN_ENTRY: Record<string, string[]> = {
+  // The Nest module and how it is configured (forRoot, forRootAsync with a factory class).
+  module: ['DistributedLockModule', 'DistributedLockModuleOptions', 'DistributedLockOptionsFactory', 'LockClientOptions', 'ReplicaAckOptions', 'Duration'],
+  // Where Redis is: one shape per deployment mode, or a client of your own.
+  connection: [
+    'ConnectionConfig',
+    'CommonConnectionConfig',
+    'SingleConnectionConfig',
+    'MasterSlaveConnectionConfig',
+    'SentinelConnectionConfig',
+    'ClusterConnectionConfig',
+    'RedlockConnectionConfig',
+    'HostPort',
+    'RedisMode',
+    'RedisClient',
+    'RedisCompatibleClient',
+  ],
+  // Decorators and the types of their options and callbacks; the interceptor is subclassed to scope names and change answers.
+  decorators: [
+    'DistributedLock',
+    'DistributedLockOptions',
+    'DistributedLockArgsOptions',
+    'DecoratedLockKind',
+    'LockNameFactory',
+    'LockNameFromArgs',
+    'LockedMethodDecorator',
+    'OnBusy',
+    'LockBusyInfo',
+    'OnLost',
+    'LockLostInfo',
+    'LockBusyException',
+    'CurrentLock',
+    'DistributedSemaphore',
+    'DistributedSemaphoreOptions',
+    'DistributedSemaphoreArgsOptions',
+    'ScheduledLock',
+    'ScheduledLockOptions',
+    'Leader',
+    'LeaderOptions',
+    'DistributedLockInterceptor',
+  ],
+  // The service (LockClient without Nest) and what its methods return or take.
+  locks: [
+    'LockService',
+    'LockClient',
+    'LockClientStats',
+    'LockHandle',
+    'LockOptions',
+    'TryLockOptions',
+    'BaseLock',
+    'ReentrantLock',
+    'FairLock',
+    'FairLockOptions',
+    'ReadWriteLock',
+    'ReadLock',
+    'WriteLock',
+    'MultiLock',
+    'MultiLockHandle',
+    'RedLock',
+    'Semaphore',
+    'SemaphoreOptions',
+    'PermitsHandle',
+    'LeaderElection',
+    'LeaderElectionOptions',
+    'LeaderElectionEvents',
+    'Leadership',
+    'LeadershipRevoked',
+  ],
+  // Errors, caught by class or by their stable code.
+  errors: [
+    'DistributedLockError',
+    'DistributedLockErrorCode',
+    'isDistributedLockError',
+    'InvalidLockArgumentError',
+    'InvalidLockConfigError',
+    'LockAcquireAbortedError',
+    'LockAcquireTimeoutError',
+    'LockBackendError',
+    'LockClientClosedError',
+    'LockConnectionError',
+    'LockLostError',
+    'LockLostReason',
+    'LockNameTemplateError',
+    'LockNotHeldError',
+    'LockQuorumError',
+    'ReplicaAckError',
+    'StaleTokenError',
+    'UnsupportedLockOperationError',
+  ],
+  // Events of a client (locks.events) and their payloads.
+  events: [
+    'LockEvents',
+    'LockEventMap',
+    'LockKind',
+    'LockAcquiredEvent',
+    'LockWaitedEvent',
+    'LockReleasedEvent',
+    'LockRenewedEvent',
+    'LockLostEvent',
+    'LockFailedEvent',
+    'LockHandoverEvent',
+    'LockBackgroundErrorEvent',
+    'PubSubChoice',
+    'PubSubFlavour',
+  ],
+  // Seeing locks: metrics, inspection, health.
+  observability: [
+    'LockMetricsOptions',
+    'MeterProviderLike',
+    'LOCK_METER_NAME',
+    'InspectedLockKind',
+    'LockInspection',
+    'LockHolderInfo',
+    'LockWaiterInfo',
+    'LockInstanceInfo',
+    'SemaphoreInfo',
+    'ListLocksOptions',
+    'ListLockNamesOptions',
+    'LockNameInfo',
+    'LockNameList',
+    'DistributedLockHealthIndicator',
+    'LockHealthCheck',
+    'LockHealthDetails',
+    'LockHealthOptions',
+    'LockHealthResult',
+  ],
+  // Fenced writes to a resource in Redis.
+  fencing: ['FencedResource', 'FencedBatch', 'FencedValue', 'FencingToken'],
+};
+
+function exportsOf(declarations: string): string[] {
+  const program = ts.createProgram([declarations], {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    lib: ['lib.es2022.d.ts', 'lib.esnext.disposable.d.ts'],
+    skipLibCheck: true,
+  });
+  const checker = program.getTypeChecker();
+  return checker
+    .getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(declarations)!)!)
+    .map((symbol) => symbol.name)
+    .sort();
+}
+
+describe('the public API (built declarations)', () => {
+  it('the main entry point exports exactly the listed names, by group', () => {
+    const listed = Object.values(MAIN_ENTRY).flat().sort();
+    expect(new Set(listed).size).toBe(listed.length);
+    expect(exportsOf(join(LIBRARY, 'dist/index.d.ts'))).toEqual(listed);
+    expect(listed).toHaveLength(115);
+  });
+
+  it('the testing and board entry points', () => {
+    expect(exportsOf(join(LIBRARY, 'dist/testing/index.d.ts'))).toEqual(
+      ['DistributedLockTestingModule', 'DistributedLockTestingOptions', 'InMemoryLockStore', 'MemoryKeyspace', 'createInMemoryLockService'].sort(),
+    );
+    expect(exportsOf(join(LIBRARY, 'dist/board/index.d.ts'))).toHaveLength(16);
+  });
+
+  it('ships no member marked @internal in its declarations (stripInternal)', () => {
+    const declared = (file: string): string => readFileSync(join(LIBRARY, 'dist', file), 'utf8');
+    expect(declared('core/locks/base-lock.d.ts')).not.toMatch(/^\s+(abstract )?(attempt|adjustHolds|renew|release)\(/m);
+    expect(declared('core/locks/multi/multi-lock.d.ts')).not.toMatch(/^\s+acquire\(owner/m);
+    expect(declared('core/leader/leader-election.d.ts')).not.toMatch(/^\s+start\(\)/m);
+    expect(declared('nest/lock.service.d.ts')).not.toMatch(/^\s+(readonly settings|readonly outage|healthTargets\()/m);
+    expect(declared('core/locks/semaphore/semaphore.d.ts')).not.toMatch(/^\s+readonly (id|channel|initialPermits):/m);
+    // and the public members are still there
+    expect(declared('core/locks/base-lock.d.ts')).toMatch(/^\s+lock\(/m);
+    expect(declared('core/context/lock-handle.d.ts')).toMatch(/\[Symbol\.asyncDispose\]\(\): Promise<void>;/);
+  });
+});
