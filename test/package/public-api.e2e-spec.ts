@@ -24,6 +24,7 @@ const MAIN_ENTRY: Record<string, string[]> = {
     'RedisMode',
     'RedisClient',
     'RedisCompatibleClient',
+    'NodeRedisCompatibleClient',
   ],
   // Decorators and the types of their options and callbacks; the interceptor is subclassed to scope names and change answers.
   decorators: [
@@ -78,6 +79,9 @@ const MAIN_ENTRY: Record<string, string[]> = {
   ],
   // Errors, caught by class or by their stable code.
   errors: [
+    'RedisClientNotConnectedError',
+    'UnsupportedRedisClientError',
+    'ScriptKeysError',
     'DistributedLockError',
     'DistributedLockErrorCode',
     'isDistributedLockError',
@@ -135,7 +139,7 @@ const MAIN_ENTRY: Record<string, string[]> = {
     'LockHealthResult',
   ],
   // Fenced writes to a resource in Redis.
-  fencing: ['FencedResource', 'FencedBatch', 'FencedValue', 'FencingToken'],
+  fencing: ['FencedResource', 'FencedBatch', 'FencedValue', 'FencingToken', 'FencedRedis'],
 };
 
 function exportsOf(declarations: string): string[] {
@@ -158,12 +162,20 @@ describe('the public API (built declarations)', () => {
     const listed = Object.values(MAIN_ENTRY).flat().sort();
     expect(new Set(listed).size).toBe(listed.length);
     expect(exportsOf(join(LIBRARY, 'dist/index.d.ts'))).toEqual(listed);
-    expect(listed).toHaveLength(115);
+    expect(listed).toHaveLength(120);
   });
 
   it('the testing and board entry points', () => {
     expect(exportsOf(join(LIBRARY, 'dist/testing/index.d.ts'))).toEqual(
-      ['DistributedLockTestingModule', 'DistributedLockTestingOptions', 'InMemoryLockStore', 'MemoryKeyspace', 'createInMemoryLockService'].sort(),
+      [
+        'DistributedLockTestingModule',
+        'DistributedLockTestingOptions',
+        'InMemoryLockStore',
+        'InMemoryLockStoreOptions',
+        'MemoryKeyspace',
+        'StrictKeys',
+        'createInMemoryLockService',
+      ].sort(),
     );
     expect(exportsOf(join(LIBRARY, 'dist/board/index.d.ts'))).toHaveLength(16);
   });
