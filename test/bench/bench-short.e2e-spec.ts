@@ -148,7 +148,14 @@ describe('npm run bench -- --short (the CI form of the benchmark)', () => {
   });
 
   it('judges every target (met or not; no timing is asserted here)', () => {
-    expect(report.targets.map((t) => t.id)).toEqual(['contended-throughput', 'contended-p99-wait', 'serial-p50', 'serial-p99', 'parallel-throughput', 'decorator-overhead']);
+    expect(report.targets.map((t) => t.id)).toEqual([
+      'contended-throughput',
+      'contended-p99-wait',
+      'serial-p50',
+      'serial-p99',
+      'parallel-throughput',
+      'decorator-overhead',
+    ]);
     for (const target of report.targets) expect(typeof target.met).toBe('boolean');
   });
 });
