@@ -138,6 +138,8 @@ describe('fencing tokens survive data loss of the lock Redis', () => {
     try {
       const name = 'loss:cluster';
       const slot = Number(await withClient(topology.servers[0]!, (redis) => redis.call('CLUSTER', 'KEYSLOT', `lock:{${name}}`)));
+      // The cluster answers before each replica has announced itself: wait for the slot master's.
+      await waitUntil(async () => (await clusterMasterOf(topology, slot)).replicas.length > 0, "the slot master's replica to be known");
       const { master, replicas } = await clusterMasterOf(topology, slot);
       const replica = replicas[0]!;
       await failOverToLaggingReplica(topology.env, name, master, replica, async () => {
