@@ -213,13 +213,12 @@ export class LockEngine implements LockReleaser {
     return new HeldLockHandle(held, this);
   }
 
-  /** Claims the grant `key` holds by its message (see LeaseKeeper.claim); settles when the claim has. */
-  claim(key: RegistryKey): Promise<void> {
+  /** Claims the grant `key` holds by its message (see LeaseKeeper.claim). */
+  claim(key: RegistryKey): void {
     const held = this.held.find(key);
     const handover = held?.resource.handover;
     if (held && handover)
       this.leases.claim(held, (each) => handover.claim({ owner: each.owner, token: each.token, leaseMs: each.leaseMs, watchdog: each.watchdog }));
-    return held?.claiming ?? Promise.resolve();
   }
 
   /** The earliest local time at which the lock node's clock may have read `serverMs` (see NodeClock.localTimeOf). */

@@ -25,8 +25,8 @@ export interface AcquisitionPort {
   /** Called at each acquisition: this process's label for inspection is written at the first. */
   announce(): void;
   register(terms: HoldTerms): HeldLockHandle;
-  /** Claims, in the background, the grant this owner holds by its message (see LeaseKeeper.claim); settles when the claim has. */
-  claim(key: RegistryKey): Promise<void>;
+  /** Claims, in the background, the grant this owner holds by its message (see LeaseKeeper.claim). */
+  claim(key: RegistryKey): void;
   /** The earliest local time at which the lock's node read `serverMs`, if its clock is known (see NodeClock.localTimeOf). */
   localTimeOf(serverMs: number): number | undefined;
 }

@@ -107,7 +107,7 @@ function fakePort(timeoutMs = 100, serverOffset: number | null = 0): FakePort {
       registered.push(terms);
       return { token: terms.token } as unknown as HeldLockHandle;
     },
-    claim: async (key) => void claimed.push(key),
+    claim: (key) => void claimed.push(key),
     localTimeOf: (serverMs) => (serverOffset === null ? undefined : serverMs - serverOffset),
   };
   return { port, registered, releasedFor, claimed, subscriber, stop: () => (roundTrips.stop(), lines.close()) };

@@ -161,7 +161,7 @@ export class Acquisition {
           // A release chose us (in this process, or a grant to this process): the lock may be ours without asking Redis.
           const handed = await handingOver;
           if (!handed.granted && handed.uncertain) this.uncertain = true;
-          const handle = handed.granted ? this.takeHandedLock(handed, place) : undefined;
+          const handle = handed.granted ? this.takeHandedLock(handed) : undefined;
           if (handle) {
             acquired = true;
             return handle;
@@ -175,7 +175,7 @@ export class Acquisition {
         if (attemptNow) {
           try {
             const startedAt = monotonicNow();
-            const result = await this.attemptOnce(place);
+            const result = await this.attemptOnce();
             lastError = undefined;
             failures = 0;
             failingSince = undefined;
@@ -217,14 +217,14 @@ export class Acquisition {
    * later than the server's, and claimed in the background. Undefined when the grant cannot be held so
    * (its expiry unknown, or less than half the grant's lease away: the claim would likely land late).
    */
-  private takeHandedLock(handed: Extract<HandoverOutcome, { granted: true }>, place: Place): HeldLockHandle | undefined {
+  private takeHandedLock(handed: Extract<HandoverOutcome, { granted: true }>): HeldLockHandle | undefined {
     const now = monotonicNow();
     const expiresAt = handed.grant && this.port.localTimeOf(handed.grant.expiresAtServerMs);
     if (handed.grant && (expiresAt === undefined || expiresAt - now < GRANT_LEASE_MS / 2)) return undefined;
     this.port.events.emit('waited', { name: this.lock.name, kind: this.lock.kind, waitedMs: this.waited() });
     const validityMs = expiresAt === undefined ? undefined : expiresAt - now;
     const handle = this.register({ acquired: true, token: handed.token, holds: 1, validityMs }, 1, handed.grant ? now : handed.startedAt);
-    if (handed.grant) place.line.holdingGrant(this.port.claim(this.key));
+    if (handed.grant) this.port.claim(this.key);
     return handle;
   }
 
@@ -248,17 +248,15 @@ export class Acquisition {
    * after all, the late grant is released again so that nobody sits out a lease nobody holds.
    * The caller notes when it started the attempt: a grant's lease counts from then.
    */
-  private async attemptOnce(place?: Place): Promise<AttemptResult> {
+  private async attemptOnce(): Promise<AttemptResult> {
     const { port, lock, signal } = this;
     port.assertOpen(`acquire lock "${lock.name}"`);
     const { owner, leaseMs, watchdog, grantToClaim: token } = this;
     this.grantToClaim = undefined;
-    const takesGrant = token === undefined && place !== undefined && place.mayTakeGrant();
     const pending =
       token !== undefined && lock.handover
         ? lock.handover.claim({ owner, token, leaseMs, watchdog })
-        : lock.attempt({ owner, leaseMs, watchdog, replicaAck: this.replicaAck, willWait: this.willWait, queued: this.queued, takesGrant });
-    if (takesGrant) place.takingGrant(pending);
+        : lock.attempt({ owner, leaseMs, watchdog, replicaAck: this.replicaAck, willWait: this.willWait, queued: this.queued });
     try {
       return await port.roundTrips.bounded(pending, signal);
     } catch (error) {

@@ -18,8 +18,6 @@ export interface AttemptArgs {
   readonly willWait: boolean;
   /** The caller is in this process's queue of waiters for the lock. */
   readonly queued: boolean;
-  /** A grant to this process may be taken over by this attempt (the first caller of its line; see Place.mayTakeGrant). */
-  readonly takesGrant?: boolean;
 }
 
 /**

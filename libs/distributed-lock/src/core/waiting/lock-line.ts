@@ -92,21 +92,6 @@ export class Place {
     return this.line.head === this;
   }
 
-  /**
-   * Whether this caller's next attempt may take over a grant to this process without its token: only
-   * the first caller, and only while no caller holds a grant by its message (its claim pending). Then
-   * the attempt is counted until it settles, and no grant is held by its message meanwhile: one of
-   * the two takes it, never both (see LockLine.hear).
-   */
-  mayTakeGrant(): boolean {
-    return this.isHead && this.line.grantsFree;
-  }
-
-  /** Counts `attempt` (made with mayTakeGrant) as able to take a grant until it settles. */
-  takingGrant(attempt: Promise<unknown>): void {
-    this.line.taking(attempt);
-  }
-
   /** Whether a release of this process is handing the lock to it right now. */
   get beingHandedOver(): boolean {
     return this.handover !== undefined;
@@ -302,7 +287,7 @@ export class LockLine {
    * begins this process's turn.
    */
   private handGrant(head: Place, token: number, expiresAtServerMs: number): boolean {
-    if (this.closed || head.handover || !head.options.terms || this.takers > 0) return false;
+    if (this.closed || head.handover || !head.options.terms) return false;
     if (!Number.isSafeInteger(token) || !Number.isFinite(expiresAtServerMs)) return false;
     const handover = new Handover();
     handover.settle({ granted: true, token, grant: { expiresAtServerMs } });
@@ -310,29 +295,6 @@ export class LockLine {
     this.streak = 0;
     head.waiter.notify();
     return true;
-  }
-
-  /** Attempts in flight that may take a grant without its token (Place.takingGrant). */
-  private takers = 0;
-  /** Grants held by their message whose claims are in flight (holdingGrant). */
-  private claims = 0;
-
-  /** No grant is held by its message here: an attempt of the first caller may take one. */
-  get grantsFree(): boolean {
-    return this.claims === 0;
-  }
-
-  taking(attempt: Promise<unknown>): void {
-    this.takers++;
-    const done = (): void => void this.takers--;
-    attempt.then(done, done);
-  }
-
-  /** A caller holds a grant by its message until `claim` settles: no attempt may take a grant meanwhile. */
-  holdingGrant(claim: Promise<unknown>): void {
-    this.claims++;
-    const done = (): void => void this.claims--;
-    claim.then(done, done);
   }
 
   /** Wakes the first caller, or every caller (after a reconnect, or to look again after a failure). */

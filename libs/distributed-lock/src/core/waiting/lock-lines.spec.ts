@@ -363,44 +363,4 @@ describe('LockLines', () => {
     a.leave(false, 0);
     await port.settle();
   });
-  describe('a grant to this process is taken by one caller only', () => {
-    const grant = (token: number): string => `grant:me:${token}:${Date.now() + GRANT_LEASE_MS}`;
-
-    it('held by its message: the first caller gets it with its token; no attempt may take a grant until the claim settles', async () => {
-      const a = notifier.join('c', { deadline: Infinity, terms: { owner: 'me:1', leaseMs: 1000 } });
-      const b = notifier.join('c', { deadline: Infinity, terms: { owner: 'me:2', leaseMs: 1000 } });
-      await port.settle();
-      expect(a.mayTakeGrant()).toBe(true); // the first caller's attempt may take a grant
-      expect(b.mayTakeGrant()).toBe(false); // never another's
-      port.publish('c', grant(7));
-      const handed = await a.takeHandover();
-      expect(handed).toMatchObject({ granted: true, token: 7 });
-      let claimed!: () => void;
-      a.line.holdingGrant(new Promise<void>((resolve) => (claimed = resolve)));
-      a.leave(true, 1000); // a holds it by the message; b is first now
-      expect(b.mayTakeGrant()).toBe(false); // the grant is a's until its claim lands
-      claimed();
-      await Promise.resolve();
-      await Promise.resolve();
-      expect(b.mayTakeGrant()).toBe(true);
-      b.leave(false, 0);
-    });
-
-    it("while the first caller's grant-taking attempt is in flight, a grant is not held by its message: the caller is woken, its attempt takes it", async () => {
-      const a = notifier.join('c', { deadline: Infinity, terms: { owner: 'me:1', leaseMs: 1000 } });
-      await port.settle();
-      let settle!: () => void;
-      a.takingGrant(new Promise<void>((resolve) => (settle = resolve)));
-      const woken = a.wait(10_000, undefined);
-      port.publish('c', grant(8));
-      expect(await woken).toBe('notified');
-      expect(a.takeHandover()).toBeUndefined(); // not handed: the attempt in flight may have taken it
-      settle();
-      await Promise.resolve();
-      await Promise.resolve();
-      port.publish('c', grant(9)); // nothing in flight now: held by the message
-      expect(await a.takeHandover()).toMatchObject({ granted: true, token: 9 });
-      a.leave(false, 0);
-    });
-  });
 });

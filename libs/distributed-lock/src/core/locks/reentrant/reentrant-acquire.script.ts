@@ -17,8 +17,7 @@ export interface ReentrantAcquireArgs {
   /** The watchdog renews the hold (no leaseTime): recorded as `renew` = 1 for inspection, else 0. */
   readonly watchdog: boolean;
   /** A claim of the grant with this token, made to the caller's client (see above). */
-  /** A claim: the grant's token (see LockLine.hear); `'*'`: any grant to this client (the first caller of the client's line, see Place.mayTakeGrant). */
-  readonly grantToken?: number | '*';
+  readonly grantToken?: number;
 }
 
 const QUEUE_ARG = { 'others-wait': '1', last: '0', 'not-queued': '' } as const;
@@ -32,10 +31,10 @@ const QUEUE_ARG = { 'others-wait': '1', last: '0', 'not-queued': '' } as const;
  * - `renew` in the hash says whether the holder's watchdog renews the lease (1) or not (0), for
  *   inspection only; a reentrant acquisition by the watchdog turns it on.
  * - A lock granted to the caller's client (placeholder owner `<client>:grant`, see
- *   grant-to-longest-waiting) is taken over by a claim, which names the grant's token
- *   (`grantToken`), or by an attempt of the client's first caller (`grantToken` '*'): the caller
- *   becomes the owner with its lease, keeping the token. The process makes sure that only one of its
- *   callers may take a grant at a time (see LockLine): any other attempt counts the grant as another
+ *   grant-to-longest-waiting) is taken over only by a claim, which names the grant's token
+ *   (`grantToken`): the caller becomes the owner with its lease, keeping the token. Only the grant's
+ *   message carries the token, and the process gives it to one caller (LockLine.hear), which already
+ *   holds the lock by the message: any other attempt of the process counts the grant as another
  *   holder's. A claim that finds any other state replies {0, pttl}.
  * - A caller that will wait and fails marks its client as waiting unless it is already marked: the
  *   lock's next release grants it to the client marked first. A caller that gets the lock while others
@@ -59,9 +58,8 @@ local renew = ARGV[5] or '0'
 local grant_token = ARGV[6] or ''
 
 local holder = redis.call('hget', lock_key, 'owner')
-local claims = grant_token ~= '' and client ~= '' and holder == client .. ':grant'
-  and (grant_token == '*' or redis.call('hget', lock_key, 'token') == grant_token)
-if grant_token ~= '' and grant_token ~= '*' and not claims then
+local claims = grant_token ~= '' and holder == client .. ':grant' and redis.call('hget', lock_key, 'token') == grant_token
+if grant_token ~= '' and not claims then
   return {0, redis.call('pttl', lock_key)}
 end
 if holder == false or claims then

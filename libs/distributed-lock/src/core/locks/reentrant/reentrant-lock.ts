@@ -29,7 +29,7 @@ export class ReentrantLock extends ExclusiveHashLock implements LockHandover {
     return this;
   }
 
-  async attempt({ owner, leaseMs, watchdog, replicaAck, willWait, queued, takesGrant }: AttemptArgs): Promise<AttemptResult> {
+  async attempt({ owner, leaseMs, watchdog, replicaAck, willWait, queued }: AttemptArgs): Promise<AttemptResult> {
     // A caller that will wait marks this process as waiting when it fails (see the acquire script);
     // a queued one that succeeds tells whether callers of this process still wait after it.
     const reply = await this.services.nodes[0]!.run(reentrantAcquire, {
@@ -40,7 +40,6 @@ export class ReentrantLock extends ExclusiveHashLock implements LockHandover {
       waitingClient: willWait ? this.services.clientId : '',
       queue: !queued ? 'not-queued' : this.services.waitersHere(this.channel) > 1 ? 'others-wait' : 'last',
       watchdog,
-      grantToken: takesGrant ? '*' : undefined,
     });
     if (reply.acquired && replicaAck) await this.confirmGrant(owner, replicaAck);
     return reply;
