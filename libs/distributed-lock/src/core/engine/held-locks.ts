@@ -53,8 +53,6 @@ export class HeldLock {
   cancelExpiry: (() => void) | undefined;
   /** A release whose outcome is unknown is being retried; the same owner waits for it before re-acquiring. */
   releasing: Promise<void> | undefined;
-  /** The claim of a grant held by its message is in flight (see LeaseKeeper.claim): releases and re-entries wait for it. */
-  claiming: Promise<void> | undefined;
   /** Monotonic start of the renewal in flight, if any: its reply may still lengthen the lease. */
   renewingSince: number | undefined;
   private controller: AbortController | undefined;

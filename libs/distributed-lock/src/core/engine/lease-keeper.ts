@@ -115,34 +115,6 @@ export class LeaseKeeper {
   }
 
   /**
-   * The first renewal of a lock this process was granted by a release in another one, and holds by
-   * the grant's message (see LockLine.hear): the claim makes the grant its owner's in Redis, with the
-   * owner's lease, counted from the claim's start. In flight, it counts as a renewal (the grant's short
-   * lease is not declared over while its reply may still lengthen it); refused (the grant expired or
-   * was passed on meanwhile), the lock is lost; without a reply, the grant's own lease decides.
-   */
-  claim(held: HeldLock, claim: (held: HeldLock) => Promise<{ acquired: boolean }>): void {
-    const startedAt = monotonicNow();
-    held.renewingSince = startedAt;
-    held.claiming = this.roundTrips.bounded(claim(held)).then(
-      (reply) => this.claimed(held, startedAt, reply.acquired),
-      (error: unknown) => {
-        this.background.report('claim', held.resource.name, error);
-        this.claimed(held, startedAt, undefined);
-      },
-    );
-  }
-
-  private claimed(held: HeldLock, startedAt: number, acquired: boolean | undefined): void {
-    held.claiming = undefined;
-    if (held.renewingSince === startedAt) held.renewingSince = undefined;
-    if (!held.active) return;
-    if (acquired) this.extend(held, startedAt + held.leaseMs, held.watchdog);
-    else if (acquired === false) this.lost(held, 'not-owner');
-    else this.verify(held);
-  }
-
-  /**
    * One watchdog renewal of one lock, bounded by the operation timeout, so that a stalled node (a
    * master failing over) holds up only the locks it serves: the watchdog skips a lock whose renewal
    * is still in flight, and renews the others on time.

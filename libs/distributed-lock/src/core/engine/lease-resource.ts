@@ -1,6 +1,6 @@
 import type { ReplicaAck } from '../config/replica-ack.js';
 import type { LockKind } from '../events/lock-events.js';
-import type { AttemptReply, ReleaseReply } from '../scripts/lock-script.js';
+import type { ReleaseReply } from '../scripts/lock-script.js';
 
 /**
  * Outcome of one renewal: renewed for `validityMs` from its start; or not renewed, either because the
@@ -49,20 +49,6 @@ export interface LockHandover {
   handOver(args: HandOverArgs): Promise<HandOverReply>;
   /** This process no longer waits for the lock: its waiting mark goes, and a grant to it is passed on. */
   withdraw(): Promise<void>;
-  /**
-   * Makes a grant to this process, which `args.owner` holds by the grant's message, its own in Redis:
-   * its owner id and lease, if the lock is still that grant (`token`). Acquired, or not (the grant
-   * expired or was passed on meanwhile).
-   */
-  claim(args: ClaimArgs): Promise<AttemptReply>;
-}
-
-/** A claim of the grant with `token` by the caller that holds it (see LockHandover.claim). */
-export interface ClaimArgs {
-  readonly owner: string;
-  readonly token: number;
-  readonly leaseMs: number;
-  readonly watchdog: boolean;
 }
 
 /** What the lease machinery (keeper, release protocol, registry) needs from a lock kind. */

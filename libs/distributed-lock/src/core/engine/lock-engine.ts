@@ -213,19 +213,6 @@ export class LockEngine implements LockReleaser {
     return new HeldLockHandle(held, this);
   }
 
-  /** Claims the grant `key` holds by its message (see LeaseKeeper.claim). */
-  claim(key: RegistryKey): void {
-    const held = this.held.find(key);
-    const handover = held?.resource.handover;
-    if (held && handover)
-      this.leases.claim(held, (each) => handover.claim({ owner: each.owner, token: each.token, leaseMs: each.leaseMs, watchdog: each.watchdog }));
-  }
-
-  /** The earliest local time at which the lock node's clock may have read `serverMs` (see NodeClock.localTimeOf). */
-  localTimeOf(serverMs: number): number | undefined {
-    return this.node.clock.localTimeOf(serverMs);
-  }
-
   /** Drops one hold of `held` (LockReleaser): see ReleaseProtocol. */
   release(held: HeldLock): Promise<void> {
     return this.releases.release(held);

@@ -51,7 +51,6 @@ export class ReleaseProtocol {
    */
   async release(held: HeldLock): Promise<void> {
     const name = held.resource.name;
-    if (held.claiming) await held.claiming; // the claim makes the hold its owner's in Redis: release that
     if (held.releasing) await held.releasing;
     if (!held.active) {
       throw new LockNotHeldError(name, held.lostBecause ? `it was lost before (${held.lostBecause.reason})` : 'it was already released');

@@ -58,11 +58,11 @@ export interface LockFailedEvent extends LockEventBase {
 }
 export interface LockBackgroundErrorEvent {
   /**
-   * What the library was doing in the background when Redis failed (`claim`: making a lock granted to
-   * this process by another one its holder's in Redis; `register`: this process's label for inspection; `elect`: a leader election's campaign, or its onElected / onRevoked
+   * What the library was doing in the background when Redis failed (`register`: this process's
+   * label for inspection; `elect`: a leader election's campaign, or its onElected / onRevoked
    * callback, failed; `close`: close() gave up on work Redis did not answer in time, once per close).
    */
-  operation: 'renew' | 'claim' | 'release' | 'unmark' | 'subscribe' | 'unsubscribe' | 'connection' | 'register' | 'elect' | 'close';
+  operation: 'renew' | 'release' | 'unmark' | 'subscribe' | 'unsubscribe' | 'connection' | 'register' | 'elect' | 'close';
   name?: string;
   error: Error;
 }

@@ -2,15 +2,14 @@ import type { SubscriberPort } from '../connection/subscriber-port.js';
 import { BackgroundWork } from '../engine/background-work.js';
 import type { HeldLockHandle } from '../engine/held-lock-handle.js';
 import { HeldLocks } from '../engine/held-locks.js';
-import type { LockHandover, RenewResult } from '../engine/lease-resource.js';
+import type { RenewResult } from '../engine/lease-resource.js';
 import type { HoldTerms } from '../engine/lock-engine.js';
 import { RoundTrips } from '../engine/round-trips.js';
 import { LockBackendError } from '../errors/lock-backend.error.js';
 import { LockEvents } from '../events/lock-events.js';
 import type { ReleaseReply } from '../scripts/lock-script.js';
 import { LockLines } from '../waiting/lock-lines.js';
-import { Acquisition } from './acquisition.js';
-import type { AcquisitionPort } from './acquisition-port.js';
+import { Acquisition, type AcquisitionPort } from './acquisition.js';
 import type { AttemptArgs, AttemptResult, LockKindContract } from './lock-kind.js';
 
 /**
@@ -65,32 +64,12 @@ class InstantPort implements SubscriberPort {
   }
 }
 
-/** A plain lock's kind: it hands over (what a grant by message needs); its own hand-over calls are not reached here. */
-class HandingKind extends ScriptedKind {
-  readonly handover: LockHandover = {
-    handOver: () => Promise.reject(new Error('not expected')),
-    withdraw: () => Promise.resolve(),
-    claim: () => Promise.reject(new Error('claims go through the port')),
-  };
-}
-
-interface FakePort {
-  port: AcquisitionPort;
-  registered: HoldTerms[];
-  releasedFor: string[];
-  claimed: string[];
-  subscriber: InstantPort;
-  stop(): void;
-}
-
-/** `serverOffset`: the server's clock minus the local monotonic clock, as the port places it (null: unknown). */
-function fakePort(timeoutMs = 100, serverOffset: number | null = 0): FakePort {
+function fakePort(timeoutMs = 100): { port: AcquisitionPort; registered: HoldTerms[]; releasedFor: string[]; subscriber: InstantPort; stop(): void } {
   const events = new LockEvents();
   const roundTrips = new RoundTrips(timeoutMs);
   const subscriber = new InstantPort();
   const registered: HoldTerms[] = [];
   const releasedFor: string[] = [];
-  const claimed: string[] = [];
   const lines = new LockLines(subscriber, events, 'me');
   const port: AcquisitionPort = {
     settings: { watchdogTimeoutMs: 30_000, operationTimeoutMs: timeoutMs, replicaAck: undefined },
@@ -107,10 +86,8 @@ function fakePort(timeoutMs = 100, serverOffset: number | null = 0): FakePort {
       registered.push(terms);
       return { token: terms.token } as unknown as HeldLockHandle;
     },
-    claim: (key) => void claimed.push(key),
-    localTimeOf: (serverMs) => (serverOffset === null ? undefined : serverMs - serverOffset),
   };
-  return { port, registered, releasedFor, claimed, subscriber, stop: () => (roundTrips.stop(), lines.close()) };
+  return { port, registered, releasedFor, subscriber, stop: () => (roundTrips.stop(), lines.close()) };
 }
 
 const owner = { id: 'me:1', outsideContext: false };
@@ -151,57 +128,6 @@ describe('Acquisition', () => {
     expect(kind.attempts.slice(1).every((attempt) => attempt.queued)).toBe(true);
     expect(port.lines.count(kind.channel)).toBe(0);
     stop();
-  });
-
-  describe('a grant to this process, heard on the lock channel (grant:<client>:<token>:<expiry>)', () => {
-    /** Starts a waiting acquisition of a busy plain lock and resolves once it sleeps in the line, subscribed. */
-    async function waiting(kind: ScriptedKind, port: AcquisitionPort): Promise<{ running: Promise<unknown> }> {
-      kind.replies.push({ acquired: false, ttl: 60_000 }, { acquired: false, ttl: 60_000 });
-      const running = new Acquisition(kind, port, owner, request(10_000)).run();
-      while (kind.attempts.length < 2) await new Promise((resolve) => setImmediate(resolve));
-      await new Promise((resolve) => setImmediate(resolve)); // it sleeps
-      return { running };
-    }
-
-    it('is held by the first caller at once, with no attempt: its lease ends at the grant’s expiry on the local clock, and it is claimed', async () => {
-      const serverOffset = 1_000_000;
-      const { port, registered, claimed, subscriber, stop } = fakePort(100, serverOffset);
-      const kind = new HandingKind();
-      const { running } = await waiting(kind, port);
-      const expiresAtServerMs = performance.now() + serverOffset + 250;
-      subscriber.publish(kind.channel, `grant:me:42:${expiresAtServerMs}`);
-      expect(await running).toMatchObject({ token: 42 });
-      expect(kind.attempts).toHaveLength(2); // none after the grant
-      const [terms] = registered;
-      expect(terms!.startedAt + terms!.validityMs).toBeLessThanOrEqual(expiresAtServerMs - serverOffset);
-      expect(terms!.validityMs).toBeGreaterThan(0);
-      expect(claimed).toEqual([terms!.key]);
-      stop();
-    });
-
-    it('control: without a place for the grant’s expiry on the local clock (the server’s clock unknown), an attempt takes the grant over', async () => {
-      const { port, claimed, subscriber, stop } = fakePort(100, null);
-      const kind = new HandingKind();
-      const { running } = await waiting(kind, port);
-      kind.replies.push({ acquired: true, token: 42, holds: 1 });
-      subscriber.publish(kind.channel, `grant:me:42:${performance.now() + 250}`);
-      expect(await running).toMatchObject({ token: 42 });
-      expect(kind.attempts).toHaveLength(3);
-      expect(kind.attempts[2]).toMatchObject({ queued: true });
-      expect(claimed).toEqual([]);
-      stop();
-    });
-
-    it('a grant already expired on the local clock is not held: an attempt looks', async () => {
-      const { port, claimed, subscriber, stop } = fakePort(100, 0);
-      const kind = new HandingKind();
-      const { running } = await waiting(kind, port);
-      kind.replies.push({ acquired: true, token: 43, holds: 1 });
-      subscriber.publish(kind.channel, `grant:me:42:${performance.now() - 1}`);
-      expect(await running).toMatchObject({ token: 43 });
-      expect(claimed).toEqual([]);
-      stop();
-    });
   });
 
   it('no attempt starts after the deadline: an attempt that hangs past it ends the wait with its backend error', async () => {

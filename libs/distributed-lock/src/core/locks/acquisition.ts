@@ -1,7 +1,11 @@
 import type { ReplicaAck } from '../config/replica-ack.js';
-import { registryKey, type RegistryKey } from '../engine/held-locks.js';
-import type { Owner } from '../engine/lock-engine.js';
-import { AbandonedOperation } from '../engine/round-trips.js';
+import type { BackgroundWork } from '../engine/background-work.js';
+import { type HeldLocks, registryKey, type RegistryKey } from '../engine/held-locks.js';
+import type { HoldTerms, LockEngineSettings, Owner } from '../engine/lock-engine.js';
+import type { ReleaseProtocol } from '../engine/release-protocol.js';
+import { type RoundTrips, AbandonedOperation } from '../engine/round-trips.js';
+import type { LockEvents } from '../events/lock-events.js';
+import type { LockLines } from '../waiting/lock-lines.js';
 import type { HeldLockHandle } from '../engine/held-lock-handle.js';
 import { DistributedLockError } from '../errors/distributed-lock.error.js';
 import { LockAcquireAbortedError } from '../errors/lock-acquire-aborted.error.js';
@@ -9,16 +13,37 @@ import { LockBackendError } from '../errors/lock-backend.error.js';
 import { LockClientClosedError } from '../errors/lock-client-closed.error.js';
 import { monotonicNow } from '../util/clock.js';
 import { pause, settleWithin } from '../util/late-timer.js';
-import type { HandoverOutcome } from '../waiting/handover.js';
-import { GRANT_LEASE_MS, type Place } from '../waiting/lock-line.js';
+import type { Place } from '../waiting/lock-line.js';
 import type { AcquireRequest } from './acquire-options.js';
 import type { AttemptResult, Acquired, LockKindContract } from './lock-kind.js';
-import type { AcquireOutcome, AcquisitionPort } from './acquisition-port.js';
 
 /** Retry pause after a Redis error while waiting: doubles from 50 ms up to 1 s. */
 const ERROR_BACKOFF_MS = [50, 100, 200, 400, 800, 1000];
 /** Pause when the lock exists without an expiry (should not happen with this library's keys). */
 const NO_TTL_PAUSE_MS = 100;
+
+/**
+ * What an acquisition needs, and all it may touch (the engine provides it; unit specs fake it): the
+ * client's settings, its lines of waiting callers, the registry of held locks, releases, bounded round
+ * trips, background work, events, and registering what it acquired.
+ */
+export interface AcquisitionPort {
+  readonly settings: Pick<LockEngineSettings, 'watchdogTimeoutMs' | 'operationTimeoutMs' | 'replicaAck'>;
+  readonly events: LockEvents;
+  readonly lines: Pick<LockLines, 'count' | 'join'>;
+  readonly held: Pick<HeldLocks, 'beginAcquisition' | 'find' | 'acquisitionsInFlight'>;
+  readonly releases: Pick<ReleaseProtocol, 'settled' | 'releaseFor'>;
+  readonly roundTrips: Pick<RoundTrips, 'bounded' | 'failure'>;
+  readonly background: Pick<BackgroundWork, 'run' | 'report'>;
+  readonly isClosed: boolean;
+  assertOpen(operation: string): void;
+  /** Called at each acquisition: this process's label for inspection is written at the first. */
+  announce(): void;
+  register(terms: HoldTerms): HeldLockHandle;
+}
+
+/** What an acquisition comes to: the handle, or the holder's remaining lease when the wait ran out. */
+export type AcquireOutcome = HeldLockHandle | { ttl: number };
 
 /**
  * One acquisition of one lock: attempt, wait without polling (woken by releases, or handed the lock
@@ -48,8 +73,6 @@ export class Acquisition {
   private uncertain = false;
   /** The last attempt given up on before its reply (timeout, abort): Redis may still run it. */
   private abandoned: Promise<unknown> | undefined;
-  /** The token of a grant to this process handed to this waiter, for its next attempt to claim. */
-  private grantToClaim: number | undefined;
 
   constructor(
     private readonly lock: LockKindContract,
@@ -108,7 +131,6 @@ export class Acquisition {
     // This owner's last release of this lock had an unknown outcome and is being retried: wait
     // for it, or a re-entry could stack a hold on a lock that was meant to be released.
     if (held?.releasing && !(await port.releases.settled(held, this.deadline))) return this.timedOut(0);
-    if (held?.claiming) await held.claiming; // a re-entry counts on the claim's hold in Redis
     // Callers of this process already wait for this lock: queue behind them instead of overtaking them
     // (a release here hands the lock to the first of them). Not when re-entering a lock we hold.
     if (this.willWait && this.handsOverToMe() && port.lines.count(lock.channel) > 0 && !port.held.find(this.key)?.active) {
@@ -158,17 +180,14 @@ export class Acquisition {
       for (;;) {
         const handingOver = place.takeHandover();
         if (handingOver) {
-          // A release chose us (in this process, or a grant to this process): the lock may be ours without asking Redis.
+          // A release in this process chose us: the lock may be ours without asking Redis.
           const handed = await handingOver;
           if (!handed.granted && handed.uncertain) this.uncertain = true;
-          const handle = handed.granted ? this.takeHandedLock(handed) : undefined;
-          if (handle) {
+          if (handed.granted) {
             acquired = true;
-            return handle;
+            port.events.emit('waited', { name: lock.name, kind: lock.kind, waitedMs: this.waited() });
+            return this.register({ acquired: true, token: handed.token, holds: 1 }, 1, handed.startedAt);
           }
-          // A grant this waiter cannot hold on its message (its expiry unknown or too close on this clock: a
-          // slow link or a late wake-up) is claimed now, with a round trip; otherwise (not granted) attempt.
-          if (handed.granted && handed.grant) this.grantToClaim = handed.token;
           attemptNow = true;
         }
         if (attemptNow && monotonicNow() >= this.deadline) return this.endOfWait(ttl, lastError);
@@ -212,23 +231,6 @@ export class Acquisition {
   }
 
   /**
-   * Registers a lock handed to this waiter: by a release in this process (held in Redis in its name
-   * already), or by a grant to this process, held until the grant's expiry placed on the local clock no
-   * later than the server's, and claimed in the background. Undefined when the grant cannot be held so
-   * (its expiry unknown, or less than half the grant's lease away: the claim would likely land late).
-   */
-  private takeHandedLock(handed: Extract<HandoverOutcome, { granted: true }>): HeldLockHandle | undefined {
-    const now = monotonicNow();
-    const expiresAt = handed.grant && this.port.localTimeOf(handed.grant.expiresAtServerMs);
-    if (handed.grant && (expiresAt === undefined || expiresAt - now < GRANT_LEASE_MS / 2)) return undefined;
-    this.port.events.emit('waited', { name: this.lock.name, kind: this.lock.kind, waitedMs: this.waited() });
-    const validityMs = expiresAt === undefined ? undefined : expiresAt - now;
-    const handle = this.register({ acquired: true, token: handed.token, holds: 1, validityMs }, 1, handed.grant ? now : handed.startedAt);
-    if (handed.grant) this.port.claim(this.key);
-    return handle;
-  }
-
-  /**
    * How long a waiter sleeps when nothing failed: the first in the queue watches the holder's lease
    * (for a holder that dies without releasing); the others sleep until their turn or their deadline.
    */
@@ -251,12 +253,14 @@ export class Acquisition {
   private async attemptOnce(): Promise<AttemptResult> {
     const { port, lock, signal } = this;
     port.assertOpen(`acquire lock "${lock.name}"`);
-    const { owner, leaseMs, watchdog, grantToClaim: token } = this;
-    this.grantToClaim = undefined;
-    const pending =
-      token !== undefined && lock.handover
-        ? lock.handover.claim({ owner, token, leaseMs, watchdog })
-        : lock.attempt({ owner, leaseMs, watchdog, replicaAck: this.replicaAck, willWait: this.willWait, queued: this.queued });
+    const pending = lock.attempt({
+      owner: this.owner,
+      leaseMs: this.leaseMs,
+      watchdog: this.watchdog,
+      replicaAck: this.replicaAck,
+      willWait: this.willWait,
+      queued: this.queued,
+    });
     try {
       return await port.roundTrips.bounded(pending, signal);
     } catch (error) {

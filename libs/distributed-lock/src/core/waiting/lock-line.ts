@@ -120,9 +120,7 @@ export class Place {
    */
   leave(acquired: boolean, leaseMs: number): HandoverOutcome | undefined {
     this.line.leave(this, acquired, leaseMs);
-    const outcome = acquired ? undefined : this.handover?.decline();
-    if (outcome?.granted && outcome.grant) return void this.line.offerGrant(outcome.token, outcome.grant.expiresAtServerMs);
-    return outcome;
+    return acquired ? undefined : this.handover?.decline();
   }
 }
 
@@ -140,10 +138,10 @@ export class Place {
  *   release's own script (nextHandover). Processes take turns: after MAX_HANDOVER_STREAK hand-overs in
  *   a row, or once the turn has lasted `turnMs` since the acquisition that began it, the release is
  *   asked to yield to other waiting processes.
- * - Messages on the lock's channel: `released` wakes the first caller; `grant:<client>:<token>:<expiry>`
- *   (the lock was granted to a waiting process) hands it to this process's first caller when it is for
- *   this process (handGrant), or, with nobody left here, calls `withdraw` to pass it on; for another
- *   process, the first caller looks again once that grant would have expired, in case it is never taken; `next:<owner>` (a semaphore's
+ * - Messages on the lock's channel: `released` wakes the first caller; `grant:<client>` (the lock was
+ *   granted to a waiting process) wakes this process's first caller when it is for this process, or,
+ *   with nobody left here, calls `withdraw` to pass it on; for another process, the first caller looks
+ *   again once that grant would have expired, in case it is never taken; `next:<owner>` (a semaphore's
  *   turn) wakes that caller wherever it is in the line, or is kept until it joins.
  */
 export class LockLine {
@@ -262,39 +260,12 @@ export class LockLine {
     }
     const head = this.places[0];
     if (message.startsWith('grant:')) {
-      const [client, token, expiresAtServerMs] = message.slice(6).split(':');
-      if (client !== this.clientId) head?.waiter.wakeWithin(GRANT_RECHECK_MS);
-      else this.offerGrant(Number(token), Number(expiresAtServerMs));
+      if (message.slice(6) !== this.clientId) head?.waiter.wakeWithin(GRANT_RECHECK_MS);
+      else if (head) head.waiter.notify();
+      else this.withdraw?.();
       return;
     }
     head?.waiter.notify();
-  }
-
-  /**
-   * A grant to this process: to the first caller (handGrant); with nobody here, passed on (withdraw).
-   * A caller that cannot be handed it is woken, and takes the lock once the grant has expired.
-   */
-  offerGrant(token: number, expiresAtServerMs: number): void {
-    const head = this.places[0];
-    if (!head) this.withdraw?.();
-    else if (!this.handGrant(head, token, expiresAtServerMs)) head.waiter.notify();
-  }
-
-  /**
-   * A grant to this process, with its token and expiry: the first caller holds the lock from now on (it
-   * claims it, see Acquisition), if it may be handed the lock; an attempt of its own in flight finds the
-   * grant held. Only this caller has the token, so no other attempt can take the grant over. The grant
-   * begins this process's turn.
-   */
-  private handGrant(head: Place, token: number, expiresAtServerMs: number): boolean {
-    if (this.closed || head.handover || !head.options.terms) return false;
-    if (!Number.isSafeInteger(token) || !Number.isFinite(expiresAtServerMs)) return false;
-    const handover = new Handover();
-    handover.settle({ granted: true, token, grant: { expiresAtServerMs } });
-    head.handover = handover;
-    this.streak = 0;
-    head.waiter.notify();
-    return true;
   }
 
   /** Wakes the first caller, or every caller (after a reconnect, or to look again after a failure). */

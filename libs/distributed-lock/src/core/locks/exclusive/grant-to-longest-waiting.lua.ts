@@ -10,13 +10,11 @@ import { WAITING_MARKS_LUA } from './waiting-marks.lua.js';
  * Waiting processes are marked in the lock hash as `w:<client id>` = arrival number (from the `wseq`
  * counter); a process is marked while it has callers queued for the lock (see the acquire script).
  * The grant goes to a placeholder owner `<client id>:grant` (no caller ever has that owner id), with a
- * new fencing token and a short lease (`grant_lease` ms), and the channel says
- * `grant:<client id>:<token>:<expiry>` (the expiry in the server's ms): only that process's first
- * waiter acts on it. It holds the lock from then on, until the expiry at most, with no round trip of
- * its own, and claims it (the acquire script, given the token: its own owner id and lease) in the
- * background; nobody else is woken and nobody races. A process that died or stopped waiting leaves the
- * placeholder to expire after `grant_lease`; the others' waiters, told of the grant, look again by
- * then. Returns the grant's token, or nil when no process (but `exclude`) waits.
+ * new fencing token and a short lease (`grant_lease` ms), and the channel says `grant:<client id>`:
+ * only that process's first waiter acts on it, taking the lock over with its own owner id and lease
+ * (the acquire script), so nobody else is woken and nobody races. A process that died or stopped
+ * waiting leaves the placeholder to expire after `grant_lease`; the others' waiters, told of the
+ * grant, look again by then. Returns the grant's token, or nil when no process (but `exclude`) waits.
  */
 export const GRANT_TO_LONGEST_WAITING_LUA = luaHelper(
   'grant_to_longest_waiting',
@@ -41,7 +39,7 @@ local function grant_to_longest_waiting(lock_key, fence_key, channel, publish, g
   redis.call('hset', lock_key, 'owner', next_client .. ':grant', 'holds', 1, 'token', token, 'renew', 0)
   redis.call('hdel', lock_key, 'w:' .. next_client)
   redis.call('pexpire', lock_key, grant_lease)
-  redis.call(publish, channel, 'grant:' .. next_client .. ':' .. string.format('%.0f', token) .. ':' .. string.format('%.0f', now_ms() + tonumber(grant_lease)))
+  redis.call(publish, channel, 'grant:' .. next_client)
   return token
 end
 `,

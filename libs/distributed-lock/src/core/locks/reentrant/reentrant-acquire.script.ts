@@ -16,8 +16,6 @@ export interface ReentrantAcquireArgs {
   readonly queue: 'others-wait' | 'last' | 'not-queued';
   /** The watchdog renews the hold (no leaseTime): recorded as `renew` = 1 for inspection, else 0. */
   readonly watchdog: boolean;
-  /** A claim of the grant with this token, made to the caller's client (see above). */
-  readonly grantToken?: number;
 }
 
 const QUEUE_ARG = { 'others-wait': '1', last: '0', 'not-queued': '' } as const;
@@ -31,11 +29,8 @@ const QUEUE_ARG = { 'others-wait': '1', last: '0', 'not-queued': '' } as const;
  * - `renew` in the hash says whether the holder's watchdog renews the lease (1) or not (0), for
  *   inspection only; a reentrant acquisition by the watchdog turns it on.
  * - A lock granted to the caller's client (placeholder owner `<client>:grant`, see
- *   grant-to-longest-waiting) is taken over only by a claim, which names the grant's token
- *   (`grantToken`): the caller becomes the owner with its lease, keeping the token. Only the grant's
- *   message carries the token, and the process gives it to one caller (LockLine.hear), which already
- *   holds the lock by the message: any other attempt of the process counts the grant as another
- *   holder's. A claim that finds any other state replies {0, pttl}.
+ *   grant-to-longest-waiting) is taken over: the caller becomes the owner with its lease, keeping the
+ *   grant's token.
  * - A caller that will wait and fails marks its client as waiting unless it is already marked: the
  *   lock's next release grants it to the client marked first. A caller that gets the lock while others
  *   of its client still wait marks the client again, at the back (round robin between processes); the
@@ -47,7 +42,7 @@ export const reentrantAcquire = defineLockScript<ReentrantAcquireArgs, AttemptRe
   name: 'dlockReentrantAcquire',
   guarded: true,
   keys: (a) => [a.lock, a.fence],
-  argv: (a) => [a.owner, a.leaseMs, a.waitingClient, QUEUE_ARG[a.queue], a.watchdog ? '1' : '0', a.grantToken === undefined ? '' : String(a.grantToken)],
+  argv: (a) => [a.owner, a.leaseMs, a.waitingClient, QUEUE_ARG[a.queue], a.watchdog ? '1' : '0'],
   helpers: [NEXT_TOKEN_LUA, WAITING_MARKS_LUA],
   lua: `
 local lock_key, fence_key = KEYS[1], KEYS[2]
@@ -55,14 +50,9 @@ local owner_id, lease_ms = ARGV[1], ARGV[2]
 local client = ARGV[3] or ''
 local queue = ARGV[4] or ''
 local renew = ARGV[5] or '0'
-local grant_token = ARGV[6] or ''
 
 local holder = redis.call('hget', lock_key, 'owner')
-local claims = grant_token ~= '' and holder == client .. ':grant' and redis.call('hget', lock_key, 'token') == grant_token
-if grant_token ~= '' and not claims then
-  return {0, redis.call('pttl', lock_key)}
-end
-if holder == false or claims then
+if holder == false or (client ~= '' and holder == client .. ':grant') then
   local token
   if holder == false then
     token = next_token(fence_key)

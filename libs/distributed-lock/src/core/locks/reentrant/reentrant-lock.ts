@@ -1,5 +1,5 @@
-import type { ClaimArgs, HandOverArgs, HandOverReply, LockHandover } from '../../engine/lease-resource.js';
-import type { AttemptReply, ReleaseReply } from '../../scripts/lock-script.js';
+import type { HandOverArgs, HandOverReply, LockHandover } from '../../engine/lease-resource.js';
+import type { ReleaseReply } from '../../scripts/lock-script.js';
 import { GRANT_LEASE_MS } from '../../waiting/lock-line.js';
 import { ExclusiveHashLock } from '../exclusive/exclusive-hash-lock.js';
 import type { AttemptArgs, AttemptResult } from '../lock-kind.js';
@@ -66,20 +66,6 @@ export class ReentrantLock extends ExclusiveHashLock implements LockHandover {
       grantLeaseMs: GRANT_LEASE_MS,
       successorWatchdog,
       all,
-    });
-  }
-
-  /** @internal See LockHandover. The claimant is still first in this process's line: others wait if the line is longer. */
-  claim({ owner, token, leaseMs, watchdog }: ClaimArgs): Promise<AttemptReply> {
-    return this.services.nodes[0]!.run(reentrantAcquire, {
-      lock: this.id,
-      fence: this.fenceKey,
-      owner,
-      leaseMs,
-      waitingClient: this.services.clientId,
-      queue: this.services.waitersHere(this.channel) > 1 ? 'others-wait' : 'last',
-      watchdog,
-      grantToken: token,
     });
   }
 
