@@ -21,10 +21,15 @@ import { watchdogSuite } from './suites/watchdog.suite.js';
  * in-memory store of `nestjs-distributed-lock/testing` runs it too, all but the tests that need
  * other processes.
  */
-export function describeLockConformance(mode: FixtureMode, server: ServerSettings & { label?: string } = {}, driver: ClientDriver = IOREDIS): void {
+export function describeLockConformance(
+  mode: FixtureMode,
+  server: ServerSettings & { label?: string } = {},
+  driver: ClientDriver = IOREDIS,
+  scope: ConformanceScope = 'full',
+): void {
   const through = driver === IOREDIS ? '' : ` through ${driver.name}`;
-  describe(`lock conformance: ${mode}${server.label ? ` on ${server.label}` : ''}${through}`, () => {
-    const fx = useMode(mode, { bin: server.bin }, 'full', driver);
+  describe(`lock conformance${scope === 'core' ? ' core' : ''}: ${mode}${server.label ? ` on ${server.label}` : ''}${through}`, () => {
+    const fx = useMode(mode, { bin: server.bin }, scope, driver);
     if (driver !== IOREDIS) {
       it(`lock clients run on the ${driver.name} client given to them`, async () => {
         const client = await fx.client();

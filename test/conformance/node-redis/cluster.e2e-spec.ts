@@ -1,5 +1,5 @@
 import { NODE_REDIS } from '../client-drivers.js';
 import { describeLockConformance } from '../lock-conformance.js';
 
-// The same suite, with a node-redis cluster (createCluster) given as options.client.
-describeLockConformance('cluster', {}, NODE_REDIS);
+// The conformance core (the full suite runs through node-redis in single mode, and in every mode through ioredis), with a node-redis cluster (createCluster) given as options.client.
+describeLockConformance('cluster', {}, NODE_REDIS, 'core');
