@@ -23,60 +23,45 @@ import { semaphoreRelease } from './locks/semaphore/semaphore-release.script.js'
 import { semaphoreRenew } from './locks/semaphore/semaphore-renew.script.js';
 import { writeAcquire } from './locks/read-write/write-acquire.script.js';
 
+/** The scripts of the lock path, which also run as functions of the batch script (group commit). */
+const BATCHED = [
+  reentrantAcquire,
+  exclusiveRelease,
+  reentrantHandover,
+  reentrantWithdraw,
+  exclusiveRenew,
+  exclusiveAdjust,
+  fairAcquire,
+  fairLeave,
+  readAcquire,
+  writeAcquire,
+  readRenew,
+  writeRenew,
+  readRelease,
+  writeRelease,
+  readWriteAdjust,
+  semaphoreAcquire,
+  semaphoreRenew,
+  semaphoreRelease,
+  semaphoreLeave,
+] as const;
+
 /**
  * The scripts of the lock path, which the client sends in batches when several are issued in one turn
  * (group commit, see LockNode): one batch script runs any sequence of them.
  */
-export const LOCK_SCRIPT_BATCH = new ScriptBatch([
-  reentrantAcquire,
-  exclusiveRelease,
-  reentrantHandover,
-  reentrantWithdraw,
-  exclusiveRenew,
-  exclusiveAdjust,
-  fairAcquire,
-  fairLeave,
-  readAcquire,
-  writeAcquire,
-  readRenew,
-  writeRenew,
-  readRelease,
-  writeRelease,
-  readWriteAdjust,
-  semaphoreAcquire,
-  semaphoreRenew,
-  semaphoreRelease,
-  semaphoreLeave,
-]);
+export const LOCK_SCRIPT_BATCH = new ScriptBatch(BATCHED);
 
 /** Every Lua script of the library, the batch script among them: for SCRIPT LOAD (health check, tests). */
 export const LOCK_SCRIPTS: readonly ScriptText[] = [
   LOCK_SCRIPT_BATCH,
-  reentrantAcquire,
-  exclusiveRelease,
-  reentrantHandover,
-  reentrantWithdraw,
-  exclusiveRenew,
-  exclusiveAdjust,
+  ...BATCHED,
   forceUnlock,
   fenceRaise,
-  fairAcquire,
-  fairLeave,
-  readAcquire,
-  writeAcquire,
-  readRenew,
-  writeRenew,
-  readRelease,
-  writeRelease,
-  readWriteAdjust,
   readWriteState,
   readWriteForceUnlock,
   inspectLock,
   fencedOps,
-  semaphoreAcquire,
-  semaphoreRenew,
-  semaphoreRelease,
-  semaphoreLeave,
   semaphorePermits,
 ];
 
