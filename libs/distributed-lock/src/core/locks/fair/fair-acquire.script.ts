@@ -1,3 +1,4 @@
+import { REENTER_LUA } from '../exclusive/reenter.lua.js';
 import { FAIR_QUEUE_LUA } from './fair-queue.lua.js';
 import { defineLockScript, parseAttempt, type AttemptReply } from '../../scripts/lock-script.js';
 import { NEXT_TOKEN_LUA } from '../../scripts/next-token.lua.js';
@@ -32,7 +33,7 @@ export const fairAcquire = defineLockScript<FairAcquireArgs, AttemptReply, [numb
   guarded: true,
   keys: (a) => [a.lock, a.fence, a.queue, a.queueDeadlines],
   argv: (a) => [a.owner, a.leaseMs, a.queueTimeoutMs, a.queueOnFailure ? '1' : '0', a.watchdog ? '1' : '0'],
-  helpers: [FAIR_QUEUE_LUA, NEXT_TOKEN_LUA],
+  helpers: [FAIR_QUEUE_LUA, NEXT_TOKEN_LUA, REENTER_LUA],
   lua: `
 local lock_key, fence_key, queue_key, deadlines_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local owner_id, lease_ms, timeout, queue_on_failure = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4] == '1'
@@ -41,14 +42,7 @@ local renew = ARGV[5] or '0'
 local now = drop_dead_fair_waiters(queue_key, deadlines_key)
 local holder = redis.call('hget', lock_key, 'owner')
 if holder == owner_id then
-  local holds = redis.call('hincrby', lock_key, 'holds', 1)
-  if renew == '1' then
-    redis.call('hset', lock_key, 'renew', 1)
-  end
-  if redis.call('pttl', lock_key) < tonumber(lease_ms) then
-    redis.call('pexpire', lock_key, lease_ms)
-  end
-  return {tonumber(redis.call('hget', lock_key, 'token')), holds}
+  return reenter(lock_key, lease_ms, renew)
 end
 local first = redis.call('zrange', queue_key, 0, 0)[1]
 if holder == false and (first == nil or first == owner_id) then

@@ -1,3 +1,4 @@
+import { REENTER_LUA } from '../exclusive/reenter.lua.js';
 import { defineLockScript, parseAttempt, type AttemptReply } from '../../scripts/lock-script.js';
 import { NEXT_TOKEN_LUA } from '../../scripts/next-token.lua.js';
 import { WAITING_MARKS_LUA } from '../exclusive/waiting-marks.lua.js';
@@ -43,7 +44,7 @@ export const reentrantAcquire = defineLockScript<ReentrantAcquireArgs, AttemptRe
   guarded: true,
   keys: (a) => [a.lock, a.fence],
   argv: (a) => [a.owner, a.leaseMs, a.waitingClient, QUEUE_ARG[a.queue], a.watchdog ? '1' : '0'],
-  helpers: [NEXT_TOKEN_LUA, WAITING_MARKS_LUA],
+  helpers: [NEXT_TOKEN_LUA, WAITING_MARKS_LUA, REENTER_LUA],
   lua: `
 local lock_key, fence_key = KEYS[1], KEYS[2]
 local owner_id, lease_ms = ARGV[1], ARGV[2]
@@ -72,14 +73,7 @@ if holder == owner_id then
   if client ~= '' and queue == '0' then
     unmark_waiting(lock_key, client)
   end
-  local holds = redis.call('hincrby', lock_key, 'holds', 1)
-  if renew == '1' then
-    redis.call('hset', lock_key, 'renew', 1)
-  end
-  if redis.call('pttl', lock_key) < tonumber(lease_ms) then
-    redis.call('pexpire', lock_key, lease_ms)
-  end
-  return {tonumber(redis.call('hget', lock_key, 'token')), holds}
+  return reenter(lock_key, lease_ms, renew)
 end
 if client ~= '' and redis.call('hexists', lock_key, 'w:' .. client) == 0 then
   mark_waiting(lock_key, client)
