@@ -1,6 +1,6 @@
-import { clusterMasterOf, startCluster, waitUntil, withClient, type Topology } from 'redis-topology';
+import { startCluster, type Topology } from 'redis-topology';
 import { stopAllWorkers } from '../harness/worker-process.js';
-import { analyse, LockLoad, now, record } from './load.js';
+import { manualClusterFailoverUnderLoad, record } from './load.js';
 
 describe('cluster: CLUSTER FAILOVER of the slot that holds a busy lock', () => {
   let topology: Topology;
@@ -13,18 +13,7 @@ describe('cluster: CLUSTER FAILOVER of the slot that holds a busy lock', () => {
   });
 
   it('clients follow MOVED to the promoted replica: no CROSSSLOT, no hang, no double grant', async () => {
-    const load = await LockLoad.start(topology.env, 3, 3, 'failover:lock');
-    await load.progress(20);
-    const slot = Number(await withClient(topology.servers[0]!, (client) => client.call('CLUSTER', 'KEYSLOT', 'lock:{failover:lock}')));
-    const before = await clusterMasterOf(topology, slot);
-    const promoted = before.replicas[0]!;
-
-    const faultAt = now();
-    await withClient(promoted, (client) => client.call('CLUSTER', 'FAILOVER'));
-    await waitUntil(async () => (await clusterMasterOf(topology, slot)).master.port === promoted.port, 'the replica to take over the slot', 30_000);
-    await load.progress(20, 30_000);
-
-    const report = analyse('cluster', 'CLUSTER FAILOVER (manual, coordinated)', faultAt, await load.stop());
+    const report = await manualClusterFailoverUnderLoad(topology, topology.env, 'cluster');
     record(report);
     expect(report.untypedErrors).toEqual([]);
     expect(report.messages.filter((message) => /CROSSSLOT/.test(message))).toEqual([]);

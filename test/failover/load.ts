@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { clusterMasterOf, waitUntil, withClient, type Topology } from 'redis-topology';
 import { WorkerProcess, type WorkerMessage } from '../harness/worker-process.js';
 
 export type Section = [start: number, end: number, token: number];
@@ -91,4 +92,27 @@ export function record(report: FailoverReport): void {
   const directory = fileURLToPath(new URL('../../results/failover/', import.meta.url));
   mkdirSync(directory, { recursive: true });
   writeFileSync(join(directory, `${report.mode}.json`), `${JSON.stringify(report, null, 2)}\n`);
+}
+
+/**
+ * A manual CLUSTER FAILOVER of the slot of `failover:lock` under load (3 workers x 3 callers), until
+ * the load has made progress on the promoted replica. `env`: the workers' environment (the topology's,
+ * plus the client library to use); `started` sees the load before the fault (e.g. to check its client).
+ */
+export async function manualClusterFailoverUnderLoad(
+  topology: Topology,
+  env: Record<string, string>,
+  mode: string,
+  started: (load: LockLoad) => void = () => undefined,
+): Promise<FailoverReport> {
+  const load = await LockLoad.start(env, 3, 3, 'failover:lock');
+  started(load);
+  await load.progress(20);
+  const slot = Number(await withClient(topology.servers[0]!, (client) => client.call('CLUSTER', 'KEYSLOT', 'lock:{failover:lock}')));
+  const promoted = (await clusterMasterOf(topology, slot)).replicas[0]!;
+  const faultAt = now();
+  await withClient(promoted, (client) => client.call('CLUSTER', 'FAILOVER'));
+  await waitUntil(async () => (await clusterMasterOf(topology, slot)).master.port === promoted.port, 'the replica to take over the slot', 30_000);
+  await load.progress(20, 30_000);
+  return analyse(mode, 'CLUSTER FAILOVER (manual, coordinated)', faultAt, await load.stop());
 }

@@ -1,6 +1,6 @@
-import { clusterMasterOf, currentSentinelMaster, startCluster, startSentinelTopology, waitUntil, withClient, type Topology } from 'redis-topology';
+import { currentSentinelMaster, startCluster, startSentinelTopology, waitUntil, type Topology } from 'redis-topology';
 import { stopAllWorkers } from '../harness/worker-process.js';
-import { analyse, LockLoad, now } from './load.js';
+import { analyse, LockLoad, manualClusterFailoverUnderLoad, now } from './load.js';
 
 /** Every worker's lock client runs on the node-redis client it was given. */
 function expectNodeRedis(load: LockLoad): void {
@@ -53,19 +53,12 @@ describe('node-redis as `client`: failovers under load', () => {
     });
 
     it('the cluster client follows MOVED: no CROSSSLOT, no hang, no double grant', async () => {
-      const load = await LockLoad.start({ ...topology.env, LOCK_TEST_CLIENT: 'node-redis' }, 3, 3, 'failover:lock');
-      expectNodeRedis(load);
-      await load.progress(20);
-      const slot = Number(await withClient(topology.servers[0]!, (client) => client.call('CLUSTER', 'KEYSLOT', 'lock:{failover:lock}')));
-      const before = await clusterMasterOf(topology, slot);
-      const promoted = before.replicas[0]!;
-
-      const faultAt = now();
-      await withClient(promoted, (client) => client.call('CLUSTER', 'FAILOVER'));
-      await waitUntil(async () => (await clusterMasterOf(topology, slot)).master.port === promoted.port, 'the replica to take over the slot', 30_000);
-      await load.progress(20, 30_000);
-
-      const report = analyse('cluster (node-redis)', 'CLUSTER FAILOVER (manual, coordinated)', faultAt, await load.stop());
+      const report = await manualClusterFailoverUnderLoad(
+        topology,
+        { ...topology.env, LOCK_TEST_CLIENT: 'node-redis' },
+        'cluster (node-redis)',
+        expectNodeRedis,
+      );
       expect(report.untypedErrors).toEqual([]);
       expect(report.messages.filter((message) => /CROSSSLOT/.test(message))).toEqual([]);
       expect(Number.isFinite(report.windowMs)).toBe(true);
