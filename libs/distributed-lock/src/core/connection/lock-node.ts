@@ -7,8 +7,12 @@ import { NodeClock } from './node-clock.js';
 /** Thrown when a guarded script was not run because its caller can no longer be waiting for it (see NodeClock). */
 export class LateOperation extends Error {}
 
-/** Most operations one batch call carries; a longer queue is sent as several. */
-const MAX_BATCH = 128;
+/**
+ * Most operations one batch call carries; a longer queue is sent as several. A batch is one script run,
+ * during which Redis serves nobody else: 128 fair-lock attempts over queues of 100 waiters ran for
+ * 10 ms (Redis's slow log, test/board/board-scale); 32 keeps such a run near 2.5 ms.
+ */
+const MAX_BATCH = 32;
 
 /** A script call waiting for the end of the turn (see LockNode.run). */
 interface QueuedCall {
