@@ -65,6 +65,16 @@ export class LockNode {
   }
 
   /**
+   * The earliest local monotonic time at which this node's server may have read `serverMs` (a grant's
+   * expiry, see NodeClock.localTimeOf); undefined while its clock is unknown, and always on a node made
+   * of several servers (a cluster, or a service sharding behind one endpoint): a clock sample there may
+   * come from another server than the one that wrote the time, so it bounds nothing.
+   */
+  localTimeOf(serverMs: number): number | undefined {
+    return this.oneSlotPerScript ? undefined : this.clock.localTimeOf(serverMs);
+  }
+
+  /**
    * Runs `script` with `args` as EVALSHA (by the SHA1 the library computed), keys first, alone or in a
    * batch (see the class comment). A server that does not have the script yet (NOSCRIPT: new node,
    * restart, failover) gets it once as EVAL, which also caches it there (RedisPort.runScript). A plain

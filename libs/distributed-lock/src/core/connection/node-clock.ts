@@ -30,6 +30,9 @@ export class NodeClock {
   /** The lower bound of the offset in use, and when it was taken (local monotonic ms). */
   private offset: number | undefined;
   private offsetAt = -Infinity;
+  /** An upper bound of the offset (see localTimeOf), and when it was taken. */
+  private offsetMax: number | undefined;
+  private offsetMaxAt = -Infinity;
   private sampledAt = -Infinity;
   private sampling: Promise<void> | undefined;
 
@@ -51,13 +54,32 @@ export class NodeClock {
     return this.offset === undefined ? undefined : Math.floor(sentAt + timeoutMs + this.offset);
   }
 
+  /**
+   * The earliest local monotonic time at which the server's clock may have read `serverMs`, or
+   * undefined while no sample bounds it. A TIME request sent at local time `s` that replies `t` was read
+   * by the server at or after `s`, so `offset <= t - s` (plus one: TIME's milliseconds are rounded
+   * down), and the server read `serverMs` at local time `serverMs - offset >= serverMs - (t - s + 1)`.
+   * A deadline in server time (a grant's expiry) converted so is never later than the server's.
+   */
+  localTimeOf(serverMs: number): number | undefined {
+    return this.offsetMax === undefined ? undefined : serverMs - this.offsetMax;
+  }
+
   /** Reads the server's clock once (one at a time); never rejects: a failed sample changes nothing. */
   sample(): Promise<void> {
     this.sampling ??= (async () => {
       try {
-        this.sampledAt = monotonicNow();
+        const sentAt = monotonicNow();
+        this.sampledAt = sentAt;
         const [seconds, micros] = await this.time();
-        this.observe(Number(seconds) * 1000 + Math.floor(Number(micros) / 1000), monotonicNow());
+        const serverMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+        const upper = serverMs + 1 - sentAt;
+        const readAt = monotonicNow();
+        if (this.offsetMax === undefined || upper < this.offsetMax || readAt - this.offsetMaxAt > KEEP_BEST_MS) {
+          this.offsetMax = upper;
+          this.offsetMaxAt = readAt;
+        }
+        this.observe(serverMs, readAt);
       } catch {
         this.sampledAt = -Infinity; // Redis did not answer: the next operation asks again
       } finally {
@@ -71,6 +93,7 @@ export class NodeClock {
   reset(): void {
     this.sampledAt = -Infinity;
     this.offsetAt = -Infinity;
+    this.offsetMax = undefined; // no deadline is converted with another server's bound
   }
 
   /** The server's time `serverMs`, in a reply read at local time `readAt`: a lower bound of the offset. */

@@ -115,11 +115,22 @@ export class LeaseKeeper {
   }
 
   /**
+   * The claim of permits a release granted to this process's waiter in its script, held from the
+   * grant's message with the grant's short lease (see Acquisition): one renewal, now, that gives the hold
+   * its owner's lease, counted from the claim's start. In flight, it counts as a renewal (the short lease
+   * is not declared over while its reply may still lengthen it); refused (the grant's lease ended
+   * first), the permits are lost; without a reply, the grant's own lease decides.
+   */
+  claim(held: HeldLock): void {
+    void this.renew(held, false);
+  }
+
+  /**
    * One watchdog renewal of one lock, bounded by the operation timeout, so that a stalled node (a
    * master failing over) holds up only the locks it serves: the watchdog skips a lock whose renewal
-   * is still in flight, and renews the others on time.
+   * is still in flight, and renews the others on time. `announce`: emit `renewed` (not for a claim).
    */
-  private async renew(held: HeldLock): Promise<void> {
+  private async renew(held: HeldLock, announce = true): Promise<void> {
     const startedAt = monotonicNow();
     held.renewingSince = startedAt;
     try {
@@ -132,7 +143,8 @@ export class LeaseKeeper {
       }
       held.validUntil = Math.max(held.validUntil, startedAt + result.validityMs);
       this.armExpiry(held);
-      this.events.emit('renewed', { name: held.resource.name, kind: held.resource.kind, leaseMs: held.leaseMs, tookMs: monotonicNow() - startedAt });
+      if (announce)
+        this.events.emit('renewed', { name: held.resource.name, kind: held.resource.kind, leaseMs: held.leaseMs, tookMs: monotonicNow() - startedAt });
     } catch (error) {
       this.background.report('renew', held.resource.name, error);
     } finally {

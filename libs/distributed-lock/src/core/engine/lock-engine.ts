@@ -213,6 +213,17 @@ export class LockEngine implements LockReleaser {
     return new HeldLockHandle(held, this);
   }
 
+  /** Claims the permits `key` holds by a grant's message (see LeaseKeeper.claim). */
+  claim(key: RegistryKey): void {
+    const held = this.held.find(key);
+    if (held?.active) this.leases.claim(held);
+  }
+
+  /** The earliest local time at which the lock node's server may have read `serverMs` (see LockNode.localTimeOf). */
+  localTimeOf(serverMs: number): number | undefined {
+    return this.node.localTimeOf(serverMs);
+  }
+
   /** Drops one hold of `held` (LockReleaser): see ReleaseProtocol. */
   release(held: HeldLock): Promise<void> {
     return this.releases.release(held);

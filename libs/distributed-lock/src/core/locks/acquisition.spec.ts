@@ -9,7 +9,8 @@ import { LockBackendError } from '../errors/lock-backend.error.js';
 import { LockEvents } from '../events/lock-events.js';
 import type { ReleaseReply } from '../scripts/lock-script.js';
 import { LockLines } from '../waiting/lock-lines.js';
-import { Acquisition, type AcquisitionPort } from './acquisition.js';
+import { Acquisition } from './acquisition.js';
+import type { AcquisitionPort } from './acquisition-port.js';
 import type { AttemptArgs, AttemptResult, LockKindContract } from './lock-kind.js';
 
 /**
@@ -64,12 +65,16 @@ class InstantPort implements SubscriberPort {
   }
 }
 
-function fakePort(timeoutMs = 100): { port: AcquisitionPort; registered: HoldTerms[]; releasedFor: string[]; subscriber: InstantPort; stop(): void } {
+function fakePort(
+  timeoutMs = 100,
+  localTimeOf: (serverMs: number) => number | undefined = () => undefined,
+): { port: AcquisitionPort; registered: HoldTerms[]; releasedFor: string[]; claimed: string[]; subscriber: InstantPort; stop(): void } {
   const events = new LockEvents();
   const roundTrips = new RoundTrips(timeoutMs);
   const subscriber = new InstantPort();
   const registered: HoldTerms[] = [];
   const releasedFor: string[] = [];
+  const claimed: string[] = [];
   const lines = new LockLines(subscriber, events, 'me');
   const port: AcquisitionPort = {
     settings: { watchdogTimeoutMs: 30_000, operationTimeoutMs: timeoutMs, replicaAck: undefined },
@@ -86,8 +91,10 @@ function fakePort(timeoutMs = 100): { port: AcquisitionPort; registered: HoldTer
       registered.push(terms);
       return { token: terms.token } as unknown as HeldLockHandle;
     },
+    claim: (key) => void claimed.push(key),
+    localTimeOf,
   };
-  return { port, registered, releasedFor, subscriber, stop: () => (roundTrips.stop(), lines.close()) };
+  return { port, registered, releasedFor, claimed, subscriber, stop: () => (roundTrips.stop(), lines.close()) };
 }
 
 const owner = { id: 'me:1', outsideContext: false };
@@ -128,6 +135,39 @@ describe('Acquisition', () => {
     expect(kind.attempts.slice(1).every((attempt) => attempt.queued)).toBe(true);
     expect(port.lines.count(kind.channel)).toBe(0);
     stop();
+  });
+
+  /** A waiter queued behind a holder, then sent `granted:me:1:<token>:<server ms>` (a semaphore's release granted it permits). */
+  async function grantedWaiter(localTimeOf: (serverMs: number) => number | undefined) {
+    const fake = fakePort(100, localTimeOf);
+    const kind = new ScriptedKind();
+    const running = new Acquisition(kind, fake.port, owner, request(10_000)).run();
+    while (kind.attempts.length < 2) await new Promise((resolve) => setImmediate(resolve));
+    return { ...fake, kind, running };
+  }
+
+  it('a grant heard on the channel is held from the message, valid until its expiry on the local clock, and claimed', async () => {
+    const now = performance.now();
+    // The server's ms 1_000_250 falls at local time now + 200 at the earliest.
+    const { subscriber, kind, running, registered, claimed, stop } = await grantedWaiter((serverMs) => now + 200 + (serverMs - 1_000_250));
+    subscriber.publish(kind.channel, 'granted:me:1:77:1000250');
+    expect(await running).toMatchObject({ token: 77 });
+    expect(kind.attempts).toHaveLength(2); // no attempt after the message
+    expect(registered[0]!.startedAt + registered[0]!.validityMs).toBeLessThanOrEqual(now + 200);
+    expect(claimed).toHaveLength(1);
+    stop();
+  });
+
+  it('a grant whose expiry this clock cannot place, or too close, is taken by an attempt instead (control)', async () => {
+    for (const localTimeOf of [() => undefined, () => performance.now() + 50]) {
+      const { subscriber, kind, running, claimed, stop } = await grantedWaiter(localTimeOf);
+      kind.replies.push({ acquired: true, token: 77, holds: 1 });
+      subscriber.publish(kind.channel, 'granted:me:1:77:1000250');
+      expect(await running).toMatchObject({ token: 77 });
+      expect(kind.attempts).toHaveLength(3);
+      expect(claimed).toHaveLength(0);
+      stop();
+    }
   });
 
   it('no attempt starts after the deadline: an attempt that hangs past it ends the wait with its backend error', async () => {

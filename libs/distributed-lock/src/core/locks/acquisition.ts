@@ -1,11 +1,7 @@
 import type { ReplicaAck } from '../config/replica-ack.js';
-import type { BackgroundWork } from '../engine/background-work.js';
-import { type HeldLocks, registryKey, type RegistryKey } from '../engine/held-locks.js';
-import type { HoldTerms, LockEngineSettings, Owner } from '../engine/lock-engine.js';
-import type { ReleaseProtocol } from '../engine/release-protocol.js';
-import { type RoundTrips, AbandonedOperation } from '../engine/round-trips.js';
-import type { LockEvents } from '../events/lock-events.js';
-import type { LockLines } from '../waiting/lock-lines.js';
+import { registryKey, type RegistryKey } from '../engine/held-locks.js';
+import type { Owner } from '../engine/lock-engine.js';
+import { AbandonedOperation } from '../engine/round-trips.js';
 import type { HeldLockHandle } from '../engine/held-lock-handle.js';
 import { DistributedLockError } from '../errors/distributed-lock.error.js';
 import { LockAcquireAbortedError } from '../errors/lock-acquire-aborted.error.js';
@@ -13,37 +9,16 @@ import { LockBackendError } from '../errors/lock-backend.error.js';
 import { LockClientClosedError } from '../errors/lock-client-closed.error.js';
 import { monotonicNow } from '../util/clock.js';
 import { pause, settleWithin } from '../util/late-timer.js';
-import type { Place } from '../waiting/lock-line.js';
+import type { HandoverOutcome } from '../waiting/handover.js';
+import { GRANT_LEASE_MS, type Place } from '../waiting/lock-line.js';
 import type { AcquireRequest } from './acquire-options.js';
 import type { AttemptResult, Acquired, LockKindContract } from './lock-kind.js';
+import type { AcquireOutcome, AcquisitionPort } from './acquisition-port.js';
 
 /** Retry pause after a Redis error while waiting: doubles from 50 ms up to 1 s. */
 const ERROR_BACKOFF_MS = [50, 100, 200, 400, 800, 1000];
 /** Pause when the lock exists without an expiry (should not happen with this library's keys). */
 const NO_TTL_PAUSE_MS = 100;
-
-/**
- * What an acquisition needs, and all it may touch (the engine provides it; unit specs fake it): the
- * client's settings, its lines of waiting callers, the registry of held locks, releases, bounded round
- * trips, background work, events, and registering what it acquired.
- */
-export interface AcquisitionPort {
-  readonly settings: Pick<LockEngineSettings, 'watchdogTimeoutMs' | 'operationTimeoutMs' | 'replicaAck'>;
-  readonly events: LockEvents;
-  readonly lines: Pick<LockLines, 'count' | 'join'>;
-  readonly held: Pick<HeldLocks, 'beginAcquisition' | 'find' | 'acquisitionsInFlight'>;
-  readonly releases: Pick<ReleaseProtocol, 'settled' | 'releaseFor'>;
-  readonly roundTrips: Pick<RoundTrips, 'bounded' | 'failure'>;
-  readonly background: Pick<BackgroundWork, 'run' | 'report'>;
-  readonly isClosed: boolean;
-  assertOpen(operation: string): void;
-  /** Called at each acquisition: this process's label for inspection is written at the first. */
-  announce(): void;
-  register(terms: HoldTerms): HeldLockHandle;
-}
-
-/** What an acquisition comes to: the handle, or the holder's remaining lease when the wait ran out. */
-export type AcquireOutcome = HeldLockHandle | { ttl: number };
 
 /**
  * One acquisition of one lock: attempt, wait without polling (woken by releases, or handed the lock
@@ -180,14 +155,15 @@ export class Acquisition {
       for (;;) {
         const handingOver = place.takeHandover();
         if (handingOver) {
-          // A release in this process chose us: the lock may be ours without asking Redis.
+          // A release chose us (in this process, or a semaphore's grant): it may be ours without asking Redis.
           const handed = await handingOver;
           if (!handed.granted && handed.uncertain) this.uncertain = true;
-          if (handed.granted) {
+          const handle = handed.granted ? this.takeHandedLock(handed) : undefined;
+          if (handle) {
             acquired = true;
-            port.events.emit('waited', { name: lock.name, kind: lock.kind, waitedMs: this.waited() });
-            return this.register({ acquired: true, token: handed.token, holds: 1 }, 1, handed.startedAt);
+            return handle;
           }
+          // Not granted, or a grant this waiter cannot hold on its message: its attempt takes it (see takeHandedLock).
           attemptNow = true;
         }
         if (attemptNow && monotonicNow() >= this.deadline) return this.endOfWait(ttl, lastError);
@@ -228,6 +204,28 @@ export class Acquisition {
       const handed = place.leave(acquired, this.leaseMs);
       if (handed && (handed.granted || handed.uncertain)) port.releases.releaseFor(lock, this.owner);
     }
+  }
+
+  /**
+   * Registers what a release handed this waiter: a lock a release in this process took in its name, or
+   * permits a semaphore's release granted it (`grant`), held from the message until the grant's lease
+   * ends, placed on the local clock no later than on the server's, and claimed in the background (one
+   * renewal to the waiter's own lease). Undefined when a grant cannot be held so: with replica
+   * acknowledgement (the grant is not confirmed), when the server's clock is not bounded here (unknown
+   * yet, or a node of several servers), or when less than half the grant's lease is left on this clock
+   * (a late wake-up: the claim would likely land late). The waiter's attempt then finds the grant held in
+   * its name and takes it with its own lease, a round trip as before.
+   */
+  private takeHandedLock(handed: Extract<HandoverOutcome, { granted: true }>): HeldLockHandle | undefined {
+    const { port, lock } = this;
+    const now = monotonicNow();
+    const expiresAt = handed.grant && !this.replicaAck ? port.localTimeOf(handed.grant.expiresAtServerMs) : undefined;
+    if (handed.grant && (expiresAt === undefined || expiresAt - now < GRANT_LEASE_MS / 2)) return undefined;
+    port.events.emit('waited', { name: lock.name, kind: lock.kind, waitedMs: this.waited() });
+    if (handed.grant === undefined) return this.register({ acquired: true, token: handed.token, holds: 1 }, 1, handed.startedAt);
+    const handle = this.register({ acquired: true, token: handed.token, holds: 1, validityMs: expiresAt! - now }, 1, now);
+    port.claim(this.key);
+    return handle;
   }
 
   /**

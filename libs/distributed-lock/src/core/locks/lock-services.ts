@@ -5,7 +5,7 @@ import type { LockEngine } from '../engine/lock-engine.js';
 import type { InspectedLockKind, LockInspection } from '../inspection/lock-inspection.js';
 import type { LockKeys } from '../scripts/lock-keys.js';
 import type { PublishCommand } from '../scripts/lock-script.js';
-import type { AcquisitionPort } from './acquisition.js';
+import type { AcquisitionPort } from './acquisition-port.js';
 
 /** What a lock object needs of its client's engine: who owns what this process holds, and releasing it. */
 export type Holds = Pick<LockEngine, 'currentOwner' | 'byName' | 'held' | 'release' | 'markResourceLost' | 'timeoutError' | 'assertOpen'>;

@@ -142,7 +142,9 @@ export class Place {
  *   granted to a waiting process) wakes this process's first caller when it is for this process, or,
  *   with nobody left here, calls `withdraw` to pass it on; for another process, the first caller looks
  *   again once that grant would have expired, in case it is never taken; `next:<owner>` (a semaphore's
- *   turn) wakes that caller wherever it is in the line, or is kept until it joins.
+ *   request larger than its size) wakes that caller wherever it is in the line, or is kept until it
+ *   joins; `granted:<owner>:<token>:<lease end>` (permits a semaphore's release granted to that
+ *   caller) hands them to it (see address).
  */
 export class LockLine {
   private readonly places: Place[] = [];
@@ -249,13 +251,18 @@ export class LockLine {
   /** A message on the lock's channel (see the class comment). */
   hear(message: string): void {
     if (message.startsWith('next:')) {
-      const owner = message.slice(5);
-      const place = this.places.find((each) => each.options.owner === owner);
-      if (place) place.waiter.notify();
-      else {
-        this.unclaimed.add(owner);
-        if (this.unclaimed.size > MAX_UNCLAIMED) this.unclaimed.delete(this.unclaimed.values().next().value!);
-      }
+      this.address(message.slice(5), undefined);
+      return;
+    }
+    if (message.startsWith('granted:')) {
+      // granted:<owner>:<token>:<lease end>; owner ids contain ':', so the numbers are read from the end.
+      const body = message.slice(8);
+      const end = body.lastIndexOf(':');
+      const tokenAt = body.lastIndexOf(':', end - 1);
+      const token = Number(body.slice(tokenAt + 1, end));
+      const expiresAtServerMs = Number(body.slice(end + 1));
+      const valid = tokenAt > 0 && Number.isSafeInteger(token) && Number.isFinite(expiresAtServerMs);
+      this.address(body.slice(0, tokenAt), valid ? { token, expiresAtServerMs } : undefined);
       return;
     }
     const head = this.places[0];
@@ -266,6 +273,27 @@ export class LockLine {
       return;
     }
     head?.waiter.notify();
+  }
+
+  /**
+   * A message addressed to one caller by its owner id (a semaphore's): wakes it wherever it is in the
+   * line, handing it the permits a release granted it (`grant`) if it has no hand-over already; for a
+   * caller not (yet) in the line, kept until it joins, which then makes it look at once (its attempt
+   * finds a grant held in its name).
+   */
+  private address(owner: string, grant: { token: number; expiresAtServerMs: number } | undefined): void {
+    const place = this.places.find((each) => each.options.owner === owner);
+    if (!place) {
+      this.unclaimed.add(owner);
+      if (this.unclaimed.size > MAX_UNCLAIMED) this.unclaimed.delete(this.unclaimed.values().next().value!);
+      return;
+    }
+    if (grant && !place.handover && !this.closed) {
+      const handover = new Handover();
+      handover.settle({ granted: true, token: grant.token, grant: { expiresAtServerMs: grant.expiresAtServerMs } });
+      place.handover = handover;
+    }
+    place.waiter.notify();
   }
 
   /** Wakes the first caller, or every caller (after a reconnect, or to look again after a failure). */

@@ -87,7 +87,7 @@ if wanted > size then
     redis.call('hset', state_key, 'permits', initial_permits)
   end
   if queued and sem_drop_waiter(state_key, queue_key, deadlines_key, owner_id) == 1 then
-    sem_serve_line(state_key, queue_key, deadlines_key, channel, publish, now, size, used, false, nil)
+    sem_serve_line(state_key, holders_key, queue_key, deadlines_key, fence_key, channel, publish, now, size, used, false, nil)
   end
   return {-1, size}
 end
@@ -100,10 +100,13 @@ if wanted > size - used then
   used = used - freed
 end
 if moved or freed > 0 then
-  first = sem_serve_line(state_key, queue_key, deadlines_key, channel, publish, now, size, used, freed > 0, owner_id)
+  first, used = sem_serve_line(state_key, holders_key, queue_key, deadlines_key, fence_key, channel, publish, now, size, used, freed > 0, owner_id)
 end
 
 if (first == nil or first == owner_id) and wanted <= size - used then
+  if first == owner_id then
+    sem_drop_waiter(state_key, queue_key, deadlines_key, owner_id)
+  end
   local token = next_token(fence_key)
   used = used + wanted
   if fresh then
@@ -113,8 +116,7 @@ if (first == nil or first == owner_id) and wanted <= size - used then
   end
   redis.call('zadd', holders_key, now + lease_ms, owner_id)
   if first == owner_id then
-    sem_drop_waiter(state_key, queue_key, deadlines_key, owner_id)
-    sem_serve_line(state_key, queue_key, deadlines_key, channel, publish, now, size, used, false, nil)
+    sem_serve_line(state_key, holders_key, queue_key, deadlines_key, fence_key, channel, publish, now, size, used, false, nil)
   end
   return {token, 1}
 end
@@ -128,7 +130,7 @@ if queue_on_failure then
     local ticket = 1
     if #last > 0 then ticket = tonumber(last[2]) + 1 end
     redis.call('zadd', queue_key, ticket, owner_id)
-    redis.call('hset', state_key, 'w:' .. owner_id, wanted_arg)
+    redis.call('hset', state_key, 'w:' .. owner_id, wanted_arg, 'd:' .. owner_id, renew)
   end
   redis.call('zadd', deadlines_key, now + queue_timeout, owner_id)
 end

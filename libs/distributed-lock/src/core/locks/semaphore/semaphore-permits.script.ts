@@ -71,7 +71,8 @@ end
 
 local size = tonumber(stored or initial_permits)
 if (outcome == 1 and operation ~= 'read') or freed > 0 then
-  sem_serve_line(state_key, queue_key, deadlines_key, channel, publish, now, size, used, freed > 0, nil)
+  local _
+  _, used = sem_serve_line(state_key, holders_key, queue_key, deadlines_key, KEYS[5], channel, publish, now, size, used, freed > 0, nil)
 end
 return {outcome, size, size - used, redis.call('zcard', queue_key)}
 `,

@@ -36,7 +36,7 @@ if state[1] then
   redis.call('hdel', state_key, 'h:' .. owner_id, 'd:' .. owner_id)
   used = used - tonumber(string.match(state[1], '^%d+'))
 end
-sem_serve_line(state_key, queue_key, deadlines_key, channel, publish, now, tonumber(state[2] or '0'), used, true, nil)
+sem_serve_line(state_key, holders_key, queue_key, deadlines_key, KEYS[5], channel, publish, now, tonumber(state[2] or '0'), used, true, nil)
 if tonumber(lease_end) <= now then
   return -1
 end

@@ -1,6 +1,7 @@
 import type { SemaphoreKeys } from '../../scripts/lock-keys.js';
 import { luaHelper } from '../../scripts/lua-helper.js';
 import { NEXT_TOKEN_LUA } from '../../scripts/next-token.lua.js';
+import { GRANT_LEASE_MS } from '../../waiting/lock-line.js';
 
 /**
  * What every semaphore script takes: the semaphore's keys, as one object built once per semaphore (not
@@ -17,8 +18,8 @@ export const semaphoreKeyList = ({ keys: k }: SemaphoreScriptArgs): string[] => 
  * Lua shared by the semaphore's scripts (their keys in one order: state, holders, queue, queue
  * deadlines, fence, channel; the names start with `sem_`, as helpers share one scope in a batch).
  *
- * Permits in use are counted in the state hash (`used`); each script reads it once and writes it at
- * most once. What has expired is dropped where it matters, not by every script: holders whose lease
+ * Permits in use are counted in the state hash (`used`); each script reads it once and writes it
+ * once (twice when an acquire takes permits and then serves the line). What has expired is dropped where it matters, not by every script: holders whose lease
  * ended (their permits come back: no permit leaks when a holder crashes) when a request does not fit
  * without them, and queued waiters that stopped refreshing their place (a crashed waiter holds the
  * line up for at most its queue timeout) whenever the line is served. The first waiter's own timer
@@ -27,7 +28,9 @@ export const semaphoreKeyList = ({ keys: k }: SemaphoreScriptArgs): string[] => 
  *
  * Waiters are served strictly in arrival order: only the first in line may take permits, and only all
  * it asked for at once, so callers asking for one permit cannot starve one asking for several.
- * Whenever permits come back or the line moves, `sem_serve_line` serves the front of the line.
+ * Whenever permits come back or the line moves, `sem_serve_line` serves the front of the line: the
+ * script that freed them grants them to the first waiters, whose processes hold them from the message
+ * on, without an attempt of their own (a hand-over with no round trip after the release).
  */
 export const SEMAPHORE_LUA = luaHelper(
   'semaphore',
@@ -37,7 +40,7 @@ local function sem_drop_waiter(state_key, queue_key, deadlines_key, waiter)
     return 0
   end
   redis.call('zrem', deadlines_key, waiter)
-  redis.call('hdel', state_key, 'w:' .. waiter)
+  redis.call('hdel', state_key, 'w:' .. waiter, 'd:' .. waiter)
   return 1
 end
 
@@ -69,29 +72,43 @@ local function sem_drop_expired_holders(state_key, holders_key, now)
   return freed
 end
 
--- Serves the front of the line after permits came back or the line moved: dead waiters go, then the
--- first waiter, if all it asks for is free, is told ('next:<owner>': its process wakes it alone, and
--- its own attempt takes the permits); a first waiter whose request exceeds the size is told too, so that
--- it is refused at once. Stops at 'until_waiter' (the caller of an acquire, which takes permits itself).
--- Writes 'used' if 'dirty'. Returns the first waiter left in line (nil if none).
-local function sem_serve_line(state_key, queue_key, deadlines_key, channel, publish, now, size, used, dirty, until_waiter)
+-- Serves the front of the line after permits came back or the line moved: dead waiters go; then, for
+-- as long as the first waiter's request fits, it is granted its permits in this script (a hold with a
+-- lease of ${GRANT_LEASE_MS} ms, its token, its watchdog flag from its place) and leaves the line, and
+-- the channel says 'granted:<owner>:<token>:<lease end, server ms>': that waiter holds them from the
+-- message on, and lengthens the lease to its own in the background (a claim: one renewal). A first
+-- waiter whose request exceeds the size is told 'next:<owner>', so that it is refused at once. Stops at
+-- 'until_waiter' (the caller of an acquire, which takes permits itself). Writes 'used' if it changed
+-- or 'dirty'. Returns the first waiter left in line (nil if none) and the permits now in use.
+local function sem_serve_line(state_key, holders_key, queue_key, deadlines_key, fence_key, channel, publish, now, size, used, dirty, until_waiter)
+  local first = redis.call('zrange', queue_key, 0, 0)[1]
+  if first ~= nil and sem_drop_dead_waiters(state_key, queue_key, deadlines_key, now) > 0 then
+    first = redis.call('zrange', queue_key, 0, 0)[1]
+  end
+  while first ~= nil and first ~= until_waiter do
+    local place = redis.call('hmget', state_key, 'w:' .. first, 'd:' .. first)
+    local wants = tonumber(place[1] or '1')
+    if wants > size then
+      redis.call(publish, channel, 'next:' .. first)
+      break
+    end
+    if wants > size - used then
+      break
+    end
+    sem_drop_waiter(state_key, queue_key, deadlines_key, first)
+    local token = next_token(fence_key)
+    local lease_end = now + ${GRANT_LEASE_MS}
+    used = used + wants
+    dirty = true
+    redis.call('hset', state_key, 'h:' .. first, string.format('%d:%.0f', wants, token), 'd:' .. first, place[2] or '0')
+    redis.call('zadd', holders_key, lease_end, first)
+    redis.call(publish, channel, string.format('granted:%s:%.0f:%.0f', first, token, lease_end))
+    first = redis.call('zrange', queue_key, 0, 0)[1]
+  end
   if dirty then
     redis.call('hset', state_key, 'used', used)
   end
-  local first = redis.call('zrange', queue_key, 0, 0)[1]
-  if first == nil then
-    return nil
-  end
-  if sem_drop_dead_waiters(state_key, queue_key, deadlines_key, now) > 0 then
-    first = redis.call('zrange', queue_key, 0, 0)[1]
-  end
-  if first ~= nil and first ~= until_waiter then
-    local wants = tonumber(redis.call('hget', state_key, 'w:' .. first) or '1')
-    if wants <= size - used or wants > size then
-      redis.call(publish, channel, 'next:' .. first)
-    end
-  end
-  return first
+  return first, used
 end
 `,
   [NEXT_TOKEN_LUA],

@@ -1,0 +1,78 @@
+import type { LockClient, LockClientOptions } from 'nestjs-distributed-lock';
+import { useRedis } from '../harness/use-redis.js';
+import { until } from '../harness/wait.js';
+
+/**
+ * A semaphore's hand-over with no round trip after the release: the release's script grants the freed
+ * permits to the first waiter in line and says so on the channel (`granted:<owner>:<token>:<lease end>`);
+ * the waiter, in another process, holds them from that message on, without an attempt of its own, and
+ * gives the hold its own lease in the background (a claim). The attempts are counted on the waiting
+ * semaphore object (its internal `attempt`, which every acquire script call goes through).
+ */
+describe('a semaphore release grants its permits to the first waiter', () => {
+  const redis = useRedis();
+
+  /** A holder in one client, a waiter queued behind it in another; the waiter's attempts counted. */
+  async function waiterBehindHolder(name: string, options: LockClientOptions = {}) {
+    const holderClient = await redis.client(options);
+    const waiterClient = await redis.client(options);
+    const semaphore = holderClient.getSemaphore(name, { size: 1 });
+    const held = await semaphore.acquire(1, '10s');
+    const waiting = waiterClient.getSemaphore(name, { size: 1 });
+    let attempts = 0;
+    const attempt = (waiting as unknown as { attempt: (...args: unknown[]) => Promise<unknown> }).attempt.bind(waiting);
+    (waiting as unknown as { attempt: (...args: unknown[]) => Promise<unknown> }).attempt = (...args: unknown[]) => {
+      attempts += 1;
+      return attempt(...args);
+    };
+    const acquiring = waiting.acquire(1, { leaseTime: '10s', waitTime: '5s' });
+    await until(async () => (await semaphore.queueLength()) === 1, 'the waiter to queue');
+    return { held, acquiring, semaphore, waiterClient, attempts: () => attempts };
+  }
+
+  async function leaseLeft(client: LockClient, name: string): Promise<number> {
+    const inspection = await client.getSemaphore(name, { size: 1 }).inspect();
+    return inspection.permitHolders[0]?.remainingLeaseMs ?? 0;
+  }
+
+  it('the waiter holds the permits from the release message, with no attempt of its own after the release, and claims its own lease', async () => {
+    const { held, acquiring, semaphore, waiterClient, attempts } = await waiterBehindHolder('grant:message');
+    const before = attempts(); // the attempt that queued it, and the one once subscribed
+    await held.release();
+    const next = await acquiring;
+    expect(attempts()).toBe(before);
+    expect(next.isHeld).toBe(true);
+    expect(next.token).toBeGreaterThan(held.token);
+    expect(await semaphore.availablePermits()).toBe(0);
+    // The claim gives the grant's short lease (250 ms) the waiter's own (10 s).
+    await until(async () => (await leaseLeft(waiterClient, 'grant:message')) > 5_000, 'the claim');
+    expect(next.isHeld).toBe(true);
+    await next.release();
+    expect(await semaphore.availablePermits()).toBe(1);
+  });
+
+  it('control: where the server clock is not bounded (a node of several servers), the waiter takes the grant with an attempt', async () => {
+    // oneSlotPerScript: the client treats its endpoint as several servers, so a clock sample bounds nothing.
+    const { held, acquiring, attempts } = await waiterBehindHolder('grant:attempt', { oneSlotPerScript: true });
+    const before = attempts();
+    await held.release();
+    const next = await acquiring;
+    expect(attempts()).toBe(before + 1); // the one that found the grant in its name
+    expect(next.isHeld).toBe(true);
+    expect(next.token).toBeGreaterThan(held.token);
+    await next.release();
+  });
+
+  it('a waiter that gave up before the grant reached it leaves nothing held: the permits go to the next in line', async () => {
+    const { held, acquiring, semaphore, waiterClient } = await waiterBehindHolder('grant:declined');
+    const third = await redis.client();
+    const later = third.getSemaphore('grant:declined', { size: 1 }).acquire(1, { leaseTime: '10s', waitTime: '5s' });
+    await until(async () => (await semaphore.queueLength()) === 2, 'both waiters to queue');
+    // The first waiter's process closes while the holder releases: its grant (if it came first) is given back.
+    await Promise.all([held.release(), waiterClient.close()]);
+    await expect(acquiring).rejects.toThrow();
+    const next = await later;
+    expect(next.isHeld).toBe(true);
+    await next.release();
+  });
+});
