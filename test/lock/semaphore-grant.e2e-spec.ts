@@ -20,13 +20,16 @@ describe('a semaphore release grants its permits to the first waiter', () => {
     const held = await semaphore.acquire(1, '10s');
     const waiting = waiterClient.getSemaphore(name, { size: 1 });
     let attempts = 0;
+    let answered = 0;
     const attempt = (waiting as unknown as { attempt: (...args: unknown[]) => Promise<unknown> }).attempt.bind(waiting);
     (waiting as unknown as { attempt: (...args: unknown[]) => Promise<unknown> }).attempt = (...args: unknown[]) => {
       attempts += 1;
-      return attempt(...args);
+      return attempt(...args).finally(() => (answered += 1));
     };
     const acquiring = waiting.acquire(1, { leaseTime: '10s', waitTime: '5s' });
-    await until(async () => (await semaphore.queueLength()) === 1, 'the waiter to queue');
+    // Its first attempt queues it in Redis; the one once it is subscribed finds the permit still taken.
+    await until(() => Promise.resolve(answered === 2), 'the waiter to queue and subscribe');
+    expect(await semaphore.queueLength()).toBe(1);
     return { held, acquiring, semaphore, waiterClient, attempts: () => attempts };
   }
 
@@ -37,7 +40,8 @@ describe('a semaphore release grants its permits to the first waiter', () => {
 
   it('the waiter holds the permits from the release message, with no attempt of its own after the release, and claims its own lease', async () => {
     const { held, acquiring, semaphore, waiterClient, attempts } = await waiterBehindHolder('grant:message');
-    const before = attempts(); // the attempt that queued it, and the one once subscribed
+    const before = attempts();
+    expect(before).toBe(2);
     await held.release();
     const next = await acquiring;
     expect(attempts()).toBe(before);
