@@ -282,6 +282,8 @@ export class LockLine {
    * finds a grant held in its name).
    */
   private address(owner: string, grant: { token: number; expiresAtServerMs: number } | undefined): void {
+    // Owner ids start with their process's client id: another process's caller is none of ours.
+    if (!owner.startsWith(`${this.clientId}:`)) return;
     const place = this.places.find((each) => each.options.owner === owner);
     if (!place) {
       this.unclaimed.add(owner);

@@ -125,6 +125,21 @@ describe('LockLines', () => {
     expect(await a.wait(50, undefined)).toBe('timeout');
   });
 
+  it("a semaphore's grant (granted:<owner>:<token>:<lease end>) is handed to that waiter alone, with its token and expiry", async () => {
+    const a = notifier.join('c', { deadline: Infinity, owner: 'me:1' });
+    const b = notifier.join('c', { deadline: Infinity, owner: 'me:2' });
+    await port.settle();
+    port.publish('c', 'granted:other:2:55:1700000000250'); // another process's waiter
+    port.publish('c', 'granted:me:2:77:1700000000250');
+    expect(await b.wait(10_000, undefined)).toBe('notified');
+    expect(await b.takeHandover()).toEqual({ granted: true, token: 77, grant: { expiresAtServerMs: 1700000000250 } });
+    expect(a.beingHandedOver).toBe(false);
+    expect(await a.wait(50, undefined)).toBe('timeout');
+    port.publish('c', 'granted:me:1:x:y'); // unreadable numbers: woken to look for itself, nothing handed
+    expect(await a.wait(10_000, undefined)).toBe('notified');
+    expect(a.beingHandedOver).toBe(false);
+  });
+
   it('a wake-up addressed to a waiter before it joined is claimed when it joins', async () => {
     notifier.join('c', { deadline: Infinity, owner: 'me:1' });
     await port.settle();
