@@ -88,9 +88,7 @@ export async function runWatchdogJob(job: WatchdogJob): Promise<RunOutcome> {
 
   // Renewals, not script calls: ours batch renewals (group commit), so one script call carries many.
   // The library's own renewal events count them where it reports them; the peers run a script each.
-  const renewalsInWindow = session.onRenewal
-    ? renewals.filter(([start]) => start >= windowStarted && start < windowEnded).length
-    : redis.scriptCalls;
+  const renewalsInWindow = session.onRenewal ? renewals.filter(([start]) => start >= windowStarted && start < windowEnded).length : redis.scriptCalls;
   const redisRenewingMs = redis.cpuMs - idleCpuMsPerSec * windowSec;
   const perRenewal = (ms: number): number => (renewalsInWindow >= 100 ? (ms * 1000) / renewalsInWindow : NaN);
   const redisUsPerRenewal = perRenewal(redisRenewingMs);
