@@ -121,9 +121,10 @@ function fairLockSuite(fx: ModeFixture): void {
     });
 
     itFull(fx)('a waiter that becomes first in its process keeps its place in the queue while the one before it holds the lock', async () => {
-      // Renewals every 300 ms; places expire after 150 ms without a refresh.
-      const [a, b, holderClient] = [await fx.client({ watchdogTimeout: 900 }), await fx.client(), await fx.client()];
-      const lock = (client: LockClient) => client.getFairLock('fair:promoted', { queueTimeout: 150 });
+      // Renewals every 800 ms; places expire after 400 ms without a refresh (refreshed every 133 ms: a
+      // loaded machine stalling an event loop for 150 ms, as CI's did, must not expire a live place).
+      const [a, b, holderClient] = [await fx.client({ watchdogTimeout: 2400 }), await fx.client(), await fx.client()];
+      const lock = (client: LockClient) => client.getFairLock('fair:promoted', { queueTimeout: 400 });
       const holder = await lock(holderClient).lock('60s');
       const order: string[] = [];
       const firstHolds = deferred();
