@@ -122,15 +122,15 @@ export class LeaseKeeper {
    * first), the permits are lost; without a reply, the grant's own lease decides.
    */
   claim(held: HeldLock): void {
-    void this.renew(held, false);
+    void this.renew(held);
   }
 
   /**
    * One watchdog renewal of one lock, bounded by the operation timeout, so that a stalled node (a
    * master failing over) holds up only the locks it serves: the watchdog skips a lock whose renewal
-   * is still in flight, and renews the others on time. `announce`: emit `renewed` (not for a claim).
+   * is still in flight, and renews the others on time.
    */
-  private async renew(held: HeldLock, announce = true): Promise<void> {
+  private async renew(held: HeldLock): Promise<void> {
     const startedAt = monotonicNow();
     held.renewingSince = startedAt;
     try {
@@ -143,8 +143,7 @@ export class LeaseKeeper {
       }
       held.validUntil = Math.max(held.validUntil, startedAt + result.validityMs);
       this.armExpiry(held);
-      if (announce)
-        this.events.emit('renewed', { name: held.resource.name, kind: held.resource.kind, leaseMs: held.leaseMs, tookMs: monotonicNow() - startedAt });
+      this.events.emit('renewed', { name: held.resource.name, kind: held.resource.kind, leaseMs: held.leaseMs, tookMs: monotonicNow() - startedAt });
     } catch (error) {
       this.background.report('renew', held.resource.name, error);
     } finally {

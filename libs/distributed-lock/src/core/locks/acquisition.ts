@@ -219,12 +219,15 @@ export class Acquisition {
   private takeHandedLock(handed: Extract<HandoverOutcome, { granted: true }>): HeldLockHandle | undefined {
     const { port, lock } = this;
     const now = monotonicNow();
-    const expiresAt = handed.grant && !this.replicaAck ? port.localTimeOf(handed.grant.expiresAtServerMs) : undefined;
-    if (handed.grant && (expiresAt === undefined || expiresAt - now < GRANT_LEASE_MS / 2)) return undefined;
+    let validityMs: number | undefined; // a local hand-over's lease counts from the release, as an attempt's
+    if (handed.grant) {
+      const expiresAt = this.replicaAck ? undefined : port.localTimeOf(handed.grant.expiresAtServerMs);
+      if (expiresAt === undefined || expiresAt - now < GRANT_LEASE_MS / 2) return undefined;
+      validityMs = expiresAt - now;
+    }
     port.events.emit('waited', { name: lock.name, kind: lock.kind, waitedMs: this.waited() });
-    if (handed.grant === undefined) return this.register({ acquired: true, token: handed.token, holds: 1 }, 1, handed.startedAt);
-    const handle = this.register({ acquired: true, token: handed.token, holds: 1, validityMs: expiresAt! - now }, 1, now);
-    port.claim(this.key);
+    const handle = this.register({ acquired: true, token: handed.token, holds: 1, validityMs }, 1, handed.grant ? now : handed.startedAt);
+    if (handed.grant) port.claim(this.key);
     return handle;
   }
 

@@ -155,6 +155,8 @@ export class LockLine {
   /** Owners a `next:<owner>` wake-up was addressed to before they joined. */
   private readonly unclaimed = new Set<string>();
   private closed = false;
+  /** How this process's owner ids start (`<client id>:`): messages addressed to other owners are not ours. */
+  private readonly ownerPrefix: string;
 
   /**
    * `withdraw`: how this process withdraws from the lock's waiting processes when a grant to it arrives
@@ -167,7 +169,9 @@ export class LockLine {
     readonly subscription: LineSubscription,
     private readonly clientId: string,
     private readonly turnMs: number,
-  ) {}
+  ) {
+    this.ownerPrefix = `${clientId}:`;
+  }
 
   get size(): number {
     return this.places.length;
@@ -282,8 +286,7 @@ export class LockLine {
    * finds a grant held in its name).
    */
   private address(owner: string, grant: { token: number; expiresAtServerMs: number } | undefined): void {
-    // Owner ids start with their process's client id: another process's caller is none of ours.
-    if (!owner.startsWith(`${this.clientId}:`)) return;
+    if (!owner.startsWith(this.ownerPrefix)) return; // another process's caller
     const place = this.places.find((each) => each.options.owner === owner);
     if (!place) {
       this.unclaimed.add(owner);
