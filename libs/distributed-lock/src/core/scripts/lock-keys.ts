@@ -70,7 +70,8 @@ export interface SemaphoreKeys {
   /**
    * Hash: `permits` (the semaphore's size), `used` (permits held by live leases), `h:<holder>` =
    * `<permits>:<token>` and `d:<holder>` = 1 if its watchdog renews it (for inspection) per holder,
-   * `w:<waiter>` = permits asked for, per queued waiter. Never expires
+   * `w:<waiter>` = permits asked for, per queued waiter, and `q` = how many wait in the queue (so that a
+   * script that reads 0 need not look at the line). Never expires
    * (it carries the size); the rest is cleaned as leases end and waiters leave.
    */
   readonly state: string;

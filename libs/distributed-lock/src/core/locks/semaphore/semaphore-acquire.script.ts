@@ -41,8 +41,8 @@ export interface SemaphoreAcquireArgs extends SemaphoreScriptArgs {
  *   queue timeout.
  *
  * The common case, free permits and nobody waiting, costs one reading of the clock, one HMGET of the
- * size, the permits in use and the caller's own grant, a look at the line, the token, one HSET (with
- * the size, on a semaphore's first use) and one ZADD.
+ * size, the permits in use, the caller's own grant and the waiting count (0: the line is not looked
+ * at), the token, one HSET (with the size, on a semaphore's first use) and one ZADD.
  */
 /** A semaphore attempt's reply: an attempt's, or a request larger than the size (which could never be met). */
 export type PermitsAttemptReply = AttemptReply | { readonly acquired: false; readonly tooMany: true; readonly size: number };
@@ -72,7 +72,7 @@ local queue_timeout, queue_on_failure, publish, renew = tonumber(ARGV[5]), ARGV[
 local queued = ARGV[9] == '1'
 
 local now = now_ms()
-local state = redis.call('hmget', state_key, 'permits', 'used', 'h:' .. owner_id)
+local state = redis.call('hmget', state_key, 'permits', 'used', 'h:' .. owner_id, 'q')
 if state[3] then
   redis.call('zadd', holders_key, now + lease_ms, owner_id)
   return {tonumber(string.match(state[3], ':(%d+)$')), 1}
@@ -87,12 +87,15 @@ if wanted > size then
     redis.call('hset', state_key, 'permits', initial_permits)
   end
   if queued and sem_drop_waiter(state_key, queue_key, deadlines_key, owner_id) == 1 then
-    sem_serve_line(state_key, holders_key, queue_key, deadlines_key, fence_key, channel, publish, now, size, used, false, nil)
+    sem_serve_line(state_key, holders_key, queue_key, deadlines_key, fence_key, channel, publish, now, size, used, false, nil, nil)
   end
   return {-1, size}
 end
 
-local first = redis.call('zrange', queue_key, 0, 0)[1]
+local first = nil
+if tonumber(state[4] or '0') ~= 0 then
+  first = redis.call('zrange', queue_key, 0, 0)[1]
+end
 local moved = first ~= nil and sem_drop_dead_waiters(state_key, queue_key, deadlines_key, now) > 0
 local freed = 0
 if wanted > size - used then
@@ -100,7 +103,7 @@ if wanted > size - used then
   used = used - freed
 end
 if moved or freed > 0 then
-  first, used = sem_serve_line(state_key, holders_key, queue_key, deadlines_key, fence_key, channel, publish, now, size, used, freed > 0, owner_id)
+  first, used = sem_serve_line(state_key, holders_key, queue_key, deadlines_key, fence_key, channel, publish, now, size, used, freed > 0, owner_id, nil)
 end
 
 if (first == nil or first == owner_id) and wanted <= size - used then
@@ -116,7 +119,7 @@ if (first == nil or first == owner_id) and wanted <= size - used then
   end
   redis.call('zadd', holders_key, now + lease_ms, owner_id)
   if first == owner_id then
-    sem_serve_line(state_key, holders_key, queue_key, deadlines_key, fence_key, channel, publish, now, size, used, false, nil)
+    sem_serve_line(state_key, holders_key, queue_key, deadlines_key, fence_key, channel, publish, now, size, used, false, nil, nil)
   end
   return {token, 1}
 end
@@ -131,6 +134,7 @@ if queue_on_failure then
     if #last > 0 then ticket = tonumber(last[2]) + 1 end
     redis.call('zadd', queue_key, ticket, owner_id)
     redis.call('hset', state_key, 'w:' .. owner_id, wanted_arg, 'd:' .. owner_id, renew)
+    redis.call('hincrby', state_key, 'q', 1)
   end
   redis.call('zadd', deadlines_key, now + queue_timeout, owner_id)
 end

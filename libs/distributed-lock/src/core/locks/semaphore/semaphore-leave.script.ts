@@ -30,7 +30,7 @@ if state[1] then
   used = used - sem_drop_holder(state_key, holders_key, owner_id)
 end
 if was_first or state[1] then
-  sem_serve_line(state_key, holders_key, queue_key, deadlines_key, KEYS[5], channel, publish, now_ms(), tonumber(state[2] or '0'), used, state[1] ~= false, nil)
+  sem_serve_line(state_key, holders_key, queue_key, deadlines_key, KEYS[5], channel, publish, now_ms(), tonumber(state[2] or '0'), used, state[1] ~= false, nil, nil)
 end
 return left
 `,

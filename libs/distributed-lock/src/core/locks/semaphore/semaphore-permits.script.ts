@@ -71,7 +71,7 @@ end
 
 local size = tonumber(stored or initial_permits)
 if (outcome == 1 and operation ~= 'read') or freed > 0 then
-  used = select(2, sem_serve_line(state_key, holders_key, queue_key, deadlines_key, KEYS[5], channel, publish, now, size, used, freed > 0, nil))
+  used = select(2, sem_serve_line(state_key, holders_key, queue_key, deadlines_key, KEYS[5], channel, publish, now, size, used, freed > 0, nil, nil))
 end
 return {outcome, size, size - used, redis.call('zcard', queue_key)}
 `,

@@ -11,8 +11,8 @@ export interface SemaphoreReleaseArgs extends SemaphoreScriptArgs {
  * nothing (released before, or its lease ended: its permits came back, or come back now). Idempotent,
  * so a release whose reply was lost can be retried; and harmless when Redis runs it late (owner ids are
  * new per acquisition, so it can only ever drop what its own acquisition held): not guarded. What it
- * frees serves the line (sem_serve_line). The common case costs a ZSCORE, the clock, an HMGET, a ZREM,
- * an HDEL, a look at the line and the HSET of the permits in use.
+ * frees serves the line (sem_serve_line). The common case costs a ZSCORE, the clock, an HMGET (with the
+ * waiting count: 0, so the line is not looked at), a ZREM, an HDEL and the HSET of the permits in use.
  */
 export const semaphoreRelease = defineLockScript<SemaphoreReleaseArgs, ReleaseReply, number>({
   parse: parseRelease,
@@ -29,14 +29,14 @@ if not lease_end then
   return -1
 end
 local now = now_ms()
-local state = redis.call('hmget', state_key, 'h:' .. owner_id, 'permits', 'used')
+local state = redis.call('hmget', state_key, 'h:' .. owner_id, 'permits', 'used', 'q')
 redis.call('zrem', holders_key, owner_id)
 local used = tonumber(state[3] or '0')
 if state[1] then
   redis.call('hdel', state_key, 'h:' .. owner_id, 'd:' .. owner_id)
   used = used - tonumber(string.match(state[1], '^%d+'))
 end
-sem_serve_line(state_key, holders_key, queue_key, deadlines_key, KEYS[5], channel, publish, now, tonumber(state[2] or '0'), used, true, nil)
+sem_serve_line(state_key, holders_key, queue_key, deadlines_key, KEYS[5], channel, publish, now, tonumber(state[2] or '0'), used, true, nil, state[4] or '0')
 if tonumber(lease_end) <= now then
   return -1
 end

@@ -31,7 +31,7 @@ local now = now_ms()
 if tonumber(lease_end) <= now then
   local state = redis.call('hmget', state_key, 'permits', 'used')
   local used = tonumber(state[2] or '0') - sem_drop_holder(state_key, holders_key, owner_id)
-  sem_serve_line(state_key, holders_key, queue_key, deadlines_key, KEYS[5], channel, publish, now, tonumber(state[1] or '0'), used, true, nil)
+  sem_serve_line(state_key, holders_key, queue_key, deadlines_key, KEYS[5], channel, publish, now, tonumber(state[1] or '0'), used, true, nil, nil)
   return 0
 end
 redis.call('zadd', holders_key, now + lease_ms, owner_id)

@@ -19,7 +19,10 @@ export const semaphoreKeyList = ({ keys: k }: SemaphoreScriptArgs): string[] => 
  * deadlines, fence, channel; the names start with `sem_`, as helpers share one scope in a batch).
  *
  * Permits in use are counted in the state hash (`used`); each script reads it once and writes it
- * once (twice when an acquire takes permits and then serves the line). What has expired is dropped where it matters, not by every script: holders whose lease
+ * once (twice when an acquire takes permits and then serves the line). So are the waiters in line
+ * (`q`, one more per place taken, one less per place left, in the same script as the queue's change):
+ * a script that read `q` as 0 does not look at the line, so the common case (free permits, nobody
+ * waiting) reads and writes the state hash and the holders only. What has expired is dropped where it matters, not by every script: holders whose lease
  * ended (their permits come back: no permit leaks when a holder crashes) when a request does not fit
  * without them, and queued waiters that stopped refreshing their place (a crashed waiter holds the
  * line up for at most its queue timeout) whenever the line is served. The first waiter's own timer
@@ -41,6 +44,7 @@ local function sem_drop_waiter(state_key, queue_key, deadlines_key, waiter)
   end
   redis.call('zrem', deadlines_key, waiter)
   redis.call('hdel', state_key, 'w:' .. waiter, 'd:' .. waiter)
+  redis.call('hincrby', state_key, 'q', -1)
   return 1
 end
 
@@ -79,9 +83,14 @@ end
 -- message on, and lengthens the lease to its own in the background (a claim: one renewal). A first
 -- waiter whose request exceeds the size is told 'next:<owner>', so that it is refused at once. Stops at
 -- 'until_waiter' (the caller of an acquire, which takes permits itself). Writes 'used' if it changed
--- or 'dirty'. Returns the first waiter left in line (nil if none) and the permits now in use.
-local function sem_serve_line(state_key, holders_key, queue_key, deadlines_key, fence_key, channel, publish, now, size, used, dirty, until_waiter)
-  local first = redis.call('zrange', queue_key, 0, 0)[1]
+-- or 'dirty'. 'queued': the state's waiting count ('q') as the caller read it, or nil if it did not:
+-- with none waiting, the line is not looked at. Returns the first waiter left in line (nil if none)
+-- and the permits now in use.
+local function sem_serve_line(state_key, holders_key, queue_key, deadlines_key, fence_key, channel, publish, now, size, used, dirty, until_waiter, queued)
+  local first = nil
+  if queued == nil or tonumber(queued) ~= 0 then
+    first = redis.call('zrange', queue_key, 0, 0)[1]
+  end
   if first ~= nil and sem_drop_dead_waiters(state_key, queue_key, deadlines_key, now) > 0 then
     first = redis.call('zrange', queue_key, 0, 0)[1]
   end
