@@ -62,6 +62,7 @@ describe('the Redis calls of a semaphore cycle', () => {
     expect(await counted()).toEqual([0, 0]);
     if (newcomer) await newcomer.release();
     expect(await semaphore.availablePermits()).toBe(2);
+    admin.disconnect();
   });
 
   it('control: a release with a waiter in another process still tells it (one PUBLISH), and the waiter gets the permit', async () => {

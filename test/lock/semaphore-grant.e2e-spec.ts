@@ -78,4 +78,36 @@ describe('a semaphore release grants its permits to the first waiter', () => {
     expect(await semaphore.availablePermits()).toBe(1);
     expect((await semaphore.inspect()).permitHolders).toEqual([]);
   });
+
+  it("a grant goes to the waiting process's channel only, however many processes wait", async () => {
+    const [holderClient, first, second] = [await redis.client(), await redis.client(), await redis.client()];
+    const semaphore = (client: LockClient) => client.getSemaphore('grant:addressed', { size: 1 });
+    const heard: [string, string][] = [];
+    const listener = redis.server().client();
+    listener.on('pmessage', (_pattern: string, channel: string, message: string) => heard.push([channel, message]));
+    await listener.psubscribe('lock:{grant:addressed}:semaphore:released*');
+    const held = await semaphore(holderClient).acquire(1, '10s');
+    const firstWaits = semaphore(first).acquire(1, { leaseTime: '10s', waitTime: '5s' });
+    await until(async () => (await semaphore(holderClient).queueLength()) === 1, 'the first waiter to queue');
+    const secondWaits = semaphore(second).acquire(1, { leaseTime: '10s', waitTime: '5s' });
+    await until(async () => (await semaphore(holderClient).queueLength()) === 2, 'the second waiter to queue');
+    // Each waiting process listens on a channel of its own.
+    const [firstChannel, secondChannel] = [semaphore(first).channel, semaphore(second).channel];
+    expect(firstChannel).not.toBe(secondChannel);
+    const admin = redis.server().client();
+    const numsub = async (): Promise<string> => ((await admin.pubsub('NUMSUB', firstChannel, secondChannel)) as unknown[]).join();
+    await until(async () => (await numsub()) === [firstChannel, 1, secondChannel, 1].join(), 'both to subscribe');
+    await held.release();
+    const next = await firstWaits;
+    await until(() => Promise.resolve(heard.length >= 1), 'the grant message');
+    // One message, on the first waiter's channel alone: the second waiting process was not woken by it.
+    expect(heard).toEqual([[firstChannel, expect.stringMatching(/^granted:/)]]);
+    await next.release();
+    await (await secondWaits).release();
+    await until(() => Promise.resolve(heard.length >= 2), 'the second grant message');
+    expect(heard.map(([channel]) => channel)).toEqual([firstChannel, secondChannel]);
+    await listener.punsubscribe();
+    listener.disconnect();
+    admin.disconnect();
+  });
 });

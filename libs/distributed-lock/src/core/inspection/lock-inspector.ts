@@ -1,4 +1,4 @@
-import type { LockKeys } from '../scripts/lock-keys.js';
+import { processChannel, type LockKeys } from '../scripts/lock-keys.js';
 import type { LockNode } from '../connection/lock-node.js';
 import { InvalidLockArgumentError } from '../errors/invalid-lock-argument.error.js';
 import { inspectLock } from './inspect-lock.script.js';
@@ -122,7 +122,10 @@ export class LockInspector {
     );
     const clients = replies.flatMap((named) => clientsIn(named.reply));
     const instances = await query('inspect', names.join(', '), () => readInstances(node.redis, keys.prefix, clients, clientId));
-    return replies.map((named) => inspectionsOf(named, instances, (kind) => this.context.waitedMs(keys.channel(named.name, VARIANT[kind]))));
+    // This process's waiters are found by the channel their line listens on (a semaphore's: this process's own).
+    const lineOf = (name: string, kind: InspectedLockKind): string =>
+      kind === 'semaphore' ? processChannel(keys.channel(name, VARIANT[kind]), clientId) : keys.channel(name, VARIANT[kind]);
+    return replies.map((named) => inspectionsOf(named, instances, (kind) => this.context.waitedMs(lineOf(named.name, kind))));
   }
 }
 

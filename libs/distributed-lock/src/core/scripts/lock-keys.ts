@@ -83,6 +83,19 @@ export interface SemaphoreKeys {
   readonly queueDeadlines: string;
   /** The fencing-token counter of the name (shared with the locks of the same name). */
   readonly fence: string;
-  /** The channel on which returned permits are announced. */
+  /**
+   * The semaphore's channel: its scripts tell a waiter of its grant (or that its request is too large)
+   * on `<channel>:<client id>` (see `processChannel`), the channel of the waiter's process only.
+   */
   readonly channel: string;
+}
+
+/**
+ * The channel of one process (client id `clientId`) under a semaphore's `channel`: the one that process
+ * subscribes to while callers of it wait, and the one the semaphore's scripts publish a waiter's grant
+ * on (the part of its owner id before the first ':', see sem_process_channel). One message per grant,
+ * to the process that waits for it, however many processes wait.
+ */
+export function processChannel(channel: string, clientId: string): string {
+  return `${channel}:${clientId}`;
 }

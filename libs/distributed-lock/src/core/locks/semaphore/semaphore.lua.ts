@@ -38,6 +38,11 @@ export const semaphoreKeyList = ({ keys: k }: SemaphoreScriptArgs): string[] => 
 export const SEMAPHORE_LUA = luaHelper(
   'semaphore',
   `
+-- The channel of the process a waiter belongs to (processChannel): owner ids are '<client id>:<n>'.
+local function sem_process_channel(channel, waiter)
+  return channel .. ':' .. string.match(waiter, '^[^:]*')
+end
+
 local function sem_drop_waiter(state_key, queue_key, deadlines_key, waiter)
   if redis.call('zrem', queue_key, waiter) == 0 then
     return 0
@@ -79,7 +84,7 @@ end
 -- Serves the front of the line after permits came back or the line moved: dead waiters go; then, for
 -- as long as the first waiter's request fits, it is granted its permits in this script (a hold with a
 -- lease of ${GRANT_LEASE_MS} ms, its token, its watchdog flag from its place) and leaves the line, and
--- the channel says 'granted:<owner>:<token>:<lease end, server ms>': that waiter holds them from the
+-- its process's channel says 'granted:<owner>:<token>:<lease end, server ms>': that waiter holds them from the
 -- message on, and lengthens the lease to its own in the background (a claim: one renewal). A first
 -- waiter whose request exceeds the size is told 'next:<owner>', so that it is refused at once. Stops at
 -- 'until_waiter' (the caller of an acquire, which takes permits itself). Writes 'used' if it changed
@@ -98,7 +103,7 @@ local function sem_serve_line(state_key, holders_key, queue_key, deadlines_key, 
     local place = redis.call('hmget', state_key, 'w:' .. first, 'd:' .. first)
     local wants = tonumber(place[1] or '1')
     if wants > size then
-      redis.call(publish, channel, 'next:' .. first)
+      redis.call(publish, sem_process_channel(channel, first), 'next:' .. first)
       break
     end
     if wants > size - used then
@@ -111,7 +116,7 @@ local function sem_serve_line(state_key, holders_key, queue_key, deadlines_key, 
     dirty = true
     redis.call('hset', state_key, 'h:' .. first, string.format('%d:%.0f', wants, token), 'd:' .. first, place[2] or '0')
     redis.call('zadd', holders_key, lease_end, first)
-    redis.call(publish, channel, string.format('granted:%s:%.0f:%.0f', first, token, lease_end))
+    redis.call(publish, sem_process_channel(channel, first), string.format('granted:%s:%.0f:%.0f', first, token, lease_end))
     first = redis.call('zrange', queue_key, 0, 0)[1]
   end
   if dirty then

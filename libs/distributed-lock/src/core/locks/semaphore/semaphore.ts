@@ -11,7 +11,7 @@ import { semaphoreLeave } from './semaphore-leave.script.js';
 import { semaphorePermits, type SemaphorePermitsOperation, type SemaphorePermitsReply } from './semaphore-permits.script.js';
 import { semaphoreRelease } from './semaphore-release.script.js';
 import { semaphoreRenew } from './semaphore-renew.script.js';
-import type { SemaphoreKeys } from '../../scripts/lock-keys.js';
+import { processChannel, type SemaphoreKeys } from '../../scripts/lock-keys.js';
 import { describe, toMilliseconds, type Duration } from '../../util/duration.js';
 import { assertKnownKeys, assertLockName, isPlainObject } from '../../util/validate.js';
 import { lockRequest, tryLockRequest, type AcquireRequest, type LockOptions, type TryLockOptions } from '../acquire-options.js';
@@ -95,7 +95,7 @@ export class Semaphore {
   readonly kind = 'semaphore' as const;
   /** @internal The semaphore's state key, `<prefix>{name}:semaphore`. */
   readonly id: string;
-  /** @internal */
+  /** @internal This process's channel of the semaphore (processChannel): grants to its waiters come on it. */
   readonly channel: string;
   private readonly keys: SemaphoreKeys;
 
@@ -109,7 +109,7 @@ export class Semaphore {
   ) {
     this.keys = services.keys.semaphore(name);
     this.id = this.keys.state;
-    this.channel = this.keys.channel;
+    this.channel = processChannel(this.keys.channel, services.clientId);
   }
 
   /**
