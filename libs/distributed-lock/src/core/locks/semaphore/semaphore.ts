@@ -229,7 +229,8 @@ export class Semaphore {
 
   /**
    * One acquisition: a new owner id of its own (one holder per acquisition), through the same
-   * Acquisition as every lock (attempt, wait woken by pub/sub, deadline, abort, clean-up).
+   * Acquisition as every lock (attempt, wait woken by pub/sub, deadline, abort, clean-up). The owner id
+   * starts with the client id: the scripts address a grant to its process by it (sem_process_channel).
    */
   private async take(permits: number, request: AcquireRequest): Promise<PermitsHandle | { ttl: number }> {
     const owner = { id: `${this.services.clientId}:${nextOwnerSequence()}`, outsideContext: false };
