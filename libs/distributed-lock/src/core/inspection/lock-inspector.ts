@@ -122,9 +122,9 @@ export class LockInspector {
     );
     const clients = replies.flatMap((named) => clientsIn(named.reply));
     const instances = await query('inspect', names.join(', '), () => readInstances(node.redis, keys.prefix, clients, clientId));
-    // This process's waiters are found by the channel their line listens on (a semaphore's: this process's own).
+    // This process's waiters are found by the channel their line listens on (a semaphore's: this process's own, as Semaphore derives it).
     const lineOf = (name: string, kind: InspectedLockKind): string =>
-      kind === 'semaphore' ? processChannel(keys.channel(name, VARIANT[kind]), clientId) : keys.channel(name, VARIANT[kind]);
+      kind === 'semaphore' ? processChannel(keys.semaphore(name).channel, clientId) : keys.channel(name, VARIANT[kind]);
     return replies.map((named) => inspectionsOf(named, instances, (kind) => this.context.waitedMs(lineOf(named.name, kind))));
   }
 }

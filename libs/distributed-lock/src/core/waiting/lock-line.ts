@@ -155,8 +155,6 @@ export class LockLine {
   /** Owners a `next:<owner>` wake-up was addressed to before they joined. */
   private readonly unclaimed = new Set<string>();
   private closed = false;
-  /** How this process's owner ids start (`<client id>:`): messages addressed to other owners are not ours. */
-  private readonly ownerPrefix: string;
 
   /**
    * `withdraw`: how this process withdraws from the lock's waiting processes when a grant to it arrives
@@ -169,9 +167,7 @@ export class LockLine {
     readonly subscription: LineSubscription,
     private readonly clientId: string,
     private readonly turnMs: number,
-  ) {
-    this.ownerPrefix = `${clientId}:`;
-  }
+  ) {}
 
   get size(): number {
     return this.places.length;
@@ -280,13 +276,12 @@ export class LockLine {
   }
 
   /**
-   * A message addressed to one caller by its owner id (a semaphore's): wakes it wherever it is in the
-   * line, handing it the permits a release granted it (`grant`) if it has no hand-over already; for a
-   * caller not (yet) in the line, kept until it joins, which then makes it look at once (its attempt
-   * finds a grant held in its name).
+   * A message addressed to one caller by its owner id (a semaphore's, on this process's own channel, so
+   * always to one of its callers): wakes it wherever it is in the line, handing it the permits a release
+   * granted it (`grant`) if it has no hand-over already; for a caller not (yet) in the line, kept until
+   * it joins, which then makes it look at once (its attempt finds a grant held in its name).
    */
   private address(owner: string, grant: { token: number; expiresAtServerMs: number } | undefined): void {
-    if (!owner.startsWith(this.ownerPrefix)) return; // another process's caller
     const place = this.places.find((each) => each.options.owner === owner);
     if (!place) {
       this.unclaimed.add(owner);

@@ -129,7 +129,7 @@ describe('LockLines', () => {
     const a = notifier.join('c', { deadline: Infinity, owner: 'me:1' });
     const b = notifier.join('c', { deadline: Infinity, owner: 'me:2' });
     await port.settle();
-    port.publish('c', 'granted:other:2:55:1700000000250'); // another process's waiter
+    port.publish('c', 'granted:me:9:55:1700000000250'); // a caller not in this line: nobody here is handed it
     port.publish('c', 'granted:me:2:77:1700000000250');
     expect(await b.wait(10_000, undefined)).toBe('notified');
     expect(await b.takeHandover()).toEqual({ granted: true, token: 77, grant: { expiresAtServerMs: 1700000000250 } });
