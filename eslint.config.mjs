@@ -40,4 +40,42 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
     },
   },
+  // Time is a port (core/util/clock.ts): production code reads the clock and sets timers only through
+  // the Clock it is given, so that a test or the simulator can run it in virtual time. And it never
+  // reaches the in-memory store (the store reaches the library through its port, see PortedClient).
+  {
+    files: ['libs/distributed-lock/src/{core,nest,board,cli}/**/*.ts'],
+    ignores: ['**/*.spec.ts', 'libs/distributed-lock/src/core/util/clock.ts'],
+    rules: {
+      'no-restricted-globals': [
+        'error',
+        ...['setTimeout', 'setInterval', 'setImmediate', 'clearTimeout', 'clearInterval', 'clearImmediate', 'performance', 'queueMicrotask'].map((name) => ({
+          name,
+          message: 'Time is a port: use the Clock this code is given (core/util/clock.ts).',
+        })),
+      ],
+      'no-restricted-syntax': [
+        'error',
+        { selector: "MemberExpression[object.name='Date'][property.name='now']", message: 'Time is a port: use clock.wallNow().' },
+        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'Time is a port: use new Date(clock.wallNow()).' },
+        { selector: "MemberExpression[object.name='process'][property.name='hrtime']", message: 'Time is a port: use clock.now().' },
+      ],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'node:perf_hooks', message: 'Time is a port: use the Clock this code is given.' },
+            { name: 'node:timers', message: 'Time is a port: use the Clock this code is given.' },
+            { name: 'node:timers/promises', message: 'Time is a port: use the Clock this code is given.' },
+          ],
+          patterns: [
+            {
+              group: ['**/memory/**', '**/testing/**'],
+              message: 'Production code never imports the in-memory store: it reaches the library through its port.',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

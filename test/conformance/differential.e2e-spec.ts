@@ -4,6 +4,7 @@ import { InMemoryLockStore } from 'nestjs-distributed-lock/testing';
 import { RedisServer } from 'redis-topology';
 import { IoredisPort } from '../../libs/distributed-lock/src/core/redis/ioredis.port.js';
 import { LockNode } from '../../libs/distributed-lock/src/core/connection/lock-node.js';
+import { systemClock } from '../../libs/distributed-lock/src/core/util/clock.js';
 import { LOCK_SCRIPT_BATCH, LOCK_SCRIPTS } from '../../libs/distributed-lock/src/core/lock-scripts.js';
 import { fairAcquire } from '../../libs/distributed-lock/src/core/locks/fair/fair-acquire.script.js';
 import { fairLeave } from '../../libs/distributed-lock/src/core/locks/fair/fair-leave.script.js';
@@ -390,7 +391,7 @@ describe('the in-memory store against a real redis-server (differential)', () =>
     subscriber.on('message', (channel: string, message: string) => realMessages.push(`${channel} ${message}`));
     await subscriber.subscribe(...CHANNELS);
     real = {
-      node: new LockNode(new IoredisPort(redis), 'redis', 5000),
+      node: new LockNode(new IoredisPort(redis), { target: 'redis', timeoutMs: 5000, clock: systemClock }),
       messages: realMessages,
       flush: async () => void (await redis.flushall()),
       drain: async () => void (await subscriber.ping()), // replies on the subscriber's connection come after its messages
@@ -403,7 +404,7 @@ describe('the in-memory store against a real redis-server (differential)', () =>
     batchSubscriber.on('message', (channel: string, message: string) => batchMessages.push(`${channel} ${message}`));
     await batchSubscriber.subscribe(...CHANNELS);
     batched = {
-      node: new LockNode(new IoredisPort(batchRedis), 'redis-batched', 5000, LOCK_SCRIPT_BATCH),
+      node: new LockNode(new IoredisPort(batchRedis), { target: 'redis-batched', timeoutMs: 5000, batch: LOCK_SCRIPT_BATCH, clock: systemClock }),
       messages: batchMessages,
       flush: async () => {
         await batchRedis.flushall();
@@ -421,7 +422,7 @@ describe('the in-memory store against a real redis-server (differential)', () =>
     storeSubscriber.on('message', (channel: string, message: string) => memoryMessages.push(`${channel} ${message}`));
     await storeSubscriber.subscribe(...CHANNELS);
     memory = {
-      node: new LockNode(new IoredisPort(store), 'memory', 5000),
+      node: new LockNode(new IoredisPort(store), { target: 'memory', timeoutMs: 5000, clock: systemClock }),
       messages: memoryMessages,
       flush: async () => void (await store.flushall()),
       drain: () => new Promise((resolve) => setImmediate(resolve)), // the store delivers in a microtask

@@ -45,12 +45,12 @@ export class BoardReader {
   }
 
   private async readNow(query: BoardQuery): Promise<BoardSnapshot> {
-    const started = performance.now();
+    const started = this.locks.clock.now();
     const { pageSize } = this.settings;
     const pattern = scanPatternOf(query.filter);
     const base = {
       title: this.settings.title,
-      at: new Date().toISOString(),
+      at: new Date(this.locks.clock.wallNow()).toISOString(),
       target: this.locks.target,
       self: this.self(),
       query,
@@ -91,7 +91,7 @@ export class BoardReader {
           .rows()
           .filter((row) => matches.test(row.label))
           .slice(0, MAX_STATS_ROWS),
-        readMs: Math.round(performance.now() - started),
+        readMs: Math.round(this.locks.clock.now() - started),
         error: undefined,
       };
     } catch (error) {
@@ -103,7 +103,7 @@ export class BoardReader {
 
   /** The leaderships and the registered processes: the same whatever the view, read once per interval. */
   private sharedOthers(): Promise<[BoardLock[], LockInstanceInfo[]]> {
-    const now = performance.now();
+    const now = this.locks.clock.now();
     if (this.others && now - this.others.at < this.ttl()) return this.others.value;
     const value = Promise.all([this.readLeaders(), this.locks.listInstances()]);
     const entry = { at: now, value };
@@ -122,7 +122,7 @@ export class BoardReader {
   }
 
   private boardLocks(inspections: LockInspection[]): BoardLock[] {
-    const now = performance.now();
+    const now = this.locks.clock.now();
     return inspections.map((inspection) => boardLockOf(inspection, this.clock, now, this.settings.forceUnlock));
   }
 
@@ -132,7 +132,7 @@ export class BoardReader {
   }
 
   private shared<T>(cache: Map<string, Cached<T>>, key: string, read: () => Promise<T>): Promise<T> {
-    const now = performance.now();
+    const now = this.locks.clock.now();
     const cached = cache.get(key);
     if (cached && now - cached.at < this.ttl()) return cached.value;
     if (cache.size >= MAX_CACHED_VIEWS) {

@@ -142,10 +142,10 @@ async function watch(client: LockClient, options: Parsed, io: CliIo): Promise<vo
   try {
     for (let round = 1; !stop; round++) {
       const locks = await client.list(options.target, { limit: options.limit });
-      const header = `nestjs-distributed-lock watch  ${client.target}  ${new Date().toISOString()}  ${locks.length} lock(s) matching ${options.target ?? '*'}  (every ${options.intervalMs} ms, Ctrl-C to stop)`;
+      const header = `nestjs-distributed-lock watch  ${client.target}  ${new Date(client.clock.wallNow()).toISOString()}  ${locks.length} lock(s) matching ${options.target ?? '*'}  (every ${options.intervalMs} ms, Ctrl-C to stop)`;
       io.stdout.write(`${io.stdout.isTTY ? '\x1b[H\x1b[2J' : round > 1 ? '\n' : ''}${header}\n\n${lockTable(locks)}\n`);
       if (options.count !== undefined && round >= options.count) break;
-      await new Promise((resolve) => setTimeout(resolve, options.intervalMs));
+      await new Promise<void>((resolve) => client.clock.setTimer(options.intervalMs, resolve));
     }
   } finally {
     process.off('SIGINT', onSignal);

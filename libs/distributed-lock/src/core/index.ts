@@ -1,5 +1,6 @@
 export * from './errors/index.js';
 export type { Duration } from './util/duration.js';
+export { systemClock, type Clock, type CancelTimer } from './util/clock.js';
 export type {
   ConnectionConfig,
   SingleConnectionConfig,

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { LockClientOptions } from './config/lock-client-options.js';
 import { resolveLockClientOptions } from './config/resolve-lock-client-options.js';
 import type { RedisClient } from './config/redis-client.js';
@@ -17,6 +16,7 @@ import { ReadWriteLock } from './locks/read-write/read-write-lock.js';
 import { RedLock } from './locks/redlock/red-lock.js';
 import { ReentrantLock } from './locks/reentrant/reentrant-lock.js';
 import type { RedisMode } from './config/connection-config.js';
+import type { Clock } from './util/clock.js';
 import { describe, toMilliseconds, type Duration } from './util/duration.js';
 import { ClientMetrics } from './metrics/client-metrics.js';
 import type {
@@ -90,10 +90,10 @@ export class LockClient {
     this.target = this.connections.target;
     this.mode = this.connections.mode;
     this.lazyConnect = resolved.lazyConnect;
-    const clientId = randomUUID();
+    const { clientId, clock } = resolved;
     const nodes = this.connections.lockNodes(resolved.operationTimeoutMs, LOCK_SCRIPT_BATCH, resolved.oneSlotPerScript);
-    const lines = new LockLines(this.connections.subscriberPort(), this.events, clientId, resolved.handoverTurnMs);
-    this.instance = new InstanceRegistration(nodes[0]!.redis, resolved.keyPrefix, clientId, resolved.instanceName, (error) =>
+    const lines = new LockLines(this.connections.subscriberPort(), this.events, clock, clientId, resolved.handoverTurnMs);
+    this.instance = new InstanceRegistration(nodes[0]!.redis, resolved.keyPrefix, clientId, resolved.instanceName, clock, (error) =>
       this.engine.background.report('register', undefined, error),
     );
     this.engine = new LockEngine(
@@ -107,6 +107,7 @@ export class LockClient {
         pubsub: this.connections.pubsub,
         replicaAck: resolved.replicaAck,
         oneSlotPerScript: resolved.oneSlotPerScript,
+        clock,
       },
       this.events,
       () => this.instance.announce(),
@@ -182,6 +183,11 @@ export class LockClient {
 
   get watchdogTimeoutMs(): number {
     return this.engine.settings.watchdogTimeoutMs;
+  }
+
+  /** The clock every lease, timeout and wait of this client runs on (see LockClientOptions.clock). */
+  get clock(): Clock {
+    return this.engine.settings.clock;
   }
 
   /**
@@ -399,6 +405,7 @@ export class LockClient {
       name,
       options,
       (error) => this.engine.background.report('elect', name, error),
+      this.engine.settings.clock,
     );
   }
 }

@@ -5,6 +5,7 @@ import { LOCK_SCRIPTS } from '../core/lock-scripts.js';
 import { toMilliseconds } from '../core/util/duration.js';
 import { settleWithin } from '../core/util/late-timer.js';
 import { LockService } from './lock.service.js';
+import type { Clock } from '../core/util/clock.js';
 
 /** One check of the indicator: what was found, and whether it is acceptable. */
 export interface LockHealthCheck {
@@ -53,12 +54,12 @@ export class DistributedLockHealthIndicator {
     const timeoutMs = options.timeout === undefined ? DEFAULT_TIMEOUT_MS : toMilliseconds(options.timeout, 'timeout', { min: 1 });
     const { commands, subscribers } = this.locks.healthTargets();
     const redis = await this.check(commands, async ({ client }) => {
-      const startedAt = performance.now();
-      await within(ping(client), timeoutMs);
-      return `PONG in ${Math.round(performance.now() - startedAt)} ms`;
+      const startedAt = this.locks.clock.now();
+      await within(this.locks.clock, ping(client), timeoutMs);
+      return `PONG in ${Math.round(this.locks.clock.now() - startedAt)} ms`;
     });
     const scripts = redis.ok
-      ? await this.check(commands, async ({ client }) => within(ensureScripts(client), timeoutMs))
+      ? await this.check(commands, async ({ client }) => within(this.locks.clock, ensureScripts(client), timeoutMs))
       : { ok: false, detail: 'not checked: Redis does not answer' };
     const subscriber = checkSync(subscribers, ({ client }) => {
       if (client.status !== 'ready') throw new Error(`connection is ${client.status}`);
@@ -140,8 +141,8 @@ async function ensureScripts(client: RedisCommands): Promise<string> {
   return `${scripts.length} scripts cached${loaded > 0 ? ` (${loaded} loaded now)` : ''}`;
 }
 
-function within<T>(operation: Promise<T>, timeoutMs: number): Promise<T> {
-  return settleWithin(operation, timeoutMs, () => {
+function within<T>(clock: Clock, operation: Promise<T>, timeoutMs: number): Promise<T> {
+  return settleWithin(clock, operation, timeoutMs, () => {
     throw new Error(`no answer within ${timeoutMs} ms`);
   });
 }

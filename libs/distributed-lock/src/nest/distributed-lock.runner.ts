@@ -28,7 +28,7 @@ export class DistributedLockRunner implements LockedMethodRunner {
 
   /** Loads the optional OpenTelemetry API (no spans when it is not installed). Called by DistributedLockModule at start-up. */
   async init(): Promise<void> {
-    this.ports.tracing = await loadLockTracing();
+    this.ports.tracing = await loadLockTracing(this.ports.locks.clock);
   }
 
   /** One decorated call (used by the method wrapper, locked-method.ts): takes the lock, runs `invoke`, releases. */
@@ -59,6 +59,7 @@ export class DistributedLockRunner implements LockedMethodRunner {
       while (this.inFlight.size > 0) await Promise.all(this.inFlight); // calls may still start meanwhile
     })();
     const finished = await settleWithin(
+      this.ports.locks.clock,
       Promise.all([idle, released]).then(() => true),
       timeoutMs,
       () => false,
@@ -78,9 +79,9 @@ export class DistributedLockRunner implements LockedMethodRunner {
    */
   private async release(handle: LockHandle, metadata: DistributedLockMetadata, acquiredAt: number): Promise<void> {
     if (!handle.isHeld) return; // lost, or released by shutdown
-    const keepFor = metadata.lockAtLeastMs === undefined ? 0 : metadata.lockAtLeastMs - (performance.now() - acquiredAt);
+    const keepFor = metadata.lockAtLeastMs === undefined ? 0 : metadata.lockAtLeastMs - (this.ports.locks.clock.now() - acquiredAt);
     if (keepFor > 0 && !this.shuttingDown) {
-      const cancel = afterTimeout(keepFor, () => {
+      const cancel = afterTimeout(this.ports.locks.clock, keepFor, () => {
         this.deferred.delete(handle);
         void this.unlockQuietly(handle);
       });

@@ -47,7 +47,7 @@ export class LeaderExplorer implements OnApplicationBootstrap, BeforeApplication
     // Within shutdownTimeout in all: a leadership whose release Redis has not answered by then is
     // released by the client's close().
     const timeoutMs = this.locks.settings.shutdownTimeoutMs;
-    await settleWithin(Promise.all(this.elections.splice(0).map((election) => election.resign(timeoutMs))), timeoutMs, () => undefined);
+    await settleWithin(this.locks.clock, Promise.all(this.elections.splice(0).map((election) => election.resign(timeoutMs))), timeoutMs, () => undefined);
   }
 
   private stand(metadata: LeaderMetadata, run: (leadership: Leadership) => unknown): LeaderElection {

@@ -4,6 +4,7 @@
  * are no spans and no cost. Only the parts of the API used here are typed (structurally), so the
  * library's type declarations never mention the package.
  */
+import type { Clock } from '../core/util/clock.js';
 
 type AttributeValue = string | number | boolean;
 
@@ -35,7 +36,7 @@ export interface LockTracing {
 }
 
 /** Loads @opentelemetry/api if it is installed; undefined otherwise. */
-export async function loadLockTracing(): Promise<LockTracing | undefined> {
+export async function loadLockTracing(clock: Clock): Promise<LockTracing | undefined> {
   let api: OpenTelemetryApi;
   try {
     const loaded = (await import(OTEL_API)) as Partial<OpenTelemetryApi> & { default?: OpenTelemetryApi };
@@ -53,9 +54,9 @@ export async function loadLockTracing(): Promise<LockTracing | undefined> {
         span.end();
         return acquire();
       }
-      const startedAt = performance.now();
+      const startedAt = clock.now();
       const finish = (outcome: AcquireOutcome, error?: unknown): void => {
-        span.setAttributes({ 'lock.outcome': outcome, 'lock.waited_ms': Math.round(performance.now() - startedAt) });
+        span.setAttributes({ 'lock.outcome': outcome, 'lock.waited_ms': Math.round(clock.now() - startedAt) });
         if (outcome === 'error') span.setStatus({ code: api.SpanStatusCode.ERROR, message: (error as Error)?.message });
         span.end();
       };

@@ -55,7 +55,7 @@ export class LockService extends LockClient {
         );
       }
     });
-    this.outage = new OutageLog(this.logger, this.events);
+    this.outage = new OutageLog(this.logger, this.events, this.clock);
     this.events.on('background-error', ({ operation, name, error }) => {
       if (operation === 'close') this.logger.warn(error.message);
       else if (operation === 'connection') this.outage.failed(`Redis connection to ${this.target}`, error);

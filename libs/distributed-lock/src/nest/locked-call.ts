@@ -75,18 +75,18 @@ export class LockedCall {
 
   private async lockAndRun(context: LockContext, names: string[]): Promise<unknown> {
     const name = names.join(', ');
-    const calledAt = performance.now();
+    const calledAt = this.ports.locks.clock.now();
     let handle: LockHandle;
     try {
       handle = await this.take(names);
     } catch (error) {
       try {
-        return await this.notTaken(error, name, performance.now() - calledAt);
+        return await this.notTaken(error, name, this.ports.locks.clock.now() - calledAt);
       } finally {
         this.end();
       }
     }
-    const acquiredAt = performance.now();
+    const acquiredAt = this.ports.locks.clock.now();
     const stopWatching = this.watchLoss(handle, name);
     const release = async (): Promise<void> => {
       stopWatching();

@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import type { LockEventMap, LockEvents } from '../core/index.js';
+import type { Clock } from '../core/util/clock.js';
 
 /** The untyped view of LockEvents used to put one listener on events of different payloads. */
 interface EventTarget {
@@ -31,6 +32,7 @@ export class OutageLog {
   constructor(
     private readonly logger: LoggerService,
     private readonly events: LockEvents,
+    private readonly clock: Clock,
   ) {}
 
   /** Whether an outage is going on. */
@@ -44,7 +46,7 @@ export class OutageLog {
    */
   failed(what: string, error: Error, name?: string): void {
     if (this.since === undefined) {
-      this.since = performance.now();
+      this.since = this.clock.now();
       this.logger.warn(
         `Redis lock operations are failing: ${what}${name ? ` of lock "${name}"` : ''}: ${error.message}. Locked calls fail closed meanwhile; ` +
           'further failures are counted and reported once Redis answers again.',
@@ -58,7 +60,7 @@ export class OutageLog {
   recovered(): void {
     if (this.since === undefined) return;
     for (const event of ANSWERS) (this.events as unknown as EventTarget).off(event, this.onAnswer);
-    const seconds = ((performance.now() - this.since) / 1000).toFixed(1);
+    const seconds = ((this.clock.now() - this.since) / 1000).toFixed(1);
     const failures = [...this.counts].map(([what, count]) => `${count} x ${what}`).join('; ');
     this.since = undefined;
     this.counts.clear();

@@ -3,5 +3,6 @@
  * An in-memory lock store with the library's semantics inside one process, and a Nest module that
  * swaps it in. For anything across processes, test against a real Redis.
  */
-export { InMemoryLockStore, MemoryKeyspace, type InMemoryLockStoreOptions, type StrictKeys } from '../core/memory/index.js';
-export { DistributedLockTestingModule, createInMemoryLockService, type DistributedLockTestingOptions } from '../nest/distributed-lock-testing.module.js';
+export { ManualClock } from './manual-clock.js';
+export { InMemoryLockStore, MemoryKeyspace, type InMemoryLockStoreOptions, type StrictKeys } from '../memory/index.js';
+export { DistributedLockTestingModule, createInMemoryLockService, type DistributedLockTestingOptions } from './distributed-lock-testing.module.js';

@@ -1,6 +1,7 @@
 import type { ConnectionConfig } from './connection-config.js';
 import type { NodeRedisCompatibleClient, RedisClient, RedisCompatibleClient } from './redis-client.js';
-import type { InMemoryLockStore } from '../memory/in-memory-lock-store.js';
+import type { PortedClient } from '../redis/redis-port.js';
+import type { Clock } from '../util/clock.js';
 import type { LockMetricsOptions } from '../metrics/lock-metrics.options.js';
 import type { Duration } from '../util/duration.js';
 
@@ -22,7 +23,7 @@ export interface LockClientOptions {
    * sentinel subscribes through its own); it never closes your client. In unit tests, an
    * `InMemoryLockStore` (from `nestjs-distributed-lock/testing`) instead: no Redis needed.
    */
-  client?: RedisClient | RedisCompatibleClient | NodeRedisCompatibleClient | InMemoryLockStore;
+  client?: RedisClient | RedisCompatibleClient | NodeRedisCompatibleClient | PortedClient;
   /** Prefix of every key and channel (default `DISTRIBUTED_LOCK_KEY_PREFIX` or `'lock:'`). */
   keyPrefix?: string;
   /**
@@ -76,6 +77,18 @@ export interface LockClientOptions {
    * inspector), beside its host and pid (default `DISTRIBUTED_LOCK_INSTANCE_NAME`, or none).
    */
   instanceName?: string;
+  /**
+   * Every clock read and timer of this client (leases, timeouts, waits, renewals, back-offs): default
+   * Node's (`systemClock`). Give your own to run the library in virtual time, as a simulator or a test
+   * of lease expiry does; its `now()` must be monotonic.
+   */
+  clock?: Clock;
+  /**
+   * This client's id: the first half of every owner id it makes, its waiting marks, its process
+   * channel (default a random UUID, new per client). Set it only to make a test reproducible: two live
+   * clients with the same id would be one owner to Redis.
+   */
+  clientId?: string;
 }
 
 export const LOCK_CLIENT_OPTION_KEYS = [
@@ -91,6 +104,8 @@ export const LOCK_CLIENT_OPTION_KEYS = [
   'env',
   'metrics',
   'instanceName',
+  'clock',
+  'clientId',
 ] as const;
 
 export const DEFAULT_KEY_PREFIX = 'lock:';

@@ -3,6 +3,8 @@ import { DistributedLockError } from '../errors/distributed-lock.error.js';
 import type { ConnectionConfig } from './connection-config.js';
 import { redisPortOf } from '../redis/client-kind.js';
 import type { RedisPort } from '../redis/redis-port.js';
+import { randomUUID } from 'node:crypto';
+import { systemClock, type Clock } from '../util/clock.js';
 import { describe, toMilliseconds } from '../util/duration.js';
 import { isPlainObject } from '../util/validate.js';
 import { resolveMetricsOptions, type LockMetricsOptions } from '../metrics/lock-metrics.options.js';
@@ -36,9 +38,13 @@ export interface ResolvedLockClientOptions {
   /** False: no metrics; else recorded if a meter provider is there at connect time. */
   metrics: LockMetricsOptions | false;
   instanceName: string | undefined;
+  clock: Clock;
+  clientId: string;
 }
 
 const MAX_PREFIX_LENGTH = 128;
+const MAX_CLIENT_ID_LENGTH = 64;
+const CLOCK_METHODS = ['now', 'wallNow', 'setTimer', 'soon', 'keepAlive'] as const;
 const MAX_INSTANCE_NAME_LENGTH = 128;
 
 /**
@@ -100,7 +106,35 @@ export function resolveLockClientOptions(input: LockClientOptions, extraKeys: re
     handoverTurnMs: configDuration(options.handoverTurn, 'handoverTurn', undefined, undefined, DEFAULT_HANDOVER_TURN_MS, 0),
     metrics: resolveMetricsOptions(options.metrics),
     instanceName: resolveInstanceName(options.instanceName, env),
+    clock: resolveClock(options.clock),
+    clientId: resolveClientId(options.clientId),
   };
+}
+
+function resolveClock(value: unknown): Clock {
+  if (value === undefined) return systemClock;
+  const missing = isPlainObjectOrInstance(value)
+    ? CLOCK_METHODS.filter((method) => typeof (value as Record<string, unknown>)[method] !== 'function')
+    : CLOCK_METHODS;
+  if (missing.length > 0) {
+    throw new InvalidLockConfigError('clock', `expected a Clock (${CLOCK_METHODS.join(', ')}), got ${describe(value)} without ${missing.join(', ')}.`);
+  }
+  return value as Clock;
+}
+
+function isPlainObjectOrInstance(value: unknown): value is object {
+  return typeof value === 'object' && value !== null;
+}
+
+function resolveClientId(value: unknown): string {
+  if (value === undefined) return randomUUID();
+  if (typeof value !== 'string' || !/^[A-Za-z0-9_.-]+$/.test(value) || value.length > MAX_CLIENT_ID_LENGTH) {
+    throw new InvalidLockConfigError(
+      'clientId',
+      `expected 1 to ${MAX_CLIENT_ID_LENGTH} letters, digits, '.', '_' or '-' (it is the first part of owner ids, before a ':'), got ${describe(value)}.`,
+    );
+  }
+  return value;
 }
 
 /** Whether every script's keys must share one slot: the option, else DISTRIBUTED_LOCK_ONE_SLOT_PER_SCRIPT, else false. */

@@ -1,4 +1,5 @@
 import type { RedisConnection } from '../redis/redis-port.js';
+import type { CancelTimer, Clock } from '../util/clock.js';
 
 /** First pause before reconnecting a connection ioredis gave up; it doubles up to the maximum. */
 const FIRST_PAUSE_MS = 100;
@@ -16,7 +17,9 @@ const MAX_PAUSE_MS = 2000;
  */
 export class ConnectionRevival {
   private stopped = false;
-  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly timers = new Set<CancelTimer>();
+
+  constructor(private readonly clock: Clock) {}
 
   watch(connection: RedisConnection): void {
     let pause = FIRST_PAUSE_MS;
@@ -25,12 +28,11 @@ export class ConnectionRevival {
     });
     connection.on('end', () => {
       if (this.stopped) return;
-      const timer = setTimeout(() => {
+      const timer = this.clock.setTimer(pause, () => {
         this.timers.delete(timer);
         // A failed attempt ends the connection again, and that 'end' schedules the next one.
         if (!this.stopped && connection.status === 'end') connection.connect().catch(() => undefined);
-      }, pause);
-      timer.unref();
+      });
       this.timers.add(timer);
       pause = Math.min(pause * 2, MAX_PAUSE_MS);
     });
@@ -38,7 +40,7 @@ export class ConnectionRevival {
 
   stop(): void {
     this.stopped = true;
-    for (const timer of this.timers) clearTimeout(timer);
+    for (const cancel of this.timers) cancel();
     this.timers.clear();
   }
 }

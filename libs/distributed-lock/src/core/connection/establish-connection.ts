@@ -1,6 +1,7 @@
 import { DistributedLockError } from '../errors/distributed-lock.error.js';
 import { LockConnectionError } from '../errors/lock-connection.error.js';
 import type { RedisConnection } from '../redis/redis-port.js';
+import type { Clock } from '../util/clock.js';
 import { settleWithin } from '../util/late-timer.js';
 
 /** How long start-up may spend reaching Redis before it fails. */
@@ -14,7 +15,7 @@ export const STARTUP_TIMEOUT_MS = 10_000;
  * opens (and so disconnects) only what it made, or a lazy ioredis client, which ioredis itself would
  * connect at its first command.
  */
-export async function establishConnection(client: RedisConnection, target: string, timeoutMs = STARTUP_TIMEOUT_MS): Promise<void> {
+export async function establishConnection(client: RedisConnection, target: string, clock: Clock, timeoutMs = STARTUP_TIMEOUT_MS): Promise<void> {
   let firstError: Error | undefined;
   const onError = (error?: Error): void => {
     firstError ??= error;
@@ -22,6 +23,7 @@ export async function establishConnection(client: RedisConnection, target: strin
   client.on('error', onError);
   try {
     await settleWithin(
+      clock,
       (async () => {
         if (client.status === 'wait') await client.connect();
         await client.ping();

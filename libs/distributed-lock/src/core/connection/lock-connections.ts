@@ -9,10 +9,10 @@ import { ConnectionRevival } from './connection-revival.js';
 import { createConnectionStrategy } from './create-connection-strategy.js';
 import { establishConnection } from './establish-connection.js';
 import { PubSubSelector } from './pubsub-selector.js';
-import { InMemoryLockStore } from '../memory/in-memory-lock-store.js';
 import type { ScriptBatch } from '../scripts/script-batch.js';
 import { IoredisPort, IoredisSubscriber } from '../redis/ioredis.port.js';
 import type { PubSubPort, RedisConnection, RedisPort } from '../redis/redis-port.js';
+import type { Clock } from '../util/clock.js';
 
 /** One place lock state lives, through the client port: where scripts run, and where this client subscribes. */
 export interface LockNodeConnections {
@@ -41,9 +41,12 @@ export class LockConnections {
   /** Listeners put on connections this client does not own, taken off at close. */
   private readonly borrowedListeners: (() => void)[] = [];
   /** Connects again what the client library gave up by itself, from start-up until close. */
-  private readonly revival = new ConnectionRevival();
+  private readonly revival: ConnectionRevival;
+  private readonly clock: Clock;
 
   constructor(resolved: ResolvedLockClientOptions, events: LockEvents) {
+    this.clock = resolved.clock;
+    this.revival = new ConnectionRevival(resolved.clock);
     const strategy = resolved.connection && createConnectionStrategy(resolved.connection);
     let mayShard: boolean;
     if (strategy) {
@@ -80,19 +83,16 @@ export class LockConnections {
    * `batch` when several are issued in one turn (group commit), one batch per slot with `oneSlotPerScript`.
    */
   lockNodes(timeoutMs: number, batch: ScriptBatch, oneSlotPerScript = false): LockNode[] {
-    // The in-memory store of users' unit tests runs calls one by one: a batch waits for the end of the
-    // turn (setImmediate), which Jest's fake timers would hold back.
-    const batching = !(this.nodes[0]!.command.native instanceof InMemoryLockStore);
     return this.nodes.map(
       (node) =>
-        new LockNode(
-          node.command,
-          node.target,
+        new LockNode(node.command, {
+          target: node.target,
           timeoutMs,
-          batching ? batch : undefined,
-          () => this.pubsub.pending(),
-          oneSlotPerScript || node.command.isCluster,
-        ),
+          batch: node.command.groupCommit ? batch : undefined,
+          before: () => this.pubsub.pending(),
+          oneSlotPerScript: oneSlotPerScript || node.command.isCluster,
+          clock: this.clock,
+        }),
     );
   }
 
@@ -117,8 +117,8 @@ export class LockConnections {
   async establish(nodeDown: (target: string, error: unknown) => void): Promise<void> {
     const results = await Promise.allSettled(
       this.nodes.map(async (node) => {
-        await establishConnection(node.command, node.target);
-        await establishConnection(node.subscriber, `${node.target} (subscriber connection)`);
+        await establishConnection(node.command, node.target, this.clock);
+        await establishConnection(node.subscriber, `${node.target} (subscriber connection)`, this.clock);
       }),
     );
     const failures = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');

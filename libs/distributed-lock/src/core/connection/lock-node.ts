@@ -1,7 +1,7 @@
 import type { RedisPort } from '../redis/redis-port.js';
 import { LATE_REPLY, NOT_AFTER, type AnyLockScript, type LockScript, type ScriptArgument } from '../scripts/lock-script.js';
 import type { ScriptBatch } from '../scripts/script-batch.js';
-import { monotonicNow } from '../util/clock.js';
+import type { Clock } from '../util/clock.js';
 import { NodeClock } from './node-clock.js';
 
 /** Thrown when a guarded script was not run because its caller can no longer be waiting for it (see NodeClock). */
@@ -13,6 +13,30 @@ export class LateOperation extends Error {}
  * 10 ms (Redis's slow log, test/board/board-scale); 32 keeps such a run near 2.5 ms.
  */
 const MAX_BATCH = 32;
+
+/** How a LockNode runs its scripts. */
+export interface LockNodeOptions {
+  /** Where, for error messages. */
+  readonly target: string;
+  /**
+   * How long callers wait for a script's reply at most (the operation timeout): a guarded script
+   * refuses to run later than that after it was sent.
+   */
+  readonly timeoutMs: number;
+  /** The scripts that may travel together (none: every call alone). */
+  readonly batch?: ScriptBatch;
+  /**
+   * What the first script calls wait for (nothing once it is done): the pub/sub choice, so that a
+   * lock taken by the first call is released with the right publish command.
+   */
+  readonly before?: () => Promise<unknown> | undefined;
+  /**
+   * A batch carries the calls of one hash slot only (always so on a cluster client; see
+   * LockClientOptions.oneSlotPerScript for servers that shard behind one endpoint).
+   */
+  readonly oneSlotPerScript?: boolean;
+  readonly clock: Clock;
+}
 
 /** A script call waiting for the end of the turn (see LockNode.run). */
 interface QueuedCall {
@@ -44,24 +68,25 @@ export class LockNode {
   private inFlight = 0;
   private readonly flushQueue = (): void => this.flush();
 
-  /**
-   * `timeoutMs`: how long callers wait for a script's reply at most (the operation timeout): a guarded
-   * script refuses to run later than that after it was sent. `batch`: the scripts that may travel
-   * together (none: every call alone). `before`: what the first script calls wait for (nothing once it
-   * is done): the pub/sub choice, so that a lock taken by the first call is released with the right
-   * publish command. `oneSlotPerScript`: a batch carries the calls of one hash slot only (always so on
-   * a cluster client; see LockClientOptions.oneSlotPerScript for servers that shard behind one endpoint).
-   */
-  constructor(
-    /** The connection the scripts run on, through the client port (ioredis or node-redis underneath). */
-    readonly redis: RedisPort,
-    readonly target: string,
-    private readonly timeoutMs: number,
-    private readonly batch?: ScriptBatch,
-    private readonly before?: () => Promise<unknown> | undefined,
-    private readonly oneSlotPerScript = redis.isCluster,
-  ) {
-    this.clock = new NodeClock(() => redis.time());
+  /** The connection the scripts run on, through the client port (ioredis or node-redis underneath). */
+  readonly redis: RedisPort;
+  readonly target: string;
+  private readonly timeoutMs: number;
+  private readonly batch: ScriptBatch | undefined;
+  private readonly before: (() => Promise<unknown> | undefined) | undefined;
+  private readonly oneSlotPerScript: boolean;
+  /** This process's clock. */
+  private readonly localClock: Clock;
+
+  constructor(redis: RedisPort, options: LockNodeOptions) {
+    this.redis = redis;
+    this.target = options.target;
+    this.timeoutMs = options.timeoutMs;
+    this.batch = options.batch;
+    this.before = options.before;
+    this.oneSlotPerScript = options.oneSlotPerScript ?? redis.isCluster;
+    this.localClock = options.clock;
+    this.clock = new NodeClock(() => redis.time(), options.clock);
   }
 
   /**
@@ -87,12 +112,12 @@ export class LockNode {
    * at all (LateOperation): its caller has given up on it.
    */
   run<A, R, Raw>(script: LockScript<A, R, Raw>, args: A): Promise<R> {
-    const calledAt = monotonicNow();
+    const calledAt = this.localClock.now();
     const waiting = this.before?.() ?? (script.guarded && !this.clock.known && !script.clockFree?.(args) ? this.clock.sample() : undefined);
     if (!waiting) return this.submit(script, args, calledAt);
     return waiting.then(async () => {
       if (script.guarded && !this.clock.known) await this.clock.sample();
-      if (script.guarded && monotonicNow() - calledAt >= this.timeoutMs)
+      if (script.guarded && this.localClock.now() - calledAt >= this.timeoutMs)
         throw new LateOperation(`${script.name} was not sent: no reply was possible within ${this.timeoutMs} ms`);
       return this.submit(script, args, calledAt);
     });
@@ -110,7 +135,7 @@ export class LockNode {
       this.queue.push({ script, keys, argv, tag: hashTag(keys[0]), resolve: resolve as (value: unknown) => void, reject });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
-        setImmediate(this.flushQueue);
+        this.localClock.soon(this.flushQueue);
       }
     });
   }
@@ -181,7 +206,7 @@ export class LockNode {
   private late(error: unknown): unknown {
     if (error instanceof Error && error.message.startsWith(LATE_REPLY)) {
       const serverMs = Number(error.message.slice(LATE_REPLY.length + 1));
-      if (Number.isFinite(serverMs)) this.clock.observe(serverMs, monotonicNow());
+      if (Number.isFinite(serverMs)) this.clock.observe(serverMs, this.localClock.now());
       return new LateOperation(`Redis would have run it after its caller's operation timeout (${this.timeoutMs} ms), so it changed nothing`);
     }
     return error;

@@ -1,4 +1,6 @@
-import { monotonicNow } from '../util/clock.js';
+import { systemClock } from '../util/clock.js';
+
+const monotonicNow = (): number => systemClock.now();
 import { NodeClock } from './node-clock.js';
 
 /**
@@ -25,7 +27,7 @@ describe('NodeClock', () => {
       [40, 0],
       [20, 20],
     ] as const) {
-      const clock = new NodeClock(slowTime(before, after));
+      const clock = new NodeClock(slowTime(before, after), systemClock);
       expect(clock.localTimeOf(OFFSET)).toBeUndefined(); // unknown before a sample
       await clock.sample();
       const serverMs = monotonicNow() + OFFSET + 250; // a grant's expiry, as the server would write it
@@ -36,7 +38,7 @@ describe('NodeClock', () => {
   });
 
   it('forgets the bound when the connection may lead to another server (reset), until the next sample', async () => {
-    const clock = new NodeClock(slowTime(0, 0));
+    const clock = new NodeClock(slowTime(0, 0), systemClock);
     await clock.sample();
     expect(clock.localTimeOf(OFFSET)).toBeDefined();
     clock.reset();
@@ -46,7 +48,7 @@ describe('NodeClock', () => {
   });
 
   it('the operation deadline it gives (notAfter) is never later than the server reads the end of the timeout', async () => {
-    const clock = new NodeClock(slowTime(30, 10));
+    const clock = new NodeClock(slowTime(30, 10), systemClock);
     await clock.sample();
     const sentAt = monotonicNow();
     const notAfter = clock.notAfter(sentAt, 100)!;

@@ -1,4 +1,4 @@
-import { monotonicNow } from '../util/clock.js';
+import type { Clock } from '../util/clock.js';
 
 /** A sample older than this is taken again (in the background, by the next operation that needs the clock). */
 const RESAMPLE_MS = 10_000;
@@ -36,8 +36,11 @@ export class NodeClock {
   private sampledAt = -Infinity;
   private sampling: Promise<void> | undefined;
 
-  /** `time`: the server's TIME command (seconds and microseconds, as strings). */
-  constructor(private readonly time: () => Promise<readonly (string | number)[]>) {}
+  /** `time`: the server's TIME command (seconds and microseconds, as strings); `clock`: this process's. */
+  constructor(
+    private readonly time: () => Promise<readonly (string | number)[]>,
+    private readonly clock: Clock,
+  ) {}
 
   /** Whether the server's clock is known (a first sample came back). */
   get known(): boolean {
@@ -69,12 +72,12 @@ export class NodeClock {
   sample(): Promise<void> {
     this.sampling ??= (async () => {
       try {
-        const sentAt = monotonicNow();
+        const sentAt = this.clock.now();
         this.sampledAt = sentAt;
         const [seconds, micros] = await this.time();
         const serverMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
         const upper = serverMs + 1 - sentAt;
-        const readAt = monotonicNow();
+        const readAt = this.clock.now();
         if (this.offsetMax === undefined || upper < this.offsetMax || readAt - this.offsetMaxAt > KEEP_BEST_MS) {
           this.offsetMax = upper;
           this.offsetMaxAt = readAt;

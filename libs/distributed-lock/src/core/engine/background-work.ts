@@ -1,5 +1,4 @@
 import type { LockBackgroundErrorEvent, LockEvents } from '../events/lock-events.js';
-import { monotonicNow } from '../util/clock.js';
 import { settleWithin } from '../util/late-timer.js';
 import type { RoundTrips } from './round-trips.js';
 
@@ -40,9 +39,10 @@ export class BackgroundWork {
    */
   async settledBy(deadline: number): Promise<Map<BackgroundOperation, number>> {
     while (this.running.size > 0) {
-      const left = deadline - monotonicNow();
+      const left = deadline - this.roundTrips.clock.now();
       if (left <= 0) break;
       const ended = await settleWithin(
+        this.roundTrips.clock,
         Promise.all([...this.running.keys()]).then(() => true),
         left,
         () => false,

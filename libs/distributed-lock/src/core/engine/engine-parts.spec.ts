@@ -2,7 +2,9 @@ import { LockEvents } from '../events/lock-events.js';
 import type { LockLostReason } from '../errors/lock-lost.error.js';
 import { LockBackendError } from '../errors/lock-backend.error.js';
 import { LockNotHeldError } from '../errors/lock-not-held.error.js';
-import { monotonicNow } from '../util/clock.js';
+import { systemClock } from '../util/clock.js';
+
+const monotonicNow = (): number => systemClock.now();
 import { LockLines } from '../waiting/lock-lines.js';
 import { parseRelease, type ReleaseReply } from '../scripts/lock-script.js';
 import type { SubscriberPort } from '../connection/subscriber-port.js';
@@ -67,7 +69,7 @@ const silentPort: SubscriberPort = { subscribe: async () => 1, unsubscribe: asyn
 
 describe('RoundTrips', () => {
   it('gives up a round trip after the timeout, or on abort, and says so as "no reply within"', async () => {
-    const trips = new RoundTrips(20);
+    const trips = new RoundTrips(20, systemClock);
     await expect(trips.bounded(new Promise(() => undefined))).rejects.toMatchObject({ why: 'timeout' });
     const abort = new AbortController();
     const aborted = trips.bounded(new Promise(() => undefined), abort.signal);
@@ -84,7 +86,7 @@ describe('RoundTrips', () => {
 
 describe('HeldLocks', () => {
   it('finds holders by owner and lock, and knows those taken outside any context', () => {
-    const registry = new HeldLocks();
+    const registry = new HeldLocks(systemClock);
     const resource = new ScriptedResource();
     const inside = heldOn(resource, { owner: 'me:1' });
     const outside = heldOn(resource, { owner: 'me:2', outsideContext: true });
@@ -99,7 +101,7 @@ describe('HeldLocks', () => {
   });
 
   it('counts acquisitions in flight per owner and lock', () => {
-    const registry = new HeldLocks();
+    const registry = new HeldLocks(systemClock);
     const resource = new ScriptedResource();
     const key = registryKey('me:1', resource);
     const one = registry.beginAcquisition(key);
@@ -115,7 +117,7 @@ describe('HeldLocks', () => {
 describe('LeaseKeeper', () => {
   const setup = (timeoutMs = 1000): { keeper: LeaseKeeper; lost: [HeldLock, LockLostReason][]; events: LockEvents; trips: RoundTrips } => {
     const events = new LockEvents();
-    const trips = new RoundTrips(timeoutMs);
+    const trips = new RoundTrips(timeoutMs, systemClock);
     const lost: [HeldLock, LockLostReason][] = [];
     const keeper = new LeaseKeeper(90, trips, new BackgroundWork(events, trips), events, (held, reason) => {
       held.active = false;
@@ -163,14 +165,14 @@ describe('LeaseKeeper', () => {
 describe('ReleaseProtocol', () => {
   const setup = (): { protocol: ReleaseProtocol; released: [HeldLock, number][]; lost: string[]; handedOver: string[]; trips: RoundTrips } => {
     const events = new LockEvents();
-    const trips = new RoundTrips(50);
+    const trips = new RoundTrips(50, systemClock);
     const background = new BackgroundWork(events, trips);
-    const lines = new LockLines(silentPort, events, 'me');
+    const lines = new LockLines(silentPort, events, systemClock, 'me');
     const keeper = new LeaseKeeper(1000, trips, background, events, () => undefined);
     const released: [HeldLock, number][] = [];
     const lost: string[] = [];
     const handedOver: string[] = [];
-    const protocol = new ReleaseProtocol(trips, background, lines, keeper, new HeldLocks(), {
+    const protocol = new ReleaseProtocol(trips, background, lines, keeper, new HeldLocks(systemClock), {
       released: (held, remaining) => {
         held.holds = remaining;
         if (remaining === 0) held.active = false;

@@ -1,6 +1,7 @@
 import type { LeaseResource } from './lease-resource.js';
 import type { LockLostError } from '../errors/lock-lost.error.js';
 import type { ReplicaAck } from '../config/replica-ack.js';
+import type { CancelTimer, Clock } from '../util/clock.js';
 
 /**
  * One owner's hold on one lock, as the registry files it. Computed once per acquisition (and per held
@@ -100,11 +101,21 @@ export class HeldLock {
 /**
  * The locks this process holds, by owner and lock, and the acquisitions in flight. Only bookkeeping:
  * what a lock is held for, and what happens when it ends, is the engine's (see LockEngine).
+ *
+ * While any acquisition is in flight the process is kept alive (Clock.keepAlive): a script whose only
+ * pending work is a caller waiting for a lock (on the in-memory store, nothing else is on the event
+ * loop) must get its answer, not exit with the wait unsettled. Once every acquisition has ended (or
+ * the client closed, which ends them), nothing is kept.
  */
 export class HeldLocks {
   private readonly byOwner = new Map<RegistryKey, HeldLock>();
   /** Acquisitions in flight per owner and lock, to tell a phantom grant from a concurrent real one. */
   private readonly inFlight = new Map<RegistryKey, number>();
+  /** Acquisitions in flight in all, and what keeps the process alive meanwhile. */
+  private acquiring = 0;
+  private releaseKeepAlive: CancelTimer | undefined;
+
+  constructor(private readonly clock: Clock) {}
 
   get size(): number {
     return this.byOwner.size;
@@ -150,10 +161,15 @@ export class HeldLocks {
   /** Counts an acquisition of the owner and lock `key` names as in flight until the returned function is called. */
   beginAcquisition(key: RegistryKey): () => void {
     this.inFlight.set(key, (this.inFlight.get(key) ?? 0) + 1);
+    if (this.acquiring++ === 0) this.releaseKeepAlive = this.clock.keepAlive();
     return () => {
       const left = (this.inFlight.get(key) ?? 1) - 1;
       if (left > 0) this.inFlight.set(key, left);
       else this.inFlight.delete(key);
+      if (--this.acquiring === 0) {
+        this.releaseKeepAlive?.();
+        this.releaseKeepAlive = undefined;
+      }
     };
   }
 

@@ -1,6 +1,6 @@
 import type { LockLostReason } from '../errors/lock-lost.error.js';
 import type { LockEvents } from '../events/lock-events.js';
-import { monotonicNow } from '../util/clock.js';
+import type { Clock } from '../util/clock.js';
 import { afterTimeout } from '../util/late-timer.js';
 import type { BackgroundWork } from './background-work.js';
 import type { HeldLock } from './held-locks.js';
@@ -16,6 +16,7 @@ import type { RoundTrips } from './round-trips.js';
  */
 export class LeaseKeeper {
   private readonly watchdog: LeaseWatchdog;
+  private readonly clock: Clock;
 
   constructor(
     watchdogTimeoutMs: number,
@@ -24,7 +25,8 @@ export class LeaseKeeper {
     private readonly events: LockEvents,
     private readonly lost: (held: HeldLock, reason: LockLostReason) => void,
   ) {
-    this.watchdog = new LeaseWatchdog(Math.floor(watchdogTimeoutMs / 3), (held) => this.renew(held));
+    this.clock = roundTrips.clock;
+    this.watchdog = new LeaseWatchdog(this.clock, Math.floor(watchdogTimeoutMs / 3), (held) => this.renew(held));
   }
 
   /** Locks the watchdog renews right now. */
@@ -78,7 +80,7 @@ export class LeaseKeeper {
    */
   verify(held: HeldLock): boolean {
     if (!held.active) return false;
-    const now = monotonicNow();
+    const now = this.clock.now();
     if (now < held.validUntil) return true;
     if (held.expiredAt(now)) this.leaseOver(held);
     return false;
@@ -92,18 +94,16 @@ export class LeaseKeeper {
    */
   private armExpiry(held: HeldLock): void {
     held.cancelExpiry?.();
-    const timer = setTimeout(() => this.onLeaseDeadline(held), Math.max(0, held.validUntil - monotonicNow()));
-    timer.unref();
-    held.cancelExpiry = () => clearTimeout(timer);
+    held.cancelExpiry = this.clock.setTimer(held.validUntil - this.clock.now(), () => this.onLeaseDeadline(held));
   }
 
   private onLeaseDeadline(held: HeldLock): void {
     held.cancelExpiry = undefined;
     if (!held.active) return;
-    const now = monotonicNow();
+    const now = this.clock.now();
     if (now < held.validUntil) this.armExpiry(held);
     else if (held.expiredAt(now)) this.leaseOver(held);
-    else held.cancelExpiry = afterTimeout(0, () => this.onLeaseDeadline(held));
+    else held.cancelExpiry = afterTimeout(this.clock, 0, () => this.onLeaseDeadline(held));
   }
 
   /** The lease ran out: lost for the holder; free the key if it is still ours for a moment. */
@@ -131,7 +131,7 @@ export class LeaseKeeper {
    * is still in flight, and renews the others on time.
    */
   private async renew(held: HeldLock): Promise<void> {
-    const startedAt = monotonicNow();
+    const startedAt = this.clock.now();
     held.renewingSince = startedAt;
     try {
       const result = await this.roundTrips.bounded(held.resource.renew(held.owner, held.leaseMs, held.replicaAck));
@@ -143,7 +143,7 @@ export class LeaseKeeper {
       }
       held.validUntil = Math.max(held.validUntil, startedAt + result.validityMs);
       this.armExpiry(held);
-      this.events.emit('renewed', { name: held.resource.name, kind: held.resource.kind, leaseMs: held.leaseMs, tookMs: monotonicNow() - startedAt });
+      this.events.emit('renewed', { name: held.resource.name, kind: held.resource.kind, leaseMs: held.leaseMs, tookMs: this.clock.now() - startedAt });
     } catch (error) {
       this.background.report('renew', held.resource.name, error);
     } finally {

@@ -1,4 +1,5 @@
 import { jest } from '@jest/globals';
+import { systemClock } from '../util/clock.js';
 import type { HeldLock } from './held-locks.js';
 import { LeaseWatchdog, RENEWALS_PER_SLICE } from './lease-watchdog.js';
 
@@ -11,7 +12,7 @@ describe('LeaseWatchdog', () => {
 
   it('starts a round over many locks in slices, with the event loop free between them', () => {
     const renewed: HeldLock[] = [];
-    const watchdog = new LeaseWatchdog(1000, async (lock) => void renewed.push(lock));
+    const watchdog = new LeaseWatchdog(systemClock, 1000, async (lock) => void renewed.push(lock));
     const held = locks(RENEWALS_PER_SLICE * 2 + 500);
     held.forEach((lock) => watchdog.add(lock));
 
@@ -30,7 +31,7 @@ describe('LeaseWatchdog', () => {
 
   it('skips a lock whose renewal is still in flight, and renews a small set in one go', () => {
     const renewed: HeldLock[] = [];
-    const watchdog = new LeaseWatchdog(1000, async (lock) => void renewed.push(lock));
+    const watchdog = new LeaseWatchdog(systemClock, 1000, async (lock) => void renewed.push(lock));
     const [slow, fast] = locks(2);
     slow!.renewingSince = 1;
     watchdog.add(slow!);
@@ -42,7 +43,7 @@ describe('LeaseWatchdog', () => {
 
   it('stop() ends a round under way: no slice runs after it, no timer is left', () => {
     const renewed: HeldLock[] = [];
-    const watchdog = new LeaseWatchdog(1000, async (lock) => void renewed.push(lock));
+    const watchdog = new LeaseWatchdog(systemClock, 1000, async (lock) => void renewed.push(lock));
     locks(RENEWALS_PER_SLICE * 3).forEach((lock) => watchdog.add(lock));
     jest.advanceTimersByTime(1000);
     watchdog.stop();

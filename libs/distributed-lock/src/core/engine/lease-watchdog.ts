@@ -1,3 +1,4 @@
+import { every, type CancelTimer, type Clock } from '../util/clock.js';
 import type { HeldLock } from './held-locks.js';
 
 /**
@@ -19,11 +20,12 @@ export const RENEWALS_PER_SLICE = 1000;
  */
 export class LeaseWatchdog {
   private readonly locks = new Set<HeldLock>();
-  private timer: NodeJS.Timeout | undefined;
+  private timer: CancelTimer | undefined;
   /** The next slice of a round still under way. */
-  private slice: NodeJS.Immediate | undefined;
+  private slice: CancelTimer | undefined;
 
   constructor(
+    private readonly clock: Clock,
     private readonly intervalMs: number,
     /** Renews one lock; reports its own failures, never rejects. */
     private readonly renew: (held: HeldLock) => Promise<void>,
@@ -35,10 +37,7 @@ export class LeaseWatchdog {
 
   add(lock: HeldLock): void {
     this.locks.add(lock);
-    if (!this.timer) {
-      this.timer = setInterval(() => this.tick(), this.intervalMs);
-      this.timer.unref();
-    }
+    this.timer ??= every(this.clock, this.intervalMs, () => this.tick());
   }
 
   delete(lock: HeldLock): void {
@@ -47,8 +46,8 @@ export class LeaseWatchdog {
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    if (this.slice) clearImmediate(this.slice);
+    this.timer?.();
+    this.slice?.();
     this.timer = undefined;
     this.slice = undefined;
   }
@@ -69,8 +68,7 @@ export class LeaseWatchdog {
         if (this.locks.has(lock)) this.renewUnlessInFlight(lock);
       }
       if (to < round.length && this.timer) {
-        this.slice = setImmediate(runSlice, to);
-        this.slice.unref();
+        this.slice = this.clock.soon(() => runSlice(to));
       }
     };
     runSlice(0);

@@ -5,7 +5,7 @@ import { LockAcquireTimeoutError } from '../errors/lock-acquire-timeout.error.js
 import { LockClientClosedError } from '../errors/lock-client-closed.error.js';
 import { LockLostError, type LockLostReason } from '../errors/lock-lost.error.js';
 import type { LockEvents } from '../events/lock-events.js';
-import { monotonicNow } from '../util/clock.js';
+import type { Clock } from '../util/clock.js';
 import type { LockLines } from '../waiting/lock-lines.js';
 import { BackgroundWork } from './background-work.js';
 import { HeldLock, HeldLocks, type RegistryKey } from './held-locks.js';
@@ -28,6 +28,8 @@ export interface LockEngineSettings {
   replicaAck: ReplicaAck | undefined;
   /** Every script's keys in one hash slot (the fencing counter per slot) although the client is not a cluster client. */
   oneSlotPerScript?: boolean;
+  /** Every clock read and timer of the client's locks. */
+  clock: Clock;
 }
 
 /** Who acquires: an owner id, and whether it was made outside any lock context (see LockEngine.byName). */
@@ -62,7 +64,7 @@ export class LockEngine implements LockReleaser {
   readonly keys: LockKeys;
   readonly roundTrips: RoundTrips;
   readonly background: BackgroundWork;
-  readonly held = new HeldLocks();
+  readonly held: HeldLocks;
   readonly releases: ReleaseProtocol;
   private readonly leases: LeaseKeeper;
   /** Recent hold durations by lock name, for when to retry a busy lock. */
@@ -86,7 +88,8 @@ export class LockEngine implements LockReleaser {
     private readonly staleReaders: RedisCommands[] = [],
   ) {
     this.keys = new LockKeys(settings.keyPrefix, settings.oneSlotPerScript === true || nodes[0]!.redis.isCluster);
-    this.roundTrips = new RoundTrips(settings.operationTimeoutMs);
+    this.held = new HeldLocks(settings.clock);
+    this.roundTrips = new RoundTrips(settings.operationTimeoutMs, settings.clock);
     this.background = new BackgroundWork(events, this.roundTrips);
     this.leases = new LeaseKeeper(settings.watchdogTimeoutMs, this.roundTrips, this.background, events, (held, reason) => this.markLost(held, reason));
     this.releases = new ReleaseProtocol(this.roundTrips, this.background, this.lines, this.leases, this.held, {
@@ -251,7 +254,13 @@ export class LockEngine implements LockReleaser {
     if (!held.active) return;
     this.forget(held);
     held.abort(new LockLostError(held.resource.name, reason));
-    this.events.emit('lost', { name: held.resource.name, kind: held.resource.kind, reason, heldMs: monotonicNow() - held.acquiredAt, token: held.token });
+    this.events.emit('lost', {
+      name: held.resource.name,
+      kind: held.resource.kind,
+      reason,
+      heldMs: this.settings.clock.now() - held.acquiredAt,
+      token: held.token,
+    });
   }
 
   /** Marks every local holder of `resource` as lost (after a force unlock). */
@@ -268,7 +277,7 @@ export class LockEngine implements LockReleaser {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const closeBy = monotonicNow() + this.settings.operationTimeoutMs;
+    const closeBy = this.settings.clock.now() + this.settings.operationTimeoutMs;
     this.leases.stop();
     this.lines.close();
     for (const held of this.held.all()) {
@@ -277,7 +286,7 @@ export class LockEngine implements LockReleaser {
     }
     // Waiters woken by the close above leave in the next turns, some with clean-up in Redis (their
     // process's waiting mark): let that start before waiting for the background work.
-    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise<void>((resolve) => this.settings.clock.soon(resolve));
     const unfinished = await this.background.settledBy(closeBy);
     this.roundTrips.stop();
     if (unfinished.size > 0) {
@@ -297,7 +306,7 @@ export class LockEngine implements LockReleaser {
     held.holds = remaining;
     if (remaining !== 0) return;
     this.forget(held);
-    const heldMs = monotonicNow() - held.acquiredAt;
+    const heldMs = this.settings.clock.now() - held.acquiredAt;
     this.holdTimes.record(held.resource.name, heldMs);
     if (this.events.listenerCount('released') > 0)
       this.events.emit('released', { name: held.resource.name, kind: held.resource.kind, heldMs, token: held.token });

@@ -1,7 +1,6 @@
 import type { LockLostReason } from '../errors/lock-lost.error.js';
 import { LockNotHeldError } from '../errors/lock-not-held.error.js';
 import type { ReleaseReply } from '../scripts/lock-script.js';
-import { monotonicNow } from '../util/clock.js';
 import { pause, settleWithin } from '../util/late-timer.js';
 import type { LockLines } from '../waiting/lock-lines.js';
 import type { Succession } from '../waiting/lock-line.js';
@@ -94,8 +93,9 @@ export class ReleaseProtocol {
       return true;
     }
     return settleWithin(
+      this.roundTrips.clock,
       pending.then(() => true),
-      deadline - monotonicNow(),
+      deadline - this.roundTrips.clock.now(),
       () => false,
     );
   }
@@ -108,7 +108,7 @@ export class ReleaseProtocol {
   private async handOver(held: HeldLock, successor: Succession, all: boolean): Promise<void> {
     const { resource } = held;
     const { terms } = successor;
-    const startedAt = monotonicNow();
+    const startedAt = this.roundTrips.clock.now();
     let reply: HandOverReply;
     try {
       reply = await this.roundTrips.bounded(
@@ -176,8 +176,8 @@ export class ReleaseProtocol {
   private retry(held: HeldLock, expected: number): void {
     this.keeper.pauseRenewals(held);
     held.releasing = (async () => {
-      for (let attempt = 0; held.active && !this.outcomes.isClosed() && monotonicNow() < held.validUntil; attempt++) {
-        await pause(Math.min(100 * 2 ** attempt, 1000));
+      for (let attempt = 0; held.active && !this.outcomes.isClosed() && this.roundTrips.clock.now() < held.validUntil; attempt++) {
+        await pause(this.roundTrips.clock, Math.min(100 * 2 ** attempt, 1000));
         if (!held.active || this.outcomes.isClosed()) return;
         let reply: ReleaseReply;
         try {

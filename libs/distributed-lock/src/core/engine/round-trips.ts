@@ -1,4 +1,5 @@
 import { LockBackendError } from '../errors/lock-backend.error.js';
+import type { Clock } from '../util/clock.js';
 import { OperationDeadlines } from '../util/operation-deadlines.js';
 
 /** Thrown when a round trip is given up (operation timeout, or the caller's abort). */
@@ -16,8 +17,11 @@ export class AbandonedOperation extends Error {
 export class RoundTrips {
   private readonly deadlines: OperationDeadlines;
 
-  constructor(readonly timeoutMs: number) {
-    this.deadlines = new OperationDeadlines(timeoutMs);
+  constructor(
+    readonly timeoutMs: number,
+    readonly clock: Clock,
+  ) {
+    this.deadlines = new OperationDeadlines(timeoutMs, clock);
   }
 
   /**

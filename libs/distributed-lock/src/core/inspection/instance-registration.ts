@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import type { RedisCommands } from '../redis/redis-port.js';
+import { every, type CancelTimer, type Clock } from '../util/clock.js';
 import type { LockInstanceInfo } from './lock-inspection.js';
 
 /** How long a process's registration lives without a refresh (a process that died leaves it this long). */
@@ -29,13 +30,14 @@ export class InstanceRegistration {
   readonly key: string;
   private readonly fields: string[];
   private started = false;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: CancelTimer | undefined;
 
   constructor(
     private readonly redis: RedisCommands,
     prefix: string,
     clientId: string,
     instanceName: string | undefined,
+    private readonly clock: Clock,
     private readonly failed: (error: unknown) => void,
   ) {
     this.key = instanceKey(prefix, clientId);
@@ -47,8 +49,7 @@ export class InstanceRegistration {
     if (this.started) return;
     this.started = true;
     this.refresh();
-    this.timer = setInterval(() => this.refresh(), REFRESH_MS);
-    this.timer.unref();
+    this.timer = every(this.clock, REFRESH_MS, () => this.refresh());
   }
 
   /** Writes the registration again (on the timer, and when the connection is back after a drop). */
@@ -62,7 +63,7 @@ export class InstanceRegistration {
 
   /** Stops refreshing and deletes the registration (best effort; it expires anyway). */
   async stop(): Promise<void> {
-    clearInterval(this.timer);
+    this.timer?.();
     this.timer = undefined;
     if (!this.started) return;
     this.started = false;

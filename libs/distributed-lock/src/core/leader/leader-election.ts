@@ -5,6 +5,7 @@ import { InvalidLockArgumentError } from '../errors/invalid-lock-argument.error.
 import { LockClientClosedError } from '../errors/lock-client-closed.error.js';
 import { LockLostError, type LockLostReason } from '../errors/lock-lost.error.js';
 import type { BaseLock } from '../locks/base-lock.js';
+import type { Clock } from '../util/clock.js';
 import { describe, toMilliseconds, type Duration } from '../util/duration.js';
 import { afterTimeout, settleWithin } from '../util/late-timer.js';
 import { assertKnownKeys, assertLockName, isPlainObject } from '../util/validate.js';
@@ -39,6 +40,7 @@ export function createElection(
   name: string,
   options: LeaderElectionOptions,
   report: (error: unknown) => void,
+  clock: Clock,
 ): LeaderElection {
   assertLockName(name, 'election name');
   if (!isPlainObject(options)) throw new InvalidLockArgumentError('election options', `expected an options object, got ${describe(options)}.`);
@@ -51,7 +53,7 @@ export function createElection(
   if (options.stepDownWhenDone !== undefined && typeof options.stepDownWhenDone !== 'boolean') {
     throw new InvalidLockArgumentError('stepDownWhenDone', `expected true or false, got ${describe(options.stepDownWhenDone)}.`);
   }
-  return new LeaderElection(name, getLock(`leader:${name}`), options, report).start();
+  return new LeaderElection(name, getLock(`leader:${name}`), options, report, clock).start();
 }
 
 /** Longest a resigning leader's work is awaited by default before the leadership is released anyway. */
@@ -96,6 +98,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
     private readonly options: LeaderElectionOptions,
     /** Where failures go (the client's `background-error` events, operation `elect`). */
     private readonly report: (error: unknown) => void,
+    private readonly clock: Clock,
   ) {
     super();
     this.standAgainMs = options.standAgainAfter === undefined ? DEFAULT_STAND_AGAIN_MS : toMilliseconds(options.standAgainAfter, 'standAgainAfter', { min: 0 });
@@ -251,7 +254,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
     }
     if (ended) return;
     if (!Number.isFinite(this.resignTimeoutMs)) return tracked;
-    await settleWithin(tracked, this.resignTimeoutMs, () =>
+    await settleWithin(this.clock, tracked, this.resignTimeoutMs, () =>
       this.report(new Error(`the work of leader "${this.name}" did not end within ${this.resignTimeoutMs} ms of resigning; the leadership is released anyway`)),
     );
   }
@@ -266,7 +269,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
         signal.removeEventListener('abort', done);
         resolve();
       };
-      const cancel = afterTimeout(ms, done);
+      const cancel = afterTimeout(this.clock, ms, done);
       signal.addEventListener('abort', done, { once: true });
     });
   }

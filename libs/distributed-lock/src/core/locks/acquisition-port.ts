@@ -13,7 +13,7 @@ import type { LockLines } from '../waiting/lock-lines.js';
  * trips, background work, events, and registering what it acquired.
  */
 export interface AcquisitionPort {
-  readonly settings: Pick<LockEngineSettings, 'watchdogTimeoutMs' | 'operationTimeoutMs' | 'replicaAck'>;
+  readonly settings: Pick<LockEngineSettings, 'watchdogTimeoutMs' | 'operationTimeoutMs' | 'replicaAck' | 'clock'>;
   readonly events: LockEvents;
   readonly lines: Pick<LockLines, 'count' | 'join'>;
   readonly held: Pick<HeldLocks, 'beginAcquisition' | 'find' | 'acquisitionsInFlight'>;

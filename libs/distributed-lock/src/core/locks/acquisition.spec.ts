@@ -8,6 +8,7 @@ import { RoundTrips } from '../engine/round-trips.js';
 import { LockBackendError } from '../errors/lock-backend.error.js';
 import { LockEvents } from '../events/lock-events.js';
 import type { ReleaseReply } from '../scripts/lock-script.js';
+import { systemClock } from '../util/clock.js';
 import { LockLines } from '../waiting/lock-lines.js';
 import { Acquisition } from './acquisition.js';
 import type { AcquisitionPort } from './acquisition-port.js';
@@ -70,17 +71,17 @@ function fakePort(
   localTimeOf: (serverMs: number) => number | undefined = () => undefined,
 ): { port: AcquisitionPort; registered: HoldTerms[]; releasedFor: string[]; claimed: string[]; subscriber: InstantPort; stop(): void } {
   const events = new LockEvents();
-  const roundTrips = new RoundTrips(timeoutMs);
+  const roundTrips = new RoundTrips(timeoutMs, systemClock);
   const subscriber = new InstantPort();
   const registered: HoldTerms[] = [];
   const releasedFor: string[] = [];
   const claimed: string[] = [];
-  const lines = new LockLines(subscriber, events, 'me');
+  const lines = new LockLines(subscriber, events, systemClock, 'me');
   const port: AcquisitionPort = {
-    settings: { watchdogTimeoutMs: 30_000, operationTimeoutMs: timeoutMs, replicaAck: undefined },
+    settings: { watchdogTimeoutMs: 30_000, operationTimeoutMs: timeoutMs, replicaAck: undefined, clock: systemClock },
     events,
     lines,
-    held: new HeldLocks(),
+    held: new HeldLocks(systemClock),
     releases: { settled: () => Promise.resolve(true), releaseFor: (_resource, owner) => void releasedFor.push(owner) },
     roundTrips,
     background: new BackgroundWork(events, roundTrips),

@@ -7,7 +7,7 @@ import { DistributedLockError } from '../errors/distributed-lock.error.js';
 import { LockAcquireAbortedError } from '../errors/lock-acquire-aborted.error.js';
 import { LockBackendError } from '../errors/lock-backend.error.js';
 import { LockClientClosedError } from '../errors/lock-client-closed.error.js';
-import { monotonicNow } from '../util/clock.js';
+import type { Clock } from '../util/clock.js';
 import { pause, settleWithin } from '../util/late-timer.js';
 import type { HandoverOutcome } from '../waiting/handover.js';
 import { GRANT_LEASE_MS, type Place } from '../waiting/lock-line.js';
@@ -34,7 +34,8 @@ export class Acquisition {
   private readonly replicaAck: ReplicaAck | undefined;
   private readonly signal: AbortSignal | undefined;
   private readonly willWait: boolean;
-  private readonly calledAt = monotonicNow();
+  private readonly clock: Clock;
+  private readonly calledAt: number;
   private readonly deadline: number;
   /**
    * When the caller has its answer at the latest, whatever Redis does: an attempt starts only before
@@ -55,6 +56,8 @@ export class Acquisition {
     private readonly who: Owner,
     request: AcquireRequest,
   ) {
+    this.clock = port.settings.clock;
+    this.calledAt = this.clock.now();
     this.owner = who.id;
     this.key = registryKey(who.id, lock);
     this.leaseMs = request.leaseMs ?? port.settings.watchdogTimeoutMs;
@@ -93,8 +96,9 @@ export class Acquisition {
     const cleanUp = this.leaveNothingBehind();
     const { port, lock } = this;
     const done = await settleWithin(
+      this.clock,
       cleanUp.then(() => true),
-      this.answerBy - monotonicNow(),
+      this.answerBy - this.clock.now(),
       () => false,
     );
     if (!done) port.background.run('release', lock.name, () => cleanUp);
@@ -113,7 +117,7 @@ export class Acquisition {
     }
     let first: AttemptResult | undefined;
     let firstError: LockBackendError | undefined;
-    const startedAt = monotonicNow();
+    const startedAt = this.clock.now();
     try {
       first = await this.attemptOnce();
     } catch (error) {
@@ -166,10 +170,10 @@ export class Acquisition {
           // Not granted, or a grant this waiter cannot hold on its message: its attempt takes it (see takeHandedLock).
           attemptNow = true;
         }
-        if (attemptNow && monotonicNow() >= this.deadline) return this.endOfWait(ttl, lastError);
+        if (attemptNow && this.clock.now() >= this.deadline) return this.endOfWait(ttl, lastError);
         if (attemptNow) {
           try {
-            const startedAt = monotonicNow();
+            const startedAt = this.clock.now();
             const result = await this.attemptOnce();
             lastError = undefined;
             failures = 0;
@@ -184,12 +188,12 @@ export class Acquisition {
             if (!(error instanceof LockBackendError)) throw error;
             lastError = error; // Redis hiccup (restart, failover): keep waiting, retry with back-off.
             this.uncertain = true;
-            failingSince ??= monotonicNow();
-            if (monotonicNow() - failingSince >= failureBudget) throw error;
+            failingSince ??= this.clock.now();
+            if (this.clock.now() - failingSince >= failureBudget) throw error;
           }
         }
         attemptNow = true;
-        const remaining = this.deadline - monotonicNow();
+        const remaining = this.deadline - this.clock.now();
         if (remaining <= 0) return this.endOfWait(ttl, lastError);
         const sleep = lastError ? ERROR_BACKOFF_MS[Math.min(failures++, ERROR_BACKOFF_MS.length - 1)]! : this.pauseMs(place, ttl);
         const outcome = await place.wait(Math.min(sleep, lock.maxPauseMs, remaining), signal);
@@ -218,7 +222,7 @@ export class Acquisition {
    */
   private takeHandedLock(handed: Extract<HandoverOutcome, { granted: true }>): HeldLockHandle | undefined {
     const { port, lock } = this;
-    const now = monotonicNow();
+    const now = this.clock.now();
     let validityMs: number | undefined; // a local hand-over's lease counts from the release, as an attempt's
     if (handed.grant) {
       const expiresAt = this.replicaAck ? undefined : port.localTimeOf(handed.grant.expiresAtServerMs);
@@ -295,7 +299,7 @@ export class Acquisition {
       // Bounded by the answer's deadline too: past it, Redis's count is kept (the owner's last unlock
       // drops every hold anyway, see ReleaseProtocol.release).
       const adjusted = port.roundTrips.bounded(lock.adjustHolds(this.owner, expected)).then(() => true);
-      return settleWithin(adjusted, this.answerBy - monotonicNow(), () => false).then(
+      return settleWithin(this.clock, adjusted, this.answerBy - this.clock.now(), () => false).then(
         (done) => this.register(result, done ? expected : result.holds, startedAt),
         (error: unknown) => {
           port.background.report('release', lock.name, error);
@@ -332,7 +336,7 @@ export class Acquisition {
   }
 
   private waited(): number {
-    return monotonicNow() - this.calledAt;
+    return this.clock.now() - this.calledAt;
   }
 
   /** Whether a release in this process may hand this lock straight to this acquisition. */
@@ -383,7 +387,7 @@ export class Acquisition {
           return await port.roundTrips.bounded(handover.withdraw());
         } catch (error) {
           if (attempt >= 2 || port.isClosed) throw error;
-          await pause(100 * 2 ** attempt);
+          await pause(this.clock, 100 * 2 ** attempt);
         }
       }
     });

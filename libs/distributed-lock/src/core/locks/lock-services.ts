@@ -5,6 +5,7 @@ import type { LockEngine } from '../engine/lock-engine.js';
 import type { InspectedLockKind, LockInspection } from '../inspection/lock-inspection.js';
 import type { LockKeys } from '../scripts/lock-keys.js';
 import type { PublishCommand } from '../scripts/lock-script.js';
+import type { Clock } from '../util/clock.js';
 import type { AcquisitionPort } from './acquisition-port.js';
 
 /** What a lock object needs of its client's engine: who owns what this process holds, and releasing it. */
@@ -24,6 +25,8 @@ export interface LockServices {
   readonly clientId: string;
   /** The client's operation timeout: the bound of one Redis round trip. */
   readonly operationTimeoutMs: number;
+  /** Every clock read and timer of the client's locks. */
+  readonly clock: Clock;
   publishCommand(): PublishCommand;
   /** Callers of this process waiting for the lock behind `channel`. */
   waitersHere(channel: string): number;
@@ -47,6 +50,7 @@ export function createLockServices(engine: LockEngine, inspect: (name: string, k
     keys: engine.keys,
     clientId: engine.clientId,
     operationTimeoutMs: engine.settings.operationTimeoutMs,
+    clock: engine.settings.clock,
     publishCommand: () => engine.publishCommand,
     waitersHere: (channel) => engine.lines.count(channel),
     staleReader: () => engine.staleReader(),

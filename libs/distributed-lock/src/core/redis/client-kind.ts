@@ -4,10 +4,10 @@ import { describe } from '../util/duration.js';
 import { IoredisPort } from './ioredis.port.js';
 import { NodeRedisClientPort, NodeRedisClusterPort, NodeRedisSentinelPort } from './node-redis-kinds.js';
 import type { NodeRedisClientLike, NodeRedisClusterLike, NodeRedisSentinelLike } from './node-redis.types.js';
-import type { RedisPort } from './redis-port.js';
+import type { PortedClient, RedisPort } from './redis-port.js';
 
 /** The kinds of client object the library runs on. */
-export type RedisClientKind = 'ioredis' | 'node-redis client' | 'node-redis cluster' | 'node-redis sentinel';
+export type RedisClientKind = 'ported' | 'ioredis' | 'node-redis client' | 'node-redis cluster' | 'node-redis sentinel';
 
 /** Where the supported clients are listed, for error messages. */
 const CLIENTS_PAGE = 'see "Redis clients" in the documentation (guides/redis-clients)';
@@ -17,8 +17,9 @@ const isFunction = (value: object, name: string): boolean => typeof (value as Re
 /**
  * What kind of client `value` is, told from its members (the library imports no client library to
  * compare classes with, and a user's copy of a package may not be the library's):
- * - ioredis: `defineCommand` and a `status` text. Also iovalkey (Valkey's fork of ioredis) and the
- *   in-memory store of `nestjs-distributed-lock/testing`, which answer ioredis' API.
+ * - a client with its own port (`redisPort()`, see PortedClient): the in-memory store of
+ *   `nestjs-distributed-lock/testing`, a simulator's network.
+ * - ioredis: `defineCommand` and a `status` text. Also iovalkey (Valkey's fork of ioredis).
  * - node-redis 5+: `sendCommand` and `withTypeMapping` (new in 5); then a sentinel has
  *   `getMasterNode`, a cluster `getMasters` and `nodeClient`, a client `duplicate` and `isReady`.
  * Recognised but not supported (UnsupportedRedisClientError, saying why and what to pass instead):
@@ -28,6 +29,7 @@ const isFunction = (value: object, name: string): boolean => typeof (value as Re
  */
 export function redisClientKind(value: unknown): RedisClientKind {
   if (typeof value !== 'object' || value === null) return unknownClient(value);
+  if (isFunction(value, 'redisPort')) return 'ported';
   if (isFunction(value, 'defineCommand') && typeof (value as { status?: unknown }).status === 'string') return 'ioredis';
   if (isFunction(value, 'customCommand')) {
     throw new UnsupportedRedisClientError(
@@ -70,6 +72,8 @@ function unknownClient(value: unknown): never {
 /** The port over a client the user brought (never opened or closed by the library, except a lazy ioredis client, which it connects). */
 export function redisPortOf(client: unknown): RedisPort {
   switch (redisClientKind(client)) {
+    case 'ported':
+      return (client as PortedClient).redisPort();
     case 'ioredis':
       return new IoredisPort(client as object);
     case 'node-redis client':

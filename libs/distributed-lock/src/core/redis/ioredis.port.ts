@@ -1,4 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
+import { systemClock } from '../util/clock.js';
 import { settleWithin } from '../util/late-timer.js';
 import { isNoScript } from './reply-errors.js';
 import type { ConnectionEvent, ConnectionStatus, PubSubPort, RedisCommands, RedisPort, ScriptSource } from './redis-port.js';
@@ -43,7 +44,7 @@ async function closeIoredis(redis: IoredisLike): Promise<void> {
     return;
   }
   try {
-    await settleWithin(redis.quit(), 1000, () => undefined);
+    await settleWithin(systemClock, redis.quit(), 1000, () => undefined);
   } catch {
     // QUIT failed: the connection is going away anyway; disconnect below makes sure of it.
   } finally {
@@ -86,9 +87,15 @@ abstract class IoredisConnection {
   }
 }
 
-/** An ioredis `Redis` or `Cluster` (or iovalkey's, or the in-memory store) behind the port. */
+/**
+ * An ioredis `Redis` or `Cluster` (or iovalkey's, or a client that answers ioredis' API, as the
+ * in-memory store does) behind the port. `groupCommit`: see RedisPort.
+ */
 export class IoredisPort extends IoredisConnection implements RedisPort {
-  constructor(client: Redis | Cluster | object) {
+  constructor(
+    client: Redis | Cluster | object,
+    readonly groupCommit = true,
+  ) {
     super(client as unknown as IoredisLike);
   }
 
@@ -174,7 +181,7 @@ export class IoredisPort extends IoredisConnection implements RedisPort {
   }
 
   async masters(): Promise<readonly RedisCommands[]> {
-    return this.redis.isCluster ? (this.redis as unknown as Cluster).nodes('master').map((node) => new IoredisPort(node)) : [this];
+    return this.redis.isCluster ? (this.redis as unknown as Cluster).nodes('master').map((node) => new IoredisPort(node, this.groupCommit)) : [this];
   }
 
   /** Another connection like this one, for subscriptions; a cluster's keeps a subscriber per shard (ioredis `shardedSubscribers`). */

@@ -1,4 +1,5 @@
 import { RedisClientNotConnectedError } from '../errors/redis-client-not-connected.error.js';
+import { systemClock } from '../util/clock.js';
 import { settleWithin } from '../util/late-timer.js';
 import type { NodeRedisCommandOptions } from './node-redis.types.js';
 import { isErrorClass, isNoScript } from './reply-errors.js';
@@ -78,6 +79,7 @@ export abstract class NodeRedisConnection {
     this.closed = true;
     if (this.target.isOpen && this.target.close)
       await settleWithin(
+        systemClock,
         this.target.close().catch(() => undefined),
         1000,
         () => undefined,
@@ -142,6 +144,7 @@ export abstract class NodeRedisConnection {
  */
 export abstract class NodeRedisPort extends NodeRedisConnection implements RedisPort {
   abstract readonly native: object;
+  readonly groupCommit = true;
   abstract readonly isCluster: boolean;
 
   /** Sends `args`, routed by `key` in a cluster (keyless: any node). */

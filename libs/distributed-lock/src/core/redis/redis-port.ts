@@ -10,8 +10,8 @@
  * bulk strings as strings, nil as null, an error inside an array as an Error.
  */
 
-/** Which client library a port drives. */
-export type RedisDriver = 'ioredis' | 'node-redis';
+/** Which client library a port drives ('port': a port the client brought itself, see PortedClient). */
+export type RedisDriver = 'ioredis' | 'node-redis' | 'port';
 
 /**
  * A connection's state, in ioredis' words (node-redis' `isOpen`/`isReady` are mapped onto them):
@@ -84,6 +84,12 @@ export interface RedisCommands {
 export interface RedisPort extends RedisCommands, RedisConnection {
   /** The client object underneath (the user's, or one the library made). */
   readonly native: object;
+  /**
+   * Whether script calls issued in one turn may travel as one batch script (group commit, see
+   * LockNode). A store whose replies need no turn of the event loop (the in-memory store, which Jest's
+   * fake timers may run) says false: every call then goes alone, at once.
+   */
+  readonly groupCommit: boolean;
   /** A connection for subscriptions, made from this one (see PubSubPort); not opened yet. */
   subscriber(): PubSubPort;
 }
@@ -104,4 +110,13 @@ export interface PubSubPort extends RedisConnection {
    * subscriptions moved to a slot's new master: messages published meanwhile were missed.
    */
   onResubscribed(listener: (shardedOnly: boolean) => void): void;
+}
+
+/**
+ * A client that brings its own port (`options.client`): the in-memory store of
+ * `nestjs-distributed-lock/testing`, a simulator's network. The library uses the port it returns and
+ * nothing else of the object; that is how a store reaches the library without the library importing it.
+ */
+export interface PortedClient {
+  redisPort(): RedisPort;
 }

@@ -1,4 +1,4 @@
-import { monotonicNow } from './clock.js';
+import type { CancelTimer, Clock } from './clock.js';
 
 interface Pending {
   readonly deadline: number;
@@ -17,14 +17,17 @@ interface Pending {
  */
 export class OperationDeadlines {
   private readonly pending = new Set<Pending>();
-  private timer: NodeJS.Timeout | undefined;
+  private timer: CancelTimer | undefined;
   private stopped = false;
 
-  constructor(private readonly timeoutMs: number) {}
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly clock: Clock,
+  ) {}
 
   /** Tracks an operation; `expire` runs if it is still tracked when the timeout has passed. */
   track(expire: () => void): Pending {
-    const entry: Pending = { deadline: monotonicNow() + this.timeoutMs, expire };
+    const entry: Pending = { deadline: this.clock.now() + this.timeoutMs, expire };
     this.pending.add(entry);
     if (!this.timer && !this.stopped) this.arm(this.timeoutMs);
     return entry;
@@ -41,19 +44,18 @@ export class OperationDeadlines {
   /** Stops the timer; operations still tracked will not expire (the client is closing them itself). */
   stop(): void {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    this.timer?.();
     this.timer = undefined;
   }
 
   private arm(ms: number): void {
-    this.timer = setTimeout(() => setImmediate(() => this.sweep()), Math.max(0, ms));
-    this.timer.unref();
+    this.timer = this.clock.setTimer(ms, () => this.clock.soon(() => this.sweep()));
   }
 
   private sweep(): void {
     this.timer = undefined;
     if (this.stopped) return;
-    const now = monotonicNow();
+    const now = this.clock.now();
     for (const entry of this.pending) {
       if (entry.deadline > now) {
         this.arm(entry.deadline - now);

@@ -1,4 +1,4 @@
-import { monotonicNow } from '../util/clock.js';
+import type { Clock } from '../util/clock.js';
 import { Handover, type HandoverOutcome } from './handover.js';
 import { Waiter, type WaitOutcome } from './waiter.js';
 
@@ -78,13 +78,14 @@ export class Place {
   /** A wake-up addressed to this caller came before it joined (between its failed attempt and joining): it must look now. */
   addressedEarly = false;
   /** Monotonic time it joined the line (how long it has waited, for inspection). */
-  readonly since = monotonicNow();
+  readonly since: number;
 
   constructor(
     readonly line: LockLine,
     readonly options: JoinOptions,
   ) {
-    this.waiter = new Waiter(options.deadline);
+    this.since = line.clock.now();
+    this.waiter = new Waiter(options.deadline, line.clock);
   }
 
   /** First in the line: the one the next release wakes, and the one that watches the holder's lease. */
@@ -167,6 +168,7 @@ export class LockLine {
     readonly subscription: LineSubscription,
     private readonly clientId: string,
     private readonly turnMs: number,
+    readonly clock: Clock,
   ) {}
 
   get size(): number {
@@ -179,7 +181,7 @@ export class LockLine {
 
   /** How long each caller in the line has waited so far, in ms, longest first (for inspection). */
   waitedMs(): number[] {
-    const now = monotonicNow();
+    const now = this.clock.now();
     return this.places.map((place) => now - place.since).sort((a, b) => b - a);
   }
 
@@ -232,7 +234,7 @@ export class LockLine {
     }
     if (this.streak === 0) this.turnStartedAt = holderSince;
     this.streak += 1;
-    const yieldToOthers = this.streak > MAX_HANDOVER_STREAK || monotonicNow() - this.turnStartedAt >= this.turnMs;
+    const yieldToOthers = this.streak > MAX_HANDOVER_STREAK || this.clock.now() - this.turnStartedAt >= this.turnMs;
     if (yieldToOthers) this.streak = 0;
     const handover = new Handover();
     head.handover = handover;

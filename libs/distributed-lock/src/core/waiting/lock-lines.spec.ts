@@ -2,6 +2,7 @@ import { LockEvents } from '../events/lock-events.js';
 import type { SubscriberPort } from '../connection/subscriber-port.js';
 import { GRANT_LEASE_MS, MAX_HANDOVER_STREAK } from './lock-line.js';
 import { LockLines } from './lock-lines.js';
+import { systemClock } from '../util/clock.js';
 
 /**
  * The lines' local bookkeeping (who is woken, what is handed over, when to (un)subscribe), with
@@ -60,7 +61,7 @@ describe('LockLines', () => {
 
   beforeEach(() => {
     port = new ScriptedPort();
-    notifier = new LockLines(port, new LockEvents(), 'me');
+    notifier = new LockLines(port, new LockEvents(), systemClock, 'me');
   });
 
   it('subscribes once per channel however many wait, and unsubscribes after the last leaves', async () => {
@@ -294,7 +295,7 @@ describe('LockLines', () => {
   });
 
   it('asks to yield once the turn has lasted handoverTurn since the acquisition that began it, whatever the count', async () => {
-    const timed = new LockLines(port, new LockEvents(), 'me', 100);
+    const timed = new LockLines(port, new LockEvents(), systemClock, 'me', 100);
     const a = timed.join('t', { deadline: Infinity, terms: { owner: 'me:1', leaseMs: 1000 } });
     await port.settle();
     const sleeping = a.wait(Infinity, undefined);
@@ -305,7 +306,7 @@ describe('LockLines', () => {
     expect(timed.nextHandover('t', now())?.yieldToOthers).toBe(false);
     void a.takeHandover();
     // A turn whose first holder acquired 150 ms ago yields at once (a slow link, a long section).
-    const b = new LockLines(port, new LockEvents(), 'me', 100);
+    const b = new LockLines(port, new LockEvents(), systemClock, 'me', 100);
     const w = b.join('u', { deadline: Infinity, terms: { owner: 'me:2', leaseMs: 1000 } });
     await port.settle();
     const sleepingW = w.wait(Infinity, undefined);

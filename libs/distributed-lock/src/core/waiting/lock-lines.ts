@@ -1,5 +1,6 @@
 import type { SubscriberPort } from '../connection/subscriber-port.js';
 import type { LockEvents } from '../events/lock-events.js';
+import type { Clock } from '../util/clock.js';
 import { LockLine, type JoinOptions, type Place, type Succession } from './lock-line.js';
 import { Subscriptions } from './subscriptions.js';
 
@@ -20,10 +21,11 @@ export class LockLines {
   constructor(
     port: SubscriberPort,
     events: LockEvents,
+    private readonly clock: Clock,
     private readonly clientId = '',
     private readonly turnMs = Infinity,
   ) {
-    this.subscriptions = new Subscriptions(port, events, {
+    this.subscriptions = new Subscriptions(port, events, clock, {
       wanted: (channel) => (this.lines.get(channel)?.size ?? 0) > 0,
       wake: (channel, all) => this.lines.get(channel)?.wake(all),
       idle: (channel) => {
@@ -40,7 +42,7 @@ export class LockLines {
   join(channel: string, options: JoinOptions, withdraw?: () => void): Place {
     let line = this.lines.get(channel);
     if (!line) {
-      line = new LockLine(channel, this.subscriptions, this.clientId, this.turnMs);
+      line = new LockLine(channel, this.subscriptions, this.clientId, this.turnMs, this.clock);
       if (this.closed) line.close();
       this.lines.set(channel, line);
     }

@@ -1,5 +1,6 @@
 import type { SubscriberPort } from '../connection/subscriber-port.js';
 import type { LockEvents } from '../events/lock-events.js';
+import { every, type CancelTimer, type Clock } from '../util/clock.js';
 import type { LineSubscription, ReadyOutcome } from './lock-line.js';
 
 /**
@@ -39,7 +40,7 @@ export interface SubscribedLines {
  */
 export class Subscriptions implements LineSubscription {
   private readonly channels = new Map<string, ChannelSubscription>();
-  private recheckTimer: NodeJS.Timeout | undefined;
+  private recheckTimer: CancelTimer | undefined;
   private closed = false;
   private resolveClosed!: () => void;
   /** Resolves when closed: a pending ready() must not wait for a subscription that may never be answered. */
@@ -48,6 +49,7 @@ export class Subscriptions implements LineSubscription {
   constructor(
     private readonly port: SubscriberPort,
     private readonly events: LockEvents,
+    private readonly clock: Clock,
     private readonly lines: SubscribedLines,
   ) {
     port.onReconnect(() => this.recover());
@@ -61,8 +63,7 @@ export class Subscriptions implements LineSubscription {
   /** Brings the channel's subscription in line with whether anyone waits, one operation at a time. */
   changed(channel: string): void {
     if (!this.recheckTimer && !this.closed && this.lines.wanted(channel)) {
-      this.recheckTimer = setInterval(() => this.recheck(), WAITER_RECHECK_MS);
-      this.recheckTimer.unref();
+      this.recheckTimer = every(this.clock, WAITER_RECHECK_MS, () => this.recheck());
     }
     this.enqueue(channel, async (state) => {
       const wanted = this.lines.wanted(channel) && !this.closed;
@@ -87,17 +88,14 @@ export class Subscriptions implements LineSubscription {
     // `subscribed` is set only once a SUBSCRIBE is confirmed and cleared before an UNSUBSCRIBE is
     // sent, so when it reads true the channel is covered and the caller may retry at once.
     if (!state || state.subscribed) return 'ready';
-    let timer: NodeJS.Timeout | undefined;
+    let timer: CancelTimer | undefined;
     let onAbort: (() => void) | undefined;
     try {
       return await Promise.race<ReadyOutcome>([
         state.operations.then(() => (this.closed ? 'closed' : 'ready')),
         this.whenClosed,
         new Promise<ReadyOutcome>((resolve) => {
-          if (Number.isFinite(deadline)) {
-            timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - performance.now()));
-            timer.unref();
-          }
+          if (Number.isFinite(deadline)) timer = this.clock.setTimer(deadline - this.clock.now(), () => resolve('timeout'));
           if (signal) {
             onAbort = () => resolve('aborted');
             if (signal.aborted) onAbort();
@@ -106,7 +104,7 @@ export class Subscriptions implements LineSubscription {
         }),
       ]);
     } finally {
-      if (timer) clearTimeout(timer);
+      timer?.();
       if (onAbort) signal?.removeEventListener('abort', onAbort);
     }
   }
@@ -114,14 +112,14 @@ export class Subscriptions implements LineSubscription {
   close(): void {
     this.closed = true;
     this.resolveClosed();
-    clearInterval(this.recheckTimer);
+    this.recheckTimer?.();
     this.recheckTimer = undefined;
   }
 
   /** The periodic safety net (see WAITER_RECHECK_MS): renew each subscription, then let each first caller look. */
   private recheck(): void {
     if (this.channels.size === 0 || this.closed) {
-      clearInterval(this.recheckTimer);
+      this.recheckTimer?.();
       this.recheckTimer = undefined;
       return;
     }

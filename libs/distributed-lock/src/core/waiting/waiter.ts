@@ -1,4 +1,4 @@
-import { monotonicNow } from '../util/clock.js';
+import type { CancelTimer, Clock } from '../util/clock.js';
 
 /**
  * Why a wait ended: `notified` (a release, a grant, or someone asking it to look), `timeout` (the
@@ -16,15 +16,18 @@ export class Waiter {
   /** A notification not yet consumed by `wait`. */
   pending = false;
   private finish: ((outcome: WaitOutcome) => void) | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: CancelTimer | undefined;
   /** Monotonic time the current timer fires at. */
   private timerAt: number | undefined;
   /** A wake-up time asked for while it was busy (see wakeWithin), applied to its next sleep. */
   private wakeBy: number | undefined;
   private closed = false;
 
-  /** `deadline`: monotonic time at which the caller stops waiting (Infinity: never). */
-  constructor(readonly deadline: number) {}
+  /** `deadline`: monotonic time (on `clock`) at which the caller stops waiting (Infinity: never). */
+  constructor(
+    readonly deadline: number,
+    private readonly clock: Clock,
+  ) {}
 
   /** Asleep in `wait` (not attempting): a release may hand it the lock without racing its attempt. */
   get sleeping(): boolean {
@@ -46,13 +49,13 @@ export class Waiter {
    * its next sleep is shortened instead, so the request is not lost.
    */
   wakeWithin(ms: number): void {
-    const at = monotonicNow() + ms;
+    const at = this.clock.now() + ms;
     if (!this.finish) {
       this.wakeBy = Math.min(this.wakeBy ?? Infinity, at);
       return;
     }
     if (this.timerAt !== undefined && this.timerAt <= at) return;
-    this.schedule(Math.min(ms, this.deadline - monotonicNow()), 'notified');
+    this.schedule(Math.min(ms, this.deadline - this.clock.now()), 'notified');
   }
 
   /**
@@ -62,8 +65,8 @@ export class Waiter {
    */
   rearm(ms: number): void {
     if (!this.finish) return;
-    if (this.timerAt !== undefined && this.timerAt <= monotonicNow() + ms) return;
-    this.schedule(Math.min(ms, this.deadline - monotonicNow()), 'notified');
+    if (this.timerAt !== undefined && this.timerAt <= this.clock.now() + ms) return;
+    this.schedule(Math.min(ms, this.deadline - this.clock.now()), 'notified');
   }
 
   /**
@@ -75,7 +78,7 @@ export class Waiter {
   wait(ms: number, signal: AbortSignal | undefined): Promise<WaitOutcome> {
     let early = false;
     if (this.wakeBy !== undefined) {
-      const by = Math.max(0, this.wakeBy - monotonicNow());
+      const by = Math.max(0, this.wakeBy - this.clock.now());
       early = by < ms;
       ms = Math.min(ms, by);
       this.wakeBy = undefined;
@@ -90,7 +93,7 @@ export class Waiter {
       const onAbort = (): void => finish('aborted');
       signal?.addEventListener('abort', onAbort, { once: true });
       const finish = (outcome: WaitOutcome): void => {
-        clearTimeout(this.timer);
+        this.timer?.();
         this.timer = undefined;
         this.timerAt = undefined;
         signal?.removeEventListener('abort', onAbort);
@@ -103,14 +106,13 @@ export class Waiter {
   }
 
   private schedule(ms: number, outcome: 'timeout' | 'notified'): void {
-    clearTimeout(this.timer);
+    this.timer?.();
     this.timer = undefined;
     this.timerAt = undefined;
     if (!Number.isFinite(ms)) return;
     const finish = this.finish;
-    this.timerAt = monotonicNow() + Math.max(0, ms);
+    this.timerAt = this.clock.now() + Math.max(0, ms);
     const reason = this.timerAt >= this.deadline ? 'deadline' : outcome;
-    this.timer = setTimeout(() => finish?.(reason), Math.max(0, ms));
-    this.timer.unref();
+    this.timer = this.clock.setTimer(ms, () => finish?.(reason));
   }
 }

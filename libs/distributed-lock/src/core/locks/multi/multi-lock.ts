@@ -4,7 +4,6 @@ import type { Owner } from '../../engine/lock-engine.js';
 import type { LockServices } from '../lock-services.js';
 import { LockHandle } from '../../context/lock-handle.js';
 import { type HeldLockHandle } from '../../engine/held-lock-handle.js';
-import { monotonicNow } from '../../util/clock.js';
 import { settleWithin } from '../../util/late-timer.js';
 import type { Duration } from '../../util/duration.js';
 import { lockRequest, tryLockRequest, type AcquireRequest, type LockOptions, type TryLockOptions } from '../acquire-options.js';
@@ -155,7 +154,7 @@ export class MultiLock {
    */
   async acquire(owner: Owner, request: AcquireRequest): Promise<MultiLockHandle | { ttl: number }> {
     this.services.holds.assertOpen(`acquire multi-lock "${this.name}"`);
-    const deadline = monotonicNow() + request.waitMs;
+    const deadline = this.services.clock.now() + request.waitMs;
     const answerBy = deadline + this.services.operationTimeoutMs;
     const taken: HeldLockHandle[] = [];
     try {
@@ -171,7 +170,7 @@ export class MultiLock {
       const busy = first.find((result) => result.status === 'fulfilled' && 'ttl' in result.value) as PromiseFulfilledResult<{ ttl: number }>;
       if (request.waitMs <= 0) return { ttl: busy.value.ttl };
       for (const lock of this.locks) {
-        const waitMs = Number.isFinite(request.waitMs) ? deadline - monotonicNow() : Infinity;
+        const waitMs = Number.isFinite(request.waitMs) ? deadline - this.services.clock.now() : Infinity;
         if (waitMs <= 0) {
           await this.undo(taken.splice(0), answerBy);
           return { ttl: busy.value.ttl };
@@ -199,7 +198,7 @@ export class MultiLock {
     const released = Promise.all(handles.map((handle) => handle.unlock().catch((error: unknown) => this.services.report('release', handle.name, error)))).then(
       () => true,
     );
-    const done = await settleWithin(released, answerBy - monotonicNow(), () => false);
+    const done = await settleWithin(this.services.clock, released, answerBy - this.services.clock.now(), () => false);
     if (!done) this.services.acquisitions.background.run('release', this.name, () => released);
   }
 }

@@ -5,7 +5,6 @@ import type { LockNode } from '../../connection/lock-node.js';
 import type { ReleaseReply } from '../../scripts/lock-script.js';
 import type { LockServices } from '../lock-services.js';
 import { registryKey } from '../../engine/held-locks.js';
-import { monotonicNow } from '../../util/clock.js';
 import { settleWithin } from '../../util/late-timer.js';
 import { GRANT_LEASE_MS } from '../../waiting/lock-line.js';
 import { fenceRaise } from './fence-raise.script.js';
@@ -56,7 +55,7 @@ export class RedLock extends BaseLock {
   }
 
   async attempt({ owner, leaseMs, watchdog }: AttemptArgs): Promise<AttemptResult> {
-    const startedAt = monotonicNow();
+    const startedAt = this.services.clock.now();
     const replies = await this.onEveryNode((node) =>
       node.run(reentrantAcquire, { lock: this.id, fence: this.fenceKey, owner, leaseMs, waitingClient: '', queue: 'not-queued', watchdog }),
     );
@@ -65,7 +64,7 @@ export class RedLock extends BaseLock {
     );
     const denied = replies.flatMap((reply) => (reply.ok && !reply.value.acquired ? [reply.value.ttl] : []));
     const answered = granted.length + denied.length;
-    const validityMs = leaseMs - (monotonicNow() - startedAt) - redlockDrift(leaseMs);
+    const validityMs = leaseMs - (this.services.clock.now() - startedAt) - redlockDrift(leaseMs);
     let success = granted.length >= this.quorum && validityMs > 0;
 
     let token = 0;
@@ -73,7 +72,7 @@ export class RedLock extends BaseLock {
       const held = this.services.holds.held.find(registryKey(owner, this));
       token = held?.active && Math.max(...granted.map((g) => g.holds)) > 1 ? held.token : Math.max(...granted.map((g) => g.token));
       const raised = await this.onEveryNode((node) => node.run(fenceRaise, { fence: this.fenceKey, lock: this.id, owner, token }));
-      success = raised.filter((reply) => reply.ok).length >= this.quorum && leaseMs - (monotonicNow() - startedAt) - redlockDrift(leaseMs) > 0;
+      success = raised.filter((reply) => reply.ok).length >= this.quorum && leaseMs - (this.services.clock.now() - startedAt) - redlockDrift(leaseMs) > 0;
     }
     // Late grants from nodes that timed out: keep them if we hold the lock, hand them back otherwise.
     replies.forEach((reply, i) => {
@@ -105,11 +104,11 @@ export class RedLock extends BaseLock {
   }
 
   async renew(owner: string, leaseMs: number): Promise<RenewResult> {
-    const startedAt = monotonicNow();
+    const startedAt = this.services.clock.now();
     const replies = await this.onEveryNode((node) => node.run(exclusiveRenew, { lock: this.id, owner, leaseMs }));
     const renewed = replies.filter((reply) => reply.ok && reply.value).length;
     const refused = replies.filter((reply) => reply.ok && !reply.value).length;
-    if (renewed >= this.quorum) return { renewed: true, validityMs: leaseMs - (monotonicNow() - startedAt) - redlockDrift(leaseMs) };
+    if (renewed >= this.quorum) return { renewed: true, validityMs: leaseMs - (this.services.clock.now() - startedAt) - redlockDrift(leaseMs) };
     // Lost once too many nodes say it is gone for a majority to remain possible.
     return { renewed: false, lost: refused > this.nodes.length - this.quorum };
   }
@@ -181,6 +180,7 @@ export class RedLock extends BaseLock {
       this.nodes.map((node) => {
         const pending = step(node);
         return settleWithin(
+          this.services.clock,
           pending.then((value): NodeReply<T> => ({ ok: true, value })),
           timeoutMs,
           (): NodeReply<T> => ({ ok: false, error: new Error(`${node.target}: no reply within ${timeoutMs} ms`), late: pending }),

@@ -1,7 +1,7 @@
-import { ScriptKeysError } from '../errors/script-keys.error.js';
-import { InvalidLockConfigError } from '../errors/invalid-lock-config.error.js';
-import { hashSlot, keySlot } from '../util/key-slot.js';
-import { nameScript } from '../util/script-names.js';
+import { ScriptKeysError } from '../core/errors/script-keys.error.js';
+import { InvalidLockConfigError } from '../core/errors/invalid-lock-config.error.js';
+import { hashSlot, keySlot } from '../core/util/key-slot.js';
+import { nameScript } from '../core/util/script-names.js';
 import { InMemoryLockStore } from './in-memory-lock-store.js';
 import type { StrictKeys } from './strict-keys.js';
 

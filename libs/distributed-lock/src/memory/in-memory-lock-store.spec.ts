@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
 import { jest } from '@jest/globals';
-import { reentrantAcquire as REENTRANT_ACQUIRE_SCRIPT } from '../locks/reentrant/reentrant-acquire.script.js';
+import { reentrantAcquire as REENTRANT_ACQUIRE_SCRIPT } from '../core/locks/reentrant/reentrant-acquire.script.js';
 import { InMemoryLockStore } from './in-memory-lock-store.js';
 import { MemoryKeyspace } from './memory-keyspace.js';
+import { systemClock } from '../core/util/clock.js';
 
 /** A keyspace on a clock the test moves by hand. */
 function manualClock(): { keyspace: MemoryKeyspace; advance(ms: number): void } {
   let now = 1_000;
-  return { keyspace: new MemoryKeyspace(() => now), advance: (ms) => (now += ms) };
+  const clock = { ...systemClock, now: () => now, wallNow: () => 1_750_000_000_000 + now };
+  return { keyspace: new MemoryKeyspace(clock), advance: (ms) => (now += ms) };
 }
 
 function sha1(text: string): string {

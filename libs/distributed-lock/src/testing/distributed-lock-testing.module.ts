@@ -1,8 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { InMemoryLockStore } from '../core/memory/in-memory-lock-store.js';
-import type { DistributedLockModuleOptions } from './distributed-lock-module.options.js';
-import { DistributedLockModule } from './distributed-lock.module.js';
-import { LockService } from './lock.service.js';
+import { InMemoryLockStore } from '../memory/in-memory-lock-store.js';
+import type { DistributedLockModuleOptions } from '../nest/distributed-lock-module.options.js';
+import { DistributedLockModule } from '../nest/distributed-lock.module.js';
+import { LockService } from '../nest/lock.service.js';
 
 /** Options of the testing module: the module's options, minus where Redis is, plus the store to use. */
 export type DistributedLockTestingOptions = Omit<DistributedLockModuleOptions, 'client' | 'connection' | 'env'> & {

@@ -1,15 +1,16 @@
 import { jest } from '@jest/globals';
-import { LockNode } from './connection/lock-node.js';
-import { reentrantAcquire } from './locks/reentrant/reentrant-acquire.script.js';
-import { LOCK_SCRIPT_BATCH } from './lock-scripts.js';
-import { InMemoryLockStore } from './memory/in-memory-lock-store.js';
-import type { StrictKeys } from './memory/strict-keys.js';
-import { redisPortOf } from './redis/client-kind.js';
-import { LockKeys } from './scripts/lock-keys.js';
+import { LockNode } from '../core/connection/lock-node.js';
+import { reentrantAcquire } from '../core/locks/reentrant/reentrant-acquire.script.js';
+import { LOCK_SCRIPT_BATCH } from '../core/lock-scripts.js';
+import { IoredisPort } from '../core/redis/ioredis.port.js';
+import { LockKeys } from '../core/scripts/lock-keys.js';
+import { systemClock } from '../core/util/clock.js';
+import { InMemoryLockStore } from './in-memory-lock-store.js';
+import type { StrictKeys } from './strict-keys.js';
 
 /**
  * The batch script (group commit) under strict keys. The conformance suite's strict runs cannot show
- * it: LockConnections turns batching off for the in-memory store (a batch waits for setImmediate,
+ * it: the in-memory store's port turns group commit off (a batch waits for the end of the turn,
  * which Jest's fake timers in users' tests would hold back). Here a LockNode batches on the store.
  */
 describe('the batch script under strict keys', () => {
@@ -19,7 +20,8 @@ describe('the batch script under strict keys', () => {
   async function acquireTogether(strictKeys: StrictKeys, oneSlotPerScript: boolean) {
     const store = new InMemoryLockStore({ strictKeys });
     const evalsha = jest.spyOn(store, 'evalsha');
-    const node = new LockNode(redisPortOf(store), 'memory', 5000, LOCK_SCRIPT_BATCH, undefined, oneSlotPerScript);
+    // The store's own port turns group commit off; this one keeps it on, to batch on the store.
+    const node = new LockNode(new IoredisPort(store), { target: 'memory', timeoutMs: 5000, batch: LOCK_SCRIPT_BATCH, oneSlotPerScript, clock: systemClock });
     const keys = new LockKeys('lock:', oneSlotPerScript);
     await store.time(); // (the node reads the server clock before its first guarded script)
     const calls = NAMES.flatMap((name) =>

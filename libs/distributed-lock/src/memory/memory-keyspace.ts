@@ -1,4 +1,5 @@
-import type { ScriptKeysError } from '../errors/script-keys.error.js';
+import type { ScriptKeysError } from '../core/errors/script-keys.error.js';
+import { systemClock, type Clock } from '../core/util/clock.js';
 import { formatDouble } from './redis-number.js';
 
 /**
@@ -80,15 +81,23 @@ export class MemoryKeyspace {
    */
   readonly scriptKeyViolations: ScriptKeysError[] = [];
 
-  constructor(private readonly clock: () => number = () => performance.now()) {}
+  /**
+   * `clock`: what expires keys (its monotonic `now`) and what TIME answers (its `wallNow`, as the
+   * server's own clock).
+   */
+  constructor(private readonly clock: Clock = systemClock) {}
+
+  /** The latest TIME answered: the server's clock as the scripts see it never goes back. */
+  private lastServerMs = -Infinity;
 
   now(): number {
-    return this.clock();
+    return this.clock.now();
   }
 
-  /** Milliseconds of a wall-like clock that never goes back (Redis TIME, as the scripts use it). */
+  /** Milliseconds of the server's wall clock (Redis TIME, as the scripts use it). */
   serverTimeMs(): number {
-    return Math.floor(performance.timeOrigin + this.clock());
+    this.lastServerMs = Math.max(this.lastServerMs, Math.floor(this.clock.wallNow()));
+    return this.lastServerMs;
   }
 
   // --- keys -------------------------------------------------------------------------------------
@@ -97,7 +106,7 @@ export class MemoryKeyspace {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
     // Redis: a key is expired once the clock is past its expiry time.
-    if (entry.expiresAt !== undefined && this.clock() > entry.expiresAt) {
+    if (entry.expiresAt !== undefined && this.clock.now() > entry.expiresAt) {
       this.entries.delete(key);
       return undefined;
     }
@@ -147,7 +156,7 @@ export class MemoryKeyspace {
       this.entries.delete(key);
       return 1;
     }
-    entry.expiresAt = this.clock() + duration;
+    entry.expiresAt = this.clock.now() + duration;
     return 1;
   }
 
@@ -156,7 +165,7 @@ export class MemoryKeyspace {
     const entry = this.live(key);
     if (!entry) return -2;
     if (entry.expiresAt === undefined) return -1;
-    return Math.max(0, Math.ceil(entry.expiresAt - this.clock()));
+    return Math.max(0, Math.ceil(entry.expiresAt - this.clock.now()));
   }
 
   keys(): string[] {
@@ -176,7 +185,7 @@ export class MemoryKeyspace {
   /** SET key value [PX ms] [NX]: overwriting clears any expiry, as in Redis. Null when NX refused. */
   set(key: string, value: string, options: { px?: number; nx?: boolean } = {}): 'OK' | null {
     if (options.nx && this.live(key)) return null;
-    this.entries.set(key, { type: 'string', value, expiresAt: options.px === undefined ? undefined : this.clock() + options.px });
+    this.entries.set(key, { type: 'string', value, expiresAt: options.px === undefined ? undefined : this.clock.now() + options.px });
     return 'OK';
   }
 

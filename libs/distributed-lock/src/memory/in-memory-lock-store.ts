@@ -3,9 +3,12 @@ import { LuaVm, preloadLuaVm, whenLuaLoaded } from './lua-vm.js';
 import { afterThisTask, MemoryKeyspace, type MemorySubscriber } from './memory-keyspace.js';
 import { redisGlob } from './redis-glob.js';
 import { ScriptKeyAudit, type StrictKeys } from './strict-keys.js';
-import { nameScript } from '../util/script-names.js';
-import { describe } from '../util/duration.js';
-import { InvalidLockConfigError } from '../errors/invalid-lock-config.error.js';
+import { nameScript } from '../core/util/script-names.js';
+import { describe } from '../core/util/duration.js';
+import { InvalidLockConfigError } from '../core/errors/invalid-lock-config.error.js';
+import { IoredisPort } from '../core/redis/ioredis.port.js';
+import type { PortedClient, RedisPort } from '../core/redis/redis-port.js';
+import type { Clock } from '../core/util/clock.js';
 
 type Status = 'wait' | 'ready' | 'end';
 
@@ -28,6 +31,12 @@ export interface InMemoryLockStoreOptions {
    * failure is a ScriptKeysError naming the script and the key.
    */
   strictKeys?: StrictKeys | false;
+  /**
+   * The store's clock (default Node's): what expires keys and what TIME answers. Give it the clock you
+   * give the lock client (`LockClientOptions.clock`) to run both in virtual time. Ignored with `keyspace`
+   * (the keyspace has its own).
+   */
+  clock?: Clock;
 }
 
 /**
@@ -56,7 +65,7 @@ export interface InMemoryLockStoreOptions {
  * the library's own tests run its conformance suite so, which proves that every script declares every
  * key it touches, and (with `oneSlotPerScript`) keeps them in one cluster slot.
  */
-export class InMemoryLockStore extends EventEmitter implements MemorySubscriber {
+export class InMemoryLockStore extends EventEmitter implements MemorySubscriber, PortedClient {
   /** The data, shared with every `duplicate()` of this store. */
   readonly keyspace: MemoryKeyspace;
   readonly isCluster = false;
@@ -69,13 +78,22 @@ export class InMemoryLockStore extends EventEmitter implements MemorySubscriber 
 
   constructor(options: InMemoryLockStoreOptions = {}) {
     super();
-    this.keyspace = options.keyspace ?? new MemoryKeyspace();
+    this.keyspace = options.keyspace ?? new MemoryKeyspace(options.clock);
     this.strictKeys = options.strictKeys ?? false;
     if (this.strictKeys !== false && this.strictKeys !== 'declared' && this.strictKeys !== 'one-slot') {
       throw new InvalidLockConfigError('strictKeys', `expected 'declared', 'one-slot' or false, got ${describe(this.strictKeys)}.`);
     }
     this.status = options.lazyConnect ? 'wait' : 'ready';
     preloadLuaVm();
+  }
+
+  /**
+   * The port the lock client uses (see PortedClient): this store through its ioredis-like API, without
+   * group commit, so every call is answered without a turn of the event loop (Jest's fake timers may
+   * hold those back).
+   */
+  redisPort(): RedisPort {
+    return new IoredisPort(this, false);
   }
 
   // --- connection life cycle (as ioredis) --------------------------------------------------------

@@ -1,6 +1,6 @@
-import { ScriptKeysError } from '../errors/script-keys.error.js';
-import { keySlot } from '../util/key-slot.js';
-import { scriptName } from '../util/script-names.js';
+import { ScriptKeysError } from '../core/errors/script-keys.error.js';
+import { keySlot } from '../core/util/key-slot.js';
+import { scriptName } from '../core/util/script-names.js';
 
 /**
  * How strictly the in-memory store checks the keys of a script (InMemoryLockStore's `strictKeys`):
