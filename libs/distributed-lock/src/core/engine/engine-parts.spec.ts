@@ -2,7 +2,8 @@ import { LockEvents } from '../events/lock-events.js';
 import type { LockLostReason } from '../errors/lock-lost.error.js';
 import { LockBackendError } from '../errors/lock-backend.error.js';
 import { LockNotHeldError } from '../errors/lock-not-held.error.js';
-import { systemClock } from '../util/clock.js';
+import { systemClock, type Clock } from '../util/clock.js';
+import { ManualClock } from '../../testing/manual-clock.js';
 
 const monotonicNow = (): number => systemClock.now();
 import { LockLines } from '../waiting/lock-lines.js';
@@ -158,6 +159,71 @@ describe('LeaseKeeper', () => {
     await until(() => renewed.filter((name) => name === 'healthy').length >= 3);
     expect(stuck.renewCalls).toBe(1); // its one renewal is still in flight: not sent again
     keeper.stop();
+    trips.stop();
+  });
+});
+
+describe('LeaseKeeper: a deadline that passes while a renewal is in flight', () => {
+  /** A watchdog-renewed lock whose first renewal waits for the test to answer it; in virtual time. */
+  async function renewalInFlightPastTheDeadline(): Promise<{
+    clock: ManualClock;
+    lost: LockLostReason[];
+    fired: () => number;
+    answer: (result: RenewResult | Error) => void;
+    trips: RoundTrips;
+  }> {
+    const clock = new ManualClock();
+    let firedTimers = 0;
+    const counting: Clock = {
+      ...clock,
+      now: () => clock.now(),
+      setTimer: (ms, fn) => clock.setTimer(ms, () => (firedTimers++, fn())),
+      soon: (fn) => clock.soon(fn),
+    };
+    const events = new LockEvents();
+    const trips = new RoundTrips(5000, counting);
+    const lost: LockLostReason[] = [];
+    const keeper = new LeaseKeeper(90, trips, new BackgroundWork(events, trips), events, (held, reason) => {
+      held.active = false;
+      keeper.stopKeeping(held);
+      lost.push(reason);
+    });
+    let answer!: (result: RenewResult | Error) => void;
+    const resource = new ScriptedResource();
+    resource.renew = () => new Promise<RenewResult>((resolve, reject) => (answer = (result) => (result instanceof Error ? reject(result) : resolve(result))));
+    keeper.keep(heldOn(resource, { watchdog: true, leaseMs: 90, validUntil: clock.now() + 50 }));
+    await clock.advance(30); // the watchdog's renewal (every 30 ms) starts, and gets no answer
+    await clock.advance(30); // the deadline (50) passes with it in flight
+    return { clock, lost, fired: () => firedTimers, answer: (result) => answer(result), trips };
+  }
+
+  it('waits for the renewal without polling, and the lease is over as soon as it fails', async () => {
+    const { clock, lost, fired, answer, trips } = await renewalInFlightPastTheDeadline();
+    const firedAtDeadline = fired();
+    await clock.advance(40);
+    // Only the watchdog's own ticks (every 30 ms): it used to poll every millisecond until the renewal ended.
+    expect(fired() - firedAtDeadline).toBeLessThanOrEqual(2);
+    expect(lost).toEqual([]);
+    answer(new Error('no reply'));
+    await clock.settle();
+    expect(lost).toEqual(['lease-expired']); // at once, not when the renewal could no longer have reached past it
+    trips.stop();
+  });
+
+  it('a renewal that never answers: the lease is over once that renewal could no longer reach past it', async () => {
+    const { clock, lost, trips } = await renewalInFlightPastTheDeadline();
+    await clock.advance(59); // the renewal started at 30 with a 90 ms lease: it could still reach 119
+    expect(lost).toEqual([]);
+    await clock.advance(2);
+    expect(lost).toEqual(['lease-expired']);
+    trips.stop();
+  });
+
+  it('a renewal that succeeds keeps the lock', async () => {
+    const { clock, lost, answer, trips } = await renewalInFlightPastTheDeadline();
+    answer({ renewed: true, validityMs: 90 });
+    await clock.advance(5);
+    expect(lost).toEqual([]);
     trips.stop();
   });
 });

@@ -90,7 +90,8 @@ export class LeaseKeeper {
    * The deadline timer fires in the timers phase, before the I/O callbacks of the same loop turn and
    * before timers due later: after a pause, the signal aborts before code waiting on a later timer or
    * on a reply runs on. Only when a renewal still in flight could have lengthened the lease is the
-   * verdict left to the next turn, once its reply (if it came) has been read.
+   * verdict left to that renewal: its end decides (see renew), or, if it hangs, the moment it could no
+   * longer reach past the deadline.
    */
   private armExpiry(held: HeldLock): void {
     held.cancelExpiry?.();
@@ -103,7 +104,7 @@ export class LeaseKeeper {
     const now = this.clock.now();
     if (now < held.validUntil) this.armExpiry(held);
     else if (held.expiredAt(now)) this.leaseOver(held);
-    else held.cancelExpiry = afterTimeout(this.clock, 0, () => this.onLeaseDeadline(held));
+    else held.cancelExpiry = afterTimeout(this.clock, held.renewingSince! + held.leaseMs - now, () => this.onLeaseDeadline(held));
   }
 
   /** The lease ran out: lost for the holder; free the key if it is still ours for a moment. */
@@ -147,7 +148,14 @@ export class LeaseKeeper {
     } catch (error) {
       this.background.report('renew', held.resource.name, error);
     } finally {
-      if (held.renewingSince === startedAt) held.renewingSince = undefined;
+      if (held.renewingSince === startedAt) {
+        held.renewingSince = undefined;
+        // Its deadline passed while this renewal was in flight, which did not lengthen it: over now.
+        if (held.active && this.clock.now() >= held.validUntil) {
+          held.cancelExpiry?.();
+          this.onLeaseDeadline(held);
+        }
+      }
     }
   }
 }
