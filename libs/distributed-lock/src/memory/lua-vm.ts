@@ -43,19 +43,47 @@ import type { ScriptKeyAudit } from './strict-keys.js';
 const LUA_REGISTRYINDEX = -1_000_000 - 1000;
 const LuaType = { Nil: 0, Boolean: 1, Number: 3, String: 4, Table: 5 } as const;
 
-/** What the bridge needs of wasmoon's Emscripten module beyond its wrapped Lua API. */
+/**
+ * What the bridge needs of wasmoon's Emscripten module: its memory, its allocator, and the Lua C API's
+ * exports called directly. wasmoon's own wrappers (`lua.lua_settop`...) go through Emscripten's
+ * `ccall`, which looks the function up, checks and converts every argument on each call: ten times the
+ * cost of the call itself, on a path that makes dozens of them per script. They are used once, to set
+ * the VM up; every script run uses these.
+ */
 interface WasmModule {
   HEAPU8: Uint8Array;
   HEAPU32: Uint32Array;
   _malloc(size: number): number;
   _free(pointer: number): void;
-  _lua_tolstring(L: number, index: number, length: number): number;
-  stringToUTF8(text: string, pointer: number, maxBytes: number): void;
   lengthBytesUTF8(text: string): number;
+  stringToUTF8(text: string, pointer: number, maxBytes: number): void;
   addFunction(fn: (L: number) => number, signature: string): number;
+  _lua_settop(L: number, index: number): void;
+  _lua_gettop(L: number): number;
+  _lua_absindex(L: number, index: number): number;
+  _lua_type(L: number, index: number): number;
+  _lua_tolstring(L: number, index: number, length: number): number;
+  _lua_tonumberx(L: number, index: number, isNumber: number): number;
+  _lua_toboolean(L: number, index: number): number;
+  _lua_rawgeti(L: number, index: number, n: bigint): number;
+  _lua_rawseti(L: number, index: number, n: bigint): void;
+  _lua_rawget(L: number, index: number): number;
+  _lua_getfield(L: number, index: number, key: number): number;
+  _lua_setfield(L: number, index: number, key: number): void;
+  _lua_createtable(L: number, arrayItems: number, fields: number): void;
+  _lua_pushlstring(L: number, text: number, length: number): number;
+  _lua_pushinteger(L: number, value: bigint): void;
+  _lua_pushnumber(L: number, value: number): void;
+  _lua_pushboolean(L: number, value: number): void;
+  _lua_pcallk(L: number, args: number, results: number, handler: number, context: number, continuation: number): number;
+  _lua_error(L: number): number;
 }
 
+/** The field names the bridge reads and writes, as C strings in WebAssembly memory (written once). */
+type FieldName = 'KEYS' | 'ARGV' | 'err' | 'ok' | 'line';
+
 const utf8 = new TextDecoder();
+const utf8Encoder = new TextEncoder();
 
 /** A Lua error reply's text as Redis 7.0 words it. */
 function scriptError(message: string, sha: string, line: number): Error {
@@ -77,6 +105,9 @@ export class LuaVm {
   private readonly onErrorRef: number;
   /** A scratch word for lua_tolstring's length. */
   private readonly lengthPointer: number;
+  /** A scratch buffer in WebAssembly memory for strings pushed to Lua (grown when a string needs it). */
+  private scratch: { address: number; size: number; view: Uint8Array } = { address: 0, size: 0, view: new Uint8Array(0) };
+  private readonly fields = new Map<FieldName, number>();
   /** Compiled scripts by SHA1 (registry references to their functions). */
   private readonly compiled = new Map<string, number>();
   /** The keyspace of the script running now (redis.call's target). */
@@ -112,6 +143,11 @@ export class LuaVm {
     this.onErrorRef = lua.luaL_ref(L, LUA_REGISTRYINDEX);
     this.envRef = lua.luaL_ref(L, LUA_REGISTRYINDEX);
     this.globalsRef = lua.luaL_ref(L, LUA_REGISTRYINDEX);
+    for (const name of ['KEYS', 'ARGV', 'err', 'ok', 'line'] as const) this.fields.set(name, this.pushBytes(name).address);
+  }
+
+  private field(name: FieldName): number {
+    return this.fields.get(name)!;
   }
 
   /** The SHA1 Redis names a script by. */
@@ -145,25 +181,25 @@ export class LuaVm {
   run(keyspace: MemoryKeyspace, sha: string, keys: string[], argv: string[], audit?: ScriptKeyAudit): Reply {
     const ref = this.compiled.get(sha);
     if (ref === undefined) throw new Error('NOSCRIPT No matching script. Please use EVAL.');
-    const { lua, L } = this;
-    lua.lua_settop(L, 0);
-    lua.lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(this.globalsRef));
+    const { module: m, L } = this;
+    m._lua_settop(L, 0);
+    m._lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(this.globalsRef));
     this.pushStrings(L, keys);
-    lua.lua_setfield(L, -2, 'KEYS');
+    m._lua_setfield(L, -2, this.field('KEYS'));
     this.pushStrings(L, argv);
-    lua.lua_setfield(L, -2, 'ARGV');
-    lua.lua_settop(L, 0);
-    lua.lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(this.onErrorRef));
-    lua.lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(ref));
+    m._lua_setfield(L, -2, this.field('ARGV'));
+    m._lua_settop(L, 0);
+    m._lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(this.onErrorRef));
+    m._lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(ref));
     this.keyspace = keyspace;
     this.audit = audit;
     try {
-      if (lua.lua_pcallk(L, 0, 1, 1, 0, null) !== 0) {
-        if (lua.lua_type(L, -1) !== LuaType.Table) throw scriptError(`ERR ${this.toText(L, -1)}`, sha, -1); // the handler failed
-        lua.lua_getfield(L, -1, 'err');
+      if (m._lua_pcallk(L, 0, 1, 1, 0, 0) !== 0) {
+        if (m._lua_type(L, -1) !== LuaType.Table) throw scriptError(`ERR ${this.toText(L, -1)}`, sha, -1); // the handler failed
+        m._lua_getfield(L, -1, this.field('err'));
         const message = this.toText(L, -1);
-        lua.lua_getfield(L, -2, 'line');
-        throw scriptError(message, sha, Number(lua.lua_tonumberx(L, -1, null)));
+        m._lua_getfield(L, -2, this.field('line'));
+        throw scriptError(message, sha, Number(m._lua_tonumberx(L, -1, 0)));
       }
       const reply = this.toReply(L, -1);
       if (reply instanceof Error) throw reply;
@@ -171,7 +207,7 @@ export class LuaVm {
     } finally {
       this.keyspace = undefined;
       this.audit = undefined;
-      lua.lua_settop(L, 0);
+      m._lua_settop(L, 0);
     }
   }
 
@@ -187,15 +223,15 @@ export class LuaVm {
 
   /** The script's result as a Redis reply (luaReplyToRedisReply). */
   private toReply(L: number, index: number): Reply {
-    const { lua } = this;
-    const at = lua.lua_absindex(L, index);
-    switch (lua.lua_type(L, at)) {
+    const m = this.module;
+    const at = m._lua_absindex(L, index);
+    switch (m._lua_type(L, at)) {
       case LuaType.Number:
-        return Math.trunc(lua.lua_tonumberx(L, at, null));
+        return Math.trunc(m._lua_tonumberx(L, at, 0));
       case LuaType.String:
         return this.toText(L, at);
       case LuaType.Boolean:
-        return lua.lua_toboolean(L, at) ? 1 : null;
+        return m._lua_toboolean(L, at) ? 1 : null;
       case LuaType.Table: {
         const err = this.rawField(L, at, 'err');
         if (err !== undefined) return new Error(err);
@@ -203,12 +239,12 @@ export class LuaVm {
         if (ok !== undefined) return new StatusReply(ok);
         const items: Reply[] = [];
         for (let i = 1; ; i++) {
-          if (lua.lua_rawgeti(L, at, BigInt(i)) === LuaType.Nil) {
-            lua.lua_settop(L, -2);
+          if (m._lua_rawgeti(L, at, BigInt(i)) === LuaType.Nil) {
+            m._lua_settop(L, -2);
             return items;
           }
           items.push(this.toReply(L, -1));
-          lua.lua_settop(L, -2);
+          m._lua_settop(L, -2);
         }
       }
       default:
@@ -217,11 +253,12 @@ export class LuaVm {
   }
 
   /** A table's string field (raw), or undefined. */
-  private rawField(L: number, table: number, name: string): string | undefined {
-    this.lua.lua_pushstring(L, name);
-    const type = this.lua.lua_rawget(L, table);
+  private rawField(L: number, table: number, name: FieldName): string | undefined {
+    const m = this.module;
+    this.pushString(L, name);
+    const type = m._lua_rawget(L, table);
     const value = type === LuaType.String ? this.toText(L, -1) : undefined;
-    this.lua.lua_settop(L, -2);
+    m._lua_settop(L, -2);
     return value;
   }
 
@@ -235,38 +272,57 @@ export class LuaVm {
     return { address, length };
   }
 
+  /** Pushes `text` (UTF-8, through the scratch buffer: Lua copies it). */
   private pushString(L: number, text: string): void {
-    const bytes = this.pushBytes(text);
-    this.lua.lua_pushlstring(L, bytes.address, bytes.length);
-    this.module._free(bytes.address);
+    const m = this.module;
+    const most = text.length * 3;
+    let { view } = this.scratch;
+    if (most > this.scratch.size || view.buffer !== m.HEAPU8.buffer) {
+      if (most > this.scratch.size) {
+        if (this.scratch.address) m._free(this.scratch.address);
+        const size = Math.max(256, most * 2);
+        this.scratch = { address: m._malloc(size), size, view };
+      }
+      // (Re)made after an allocation: memory may have grown, which detaches the old view.
+      view = this.scratch.view = new Uint8Array(m.HEAPU8.buffer, this.scratch.address, this.scratch.size);
+    }
+    let length = 0;
+    for (; length < text.length; length++) {
+      const code = text.charCodeAt(length);
+      if (code > 127) break;
+      view[length] = code;
+    }
+    if (length < text.length) length = utf8Encoder.encodeInto(text, view).written;
+    m._lua_pushlstring(L, this.scratch.address, length);
   }
 
   private pushStrings(L: number, items: string[]): void {
-    this.lua.lua_createtable(L, items.length, 0);
-    items.forEach((item, i) => {
-      this.pushString(L, item);
-      this.lua.lua_rawseti(L, -2, BigInt(i + 1));
-    });
+    const m = this.module;
+    m._lua_createtable(L, items.length, 0);
+    for (let i = 0; i < items.length; i++) {
+      this.pushString(L, items[i]!);
+      m._lua_rawseti(L, -2, BigInt(i + 1));
+    }
   }
 
   /** A command's reply as Lua sees it (redisProtocolToLuaType). */
   private pushReply(L: number, reply: Reply): void {
-    const { lua } = this;
-    if (reply === null) lua.lua_pushboolean(L, 0);
+    const m = this.module;
+    if (reply === null) m._lua_pushboolean(L, 0);
     else if (typeof reply === 'number') {
-      if (Number.isSafeInteger(reply)) lua.lua_pushinteger(L, BigInt(reply));
-      else lua.lua_pushnumber(L, reply);
+      if (Number.isSafeInteger(reply)) m._lua_pushinteger(L, BigInt(reply));
+      else m._lua_pushnumber(L, reply);
     } else if (typeof reply === 'string') this.pushString(L, reply);
     else if (reply instanceof StatusReply || reply instanceof Error) {
-      lua.lua_createtable(L, 0, 1);
+      m._lua_createtable(L, 0, 1);
       this.pushString(L, reply instanceof StatusReply ? reply.status : reply.message);
-      lua.lua_setfield(L, -2, reply instanceof StatusReply ? 'ok' : 'err');
+      m._lua_setfield(L, -2, this.field(reply instanceof StatusReply ? 'ok' : 'err'));
     } else {
-      lua.lua_createtable(L, reply.length, 0);
-      reply.forEach((item, i) => {
-        this.pushReply(L, item);
-        lua.lua_rawseti(L, -2, BigInt(i + 1));
-      });
+      m._lua_createtable(L, reply.length, 0);
+      for (let i = 0; i < reply.length; i++) {
+        this.pushReply(L, reply[i]!);
+        m._lua_rawseti(L, -2, BigInt(i + 1));
+      }
     }
   }
 
@@ -278,15 +334,15 @@ export class LuaVm {
    * own bindings do), or returned by pcall. No JavaScript exception ever leaves this function.
    */
   private redisCall(L: number, raise: boolean): number {
-    const { lua } = this;
+    const m = this.module;
     let reply: Reply;
     try {
-      const count = lua.lua_gettop(L);
+      const count = m._lua_gettop(L);
       if (count === 0) throw new Error('ERR Please specify at least one argument for this redis lib call');
       const words: string[] = [];
       for (let i = 1; i <= count; i++) {
-        const type = lua.lua_type(L, i);
-        if (type === LuaType.Number) words.push(formatDouble(lua.lua_tonumberx(L, i, null)));
+        const type = m._lua_type(L, i);
+        if (type === LuaType.Number) words.push(formatDouble(m._lua_tonumberx(L, i, 0)));
         else if (type === LuaType.String) words.push(this.toText(L, i));
         else throw new Error('ERR Lua redis lib command arguments must be strings or integers');
       }
@@ -295,14 +351,14 @@ export class LuaVm {
     } catch (error) {
       reply = error instanceof Error ? error : new Error(String(error));
     }
-    lua.lua_settop(L, 0);
+    m._lua_settop(L, 0);
     this.pushReply(L, reply);
-    if (reply instanceof Error && raise) return lua.lua_error(L);
+    if (reply instanceof Error && raise) return m._lua_error(L);
     return 1;
   }
 
   private sha1hex(L: number): number {
-    const text = this.lua.lua_type(L, 1) === LuaType.String ? this.toText(L, 1) : '';
+    const text = this.module._lua_type(L, 1) === LuaType.String ? this.toText(L, 1) : '';
     this.pushString(L, LuaVm.sha1(text));
     return 1;
   }
