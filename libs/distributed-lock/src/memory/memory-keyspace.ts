@@ -176,6 +176,44 @@ export class MemoryKeyspace {
     this.entries.clear();
   }
 
+  /**
+   * Every word `key` holds: its members, fields and values, and what follows the first ':' of each
+   * field (the owner id in `r:<owner>`). For a cheap look for a name before a precise read (the
+   * simulator's checks use it).
+   */
+  words(key: string): Set<string> {
+    const words = new Set<string>();
+    const entry = this.live(key);
+    if (!entry) return words;
+    const { value } = entry;
+    if (typeof value === 'string') words.add(value);
+    else if (Array.isArray(value)) for (const item of value) words.add(item);
+    else {
+      for (const [field, item] of value) {
+        words.add(field);
+        const colon = field.indexOf(':');
+        if (colon >= 0) words.add(field.slice(colon + 1));
+        if (typeof item === 'string') words.add(item);
+      }
+    }
+    return words;
+  }
+
+  /**
+   * A copy of the data as it is now (expiry times included; subscriptions and scripts not), on the same
+   * clock: what a replica has when replication stopped at this instant.
+   */
+  copy(): MemoryKeyspace {
+    const copy = new MemoryKeyspace(this.clock);
+    for (const key of this.keys()) {
+      const { type, value, expiresAt } = this.entries.get(key)!;
+      const cloned = value instanceof Map ? new Map<string, string | number>(value as Map<string, string | number>) : Array.isArray(value) ? [...value] : value;
+      copy.entries.set(key, { type, value: cloned, expiresAt } as Entry);
+    }
+    copy.lastServerMs = this.lastServerMs;
+    return copy;
+  }
+
   // --- strings ----------------------------------------------------------------------------------
 
   get(key: string): string | null {

@@ -48,15 +48,19 @@ export class ManualClock implements Clock {
 
   setTimer(ms: number, fn: () => void): CancelTimer {
     if (!(ms < Infinity)) return () => undefined;
-    const timer: Timer = { at: this.current + Math.max(0, ms), seq: this.sequence++, fn, cancelled: false };
+    return this.add(Math.max(1, ms), fn); // as Node's setTimeout: at least 1 ms
+  }
+
+  soon(fn: () => void): CancelTimer {
+    return this.add(0, fn);
+  }
+
+  private add(ms: number, fn: () => void): CancelTimer {
+    const timer: Timer = { at: this.current + ms, seq: this.sequence++, fn, cancelled: false };
     this.insert(timer);
     return () => {
       timer.cancelled = true;
     };
-  }
-
-  soon(fn: () => void): CancelTimer {
-    return this.setTimer(0, fn);
   }
 
   /** Nothing to keep alive: a test awaits what it started. */
