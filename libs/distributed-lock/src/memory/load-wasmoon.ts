@@ -36,3 +36,39 @@ function requireWithDynamicImport(name: string, from: string): unknown {
   (script.runInThisContext() as (...args: unknown[]) => void).call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
   return module.exports;
 }
+
+/**
+ * What the bridge needs of wasmoon's Emscripten module: its memory, its allocator, and the Lua C API's
+ * exports called directly. wasmoon's own wrappers (`lua.lua_settop`...) go through Emscripten's
+ * `ccall`, which looks the function up, checks and converts every argument on each call: ten times the
+ * cost of the call itself, on a path that makes dozens of them per script. They are used once, to set
+ * the VM up; every script run uses these.
+ */
+export interface WasmModule {
+  HEAPU8: Uint8Array;
+  HEAPU32: Uint32Array;
+  _malloc(size: number): number;
+  _free(pointer: number): void;
+  lengthBytesUTF8(text: string): number;
+  stringToUTF8(text: string, pointer: number, maxBytes: number): void;
+  addFunction(fn: (L: number) => number, signature: string): number;
+  _lua_settop(L: number, index: number): void;
+  _lua_gettop(L: number): number;
+  _lua_absindex(L: number, index: number): number;
+  _lua_type(L: number, index: number): number;
+  _lua_tolstring(L: number, index: number, length: number): number;
+  _lua_tonumberx(L: number, index: number, isNumber: number): number;
+  _lua_toboolean(L: number, index: number): number;
+  _lua_rawgeti(L: number, index: number, n: bigint): number;
+  _lua_rawseti(L: number, index: number, n: bigint): void;
+  _lua_rawget(L: number, index: number): number;
+  _lua_getfield(L: number, index: number, key: number): number;
+  _lua_setfield(L: number, index: number, key: number): void;
+  _lua_createtable(L: number, arrayItems: number, fields: number): void;
+  _lua_pushlstring(L: number, text: number, length: number): number;
+  _lua_pushinteger(L: number, value: bigint): void;
+  _lua_pushnumber(L: number, value: number): void;
+  _lua_pushboolean(L: number, value: number): void;
+  _lua_pcallk(L: number, args: number, results: number, handler: number, context: number, continuation: number): number;
+  _lua_error(L: number): number;
+}

@@ -175,10 +175,11 @@ describe('LeaseKeeper: a deadline that passes while a renewal is in flight', () 
     const clock = new ManualClock();
     let firedTimers = 0;
     const counting: Clock = {
-      ...clock,
       now: () => clock.now(),
+      wallNow: () => clock.wallNow(),
       setTimer: (ms, fn) => clock.setTimer(ms, () => (firedTimers++, fn())),
       soon: (fn) => clock.soon(fn),
+      keepAlive: () => clock.keepAlive(),
     };
     const events = new LockEvents();
     const trips = new RoundTrips(5000, counting);
