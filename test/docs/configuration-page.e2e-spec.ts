@@ -103,7 +103,7 @@ describe(`the configuration page (${PAGE})`, () => {
     tables = { options: tableWithHeader(markdown, OPTIONS, PAGE), variables: tableWithHeader(markdown, VARIABLES, PAGE) };
   });
 
-  it('the variables the source reads are the ones LOCK_ENV_VARIABLES lists (what the CLI and the compose check use)', () => {
+  it('the variables the source reads are the ones LOCK_ENV_VARIABLES lists (the list test/compose checks the compose file against)', () => {
     expect(read.size).toBeGreaterThan(20);
     expect([...read.keys()].sort()).toEqual([...LOCK_ENV_VARIABLES].sort());
   });
