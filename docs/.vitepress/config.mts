@@ -35,7 +35,7 @@ const guide: DefaultTheme.SidebarItem[] = [
       { text: 'Leader election', link: '/guides/leader-election' },
       { text: 'Scheduled jobs (@ScheduledLock)', link: '/guides/scheduled-jobs' },
       { text: 'Fenced writes (FencedResource)', link: '/guides/fenced-writes' },
-      { text: 'Redis clients (ioredis, node-redis, GLIDE)', link: '/guides/redis-clients' },
+      { text: 'Redis clients', link: '/guides/redis-clients' },
       { text: 'Errors', link: '/guides/errors' },
     ],
   },
@@ -44,6 +44,7 @@ const guide: DefaultTheme.SidebarItem[] = [
     items: [
       { text: 'Configuration', link: '/operations/configuration' },
       { text: 'Deployment modes', link: '/operations/deployment-modes' },
+      { text: 'Compatibility: servers, clients, runtimes', link: '/operations/compatibility' },
       { text: 'Managed services', link: '/operations/managed-services' },
       { text: 'Failover windows and faults', link: '/operations/failover' },
       { text: 'Metrics, events and tracing', link: '/operations/metrics' },
