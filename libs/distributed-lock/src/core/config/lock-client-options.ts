@@ -17,7 +17,7 @@ export interface LockClientOptions {
   /** Where Redis is. Omit it (and `client`) to read `DISTRIBUTED_LOCK_REDIS_*` environment variables. */
   connection?: ConnectionConfig;
   /**
-   * A client you already have: ioredis (`Redis` or `Cluster`; iovalkey's work too), or node-redis 5+
+   * A client you already have: ioredis (`Redis` or `Cluster`; iovalkey's work too), or node-redis 5 or 6
    * (`createClient`, `createCluster` or `createSentinel`, connected first). The library runs its
    * scripts on it and opens one extra connection for subscriptions (`duplicate()`; a node-redis
    * sentinel subscribes through its own); it never closes your client. In unit tests, an

@@ -18,7 +18,7 @@ export interface RedisCompatibleClient {
 }
 
 /**
- * A node-redis (the `redis` package, 5 or later) client, cluster or sentinel, as `createClient`,
+ * A node-redis (the `redis` package, 5 or 6) client, cluster or sentinel, as `createClient`,
  * `createCluster` and `createSentinel` make them, connected (`await client.connect()`) before the lock
  * client connects. Listed here is only what tells them apart: the library does not depend on
  * node-redis (an optional peer), so neither its code nor its types load it. The library runs its

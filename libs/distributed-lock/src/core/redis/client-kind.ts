@@ -20,7 +20,7 @@ const isFunction = (value: object, name: string): boolean => typeof (value as Re
  * - a client with its own port (`redisPort()`, see PortedClient): the in-memory store of
  *   `nestjs-distributed-lock/testing`, a simulator's network.
  * - ioredis: `defineCommand` and a `status` text. Also iovalkey (Valkey's fork of ioredis).
- * - node-redis 5+: `sendCommand` and `withTypeMapping` (new in 5); then a sentinel has
+ * - node-redis 5 and 6: `sendCommand` and `withTypeMapping` (new in 5); then a sentinel has
  *   `getMasterNode`, a cluster `getMasters` and `nodeClient`, a client `duplicate` and `isReady`.
  * Recognised but not supported (UnsupportedRedisClientError, saying why and what to pass instead):
  * Valkey GLIDE (`customCommand`), a node-redis pool (`execute`), a client leased from a sentinel
@@ -41,7 +41,7 @@ export function redisClientKind(value: unknown): RedisClientKind {
   if (!isFunction(value, 'withTypeMapping')) {
     throw new UnsupportedRedisClientError(
       'A node-redis 4 client, or a node-redis client in legacy mode',
-      'the lock client runs on node-redis 5 or later, in its default mode. Upgrade node-redis (npm install redis@5), and pass the client itself rather than client.legacy().',
+      'the lock client runs on node-redis 5 or 6, in its default mode. Upgrade node-redis (npm install redis@6), and pass the client itself rather than client.legacy().',
     );
   }
   if (isFunction(value, 'execute')) {
