@@ -49,6 +49,17 @@ const { checkLocks } = await import('./lock-checks.mjs');`,
 )}})();
 `;
 
+/** A GLIDE app: the lock client is given GlideClient and a configuration, and makes its clients itself. */
+const GLIDE_APP = `import { Logger, GlideClient } from '@valkey/valkey-glide';
+import { LockClient } from 'nestjs-distributed-lock';
+import { checkLocks } from './lock-checks.mjs';
+
+Logger.init('error'); // GLIDE logs every error reply at WARN, the library's first NOSCRIPT among them
+const configuration = { addresses: [{ host: '127.0.0.1', port: Number(process.env.REDIS_PORT) }] };
+const locks = await checkLocks(() => LockClient.connect({ client: { glide: GlideClient, configuration } }));
+console.log(JSON.stringify({ locks }));
+`;
+
 interface AppOutput {
   resolved: string;
   locks: { excluded: boolean; channel: string; acquiredAfterRelease: boolean; tokensIncrease: boolean; mode: string };
@@ -56,14 +67,15 @@ interface AppOutput {
 }
 
 /**
- * The packed library in an app that installed node-redis 6 and not ioredis, as
- * `npm install nestjs-distributed-lock redis@6` does: node-redis 6 is in the peer range and ioredis an
- * optional peer, so the install resolves without --legacy-peer-deps; the package loads without
- * ioredis (it is required only when the library makes its own connections) and locks on the
- * node-redis client, from the ES module build and from the CommonJS one; a `connection`, which would
- * need ioredis, fails with a configuration error that says to install it.
+ * The packed library in an app that installed node-redis 6 and Valkey GLIDE and not ioredis, as
+ * `npm install nestjs-distributed-lock redis@6 @valkey/valkey-glide` does: node-redis 6 is in the peer
+ * range and ioredis an optional peer, so the install resolves without --legacy-peer-deps, and GLIDE
+ * brings its native part from the registry (its platform package). The package loads without ioredis
+ * (required only when the library makes its own connections) and locks on the node-redis client,
+ * from the ES module build and from the CommonJS one, and on GLIDE; a `connection`, which would need
+ * ioredis, fails with a configuration error that says to install it.
  */
-describe('the packed library with node-redis 6 and without ioredis', () => {
+describe('the packed library with node-redis 6 or Valkey GLIDE, and without ioredis', () => {
   const redis = useRedis();
   let workdir: string;
   let app: string;
@@ -77,12 +89,26 @@ describe('the packed library with node-redis 6 and without ioredis', () => {
     copyFileSync(LOCK_CHECKS, join(app, 'lock-checks.mjs'));
     writeFileSync(join(app, 'esm.mjs'), ESM_APP);
     writeFileSync(join(app, 'cjs.cjs'), CJS_APP);
+    writeFileSync(join(app, 'glide.mjs'), GLIDE_APP);
     // As a user types it; the exact 6.x of the workspace, so that npm's cache answers.
-    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball, `redis@${installedVersion('redis')}`], {
-      cwd: app,
-      env: userEnv(),
-      timeout: 240_000,
-    });
+    await run(
+      'npm',
+      [
+        'install',
+        '--no-audit',
+        '--no-fund',
+        '--prefer-offline',
+        '--loglevel=error',
+        tarball,
+        `redis@${installedVersion('redis')}`,
+        `@valkey/valkey-glide@${installedVersion('@valkey/valkey-glide')}`,
+      ],
+      {
+        cwd: app,
+        env: userEnv(),
+        timeout: 240_000,
+      },
+    );
   }, 300_000);
   afterAll(() => {
     if (workdir) rmSync(workdir, { recursive: true, force: true });
@@ -98,10 +124,11 @@ describe('the packed library with node-redis 6 and without ioredis', () => {
     expect(output.refused).toEqual({ configError: true, code: 'LOCK_INVALID_CONFIG', message: expect.stringContaining('npm install ioredis') });
   };
 
-  it('installs node-redis 6 beside it, and no ioredis', () => {
+  it('installs node-redis 6 and GLIDE (with its native part for this platform) beside it, and no ioredis', () => {
     const installed = (name: string): { version: string } =>
       JSON.parse(readFileSync(join(app, 'node_modules', name, 'package.json'), 'utf8')) as { version: string };
     expect(installed('redis').version).toMatch(/^6\./);
+    expect(installed('@valkey/valkey-glide').version).toMatch(/^2\./);
     expect(existsSync(join(app, 'node_modules/ioredis'))).toBe(false);
   });
 
@@ -115,5 +142,10 @@ describe('the packed library with node-redis 6 and without ioredis', () => {
     const output = await runApp(['cjs.cjs']);
     expect(output.resolved).toMatch(/\/node_modules\/nestjs-distributed-lock\/dist\/cjs\/index\.js$/);
     expectLocksAndRefusal(output);
+  }, 60_000);
+
+  it('locks on Valkey GLIDE: the lock client makes its GLIDE clients from the class and configuration given, and closes them', async () => {
+    const output = await runApp(['glide.mjs']);
+    expect(output.locks).toEqual({ excluded: true, channel: expect.any(String), acquiredAfterRelease: true, tokensIncrease: true, mode: 'client' });
   }, 60_000);
 });
