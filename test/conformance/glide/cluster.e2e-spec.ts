@@ -1,5 +1,5 @@
 import { withServer } from '../../harness/servers.js';
-import { GLIDE } from '../client-drivers.js';
+import { GLIDE } from './glide-driver.js';
 import { describeLockConformance } from '../lock-conformance.js';
 
 // The conformance core through Valkey GLIDE (GlideClusterClient: sharded unlock notifications), on a Valkey 9 cluster.
