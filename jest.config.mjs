@@ -14,9 +14,11 @@ export default {
     '^nestjs-distributed-lock/board$': '<rootDir>/libs/distributed-lock/src/board/index.ts',
     '^redis-topology$': '<rootDir>/libs/redis-topology/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
+    // A CommonJS source of the library (`.cts`, built to `.cjs`), imported by its built name.
+    '^(\\.{1,2}/.*)\\.cjs$': '$1.cts',
   },
   transform: {
-    '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: '<rootDir>/tsconfig.spec.json' }],
+    '^.+\\.c?ts$': ['ts-jest', { useESM: true, tsconfig: '<rootDir>/tsconfig.spec.json' }],
   },
   testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],

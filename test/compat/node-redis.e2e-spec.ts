@@ -7,9 +7,9 @@ import { nextEvent } from '../harness/wait.js';
 type NodeRedisClient = ReturnType<typeof createClient>;
 
 /**
- * node-redis 5 as the `client` option, beyond what the conformance suite (test/conformance/node-redis)
+ * node-redis 6 as the `client` option, beyond what the conformance suite (test/conformance/node-redis)
  * proves: what the library asks of the user's client (connected first, left open, no listener left
- * behind), the script cache lost under it (NOSCRIPT), RESP3 and a user's type mapping, a fenced
+ * behind), the script cache lost under it (NOSCRIPT), RESP2 and RESP3 (6's default) and a user's type mapping, a fenced
  * resource on it, and the clients it refuses, each with its own error.
  */
 describe('a node-redis client given as `client`', () => {
@@ -49,7 +49,7 @@ describe('a node-redis client given as `client`', () => {
   }
 
   it.each([
-    ['RESP2', {}],
+    ['RESP2', { RESP: 2 as const }],
     ['RESP3', { RESP: 3 as const }],
     ['a type mapping of its own (strings as Buffers)', { commandOptions: { typeMapping: { [RESP_TYPES.BLOB_STRING]: Buffer } } }],
   ])('%s: lock, wait, renew, unlock; the client stays open, with no listener or connection of ours left', async (_label, options) => {

@@ -1,9 +1,10 @@
 import { LockClient, type LockClientOptions } from 'nestjs-distributed-lock';
-import { createClient, createCluster, createSentinel } from 'redis';
+import * as nodeRedis6 from 'redis';
+import * as nodeRedis5 from 'redis5';
 import type { Topology } from 'redis-topology';
 
-/** Which client library the conformance suite's lock clients run on. */
-export type DriverName = 'ioredis' | 'node-redis';
+/** Which client library the conformance suite's lock clients run on (as the lock client names it in its `target`). */
+export type DriverName = 'ioredis' | 'node-redis' | 'valkey-glide';
 
 /** The few plain commands the suites send for their own data (counters, logs), whatever the client library. */
 export interface DataCommands {
@@ -34,13 +35,17 @@ export interface DriverClient {
  */
 export interface ClientDriver {
   readonly name: DriverName;
+  /** The client library and its major version, for test titles: 'node-redis 5'. */
+  readonly label: string;
+  /** The lock client's `target` on it (undefined: the library's own connections, whose target names the mode). */
+  readonly target?: string;
   connect(topology: Topology, overrides: Omit<LockClientOptions, 'env' | 'connection'>): Promise<DriverClient>;
   data(client: LockClient): DataCommands;
   countScriptSends(client: LockClient, sha: string): ScriptSendCounter;
 }
 
 /** Replaces `object[method]` with a wrapper that counts the calls `matches` accepts. */
-function countCalls(object: object, method: string, matches: (args: unknown[]) => boolean): ScriptSendCounter {
+export function countCalls(object: object, method: string, matches: (args: unknown[]) => boolean): ScriptSendCounter {
   const target = object as Record<string, (...args: unknown[]) => unknown>;
   const original = target[method]!;
   let count = 0;
@@ -60,6 +65,7 @@ function countCalls(object: object, method: string, matches: (args: unknown[]) =
 
 export const IOREDIS: ClientDriver = {
   name: 'ioredis',
+  label: 'ioredis',
   async connect(topology, overrides) {
     const client = await LockClient.connect({ ...overrides, env: topology.env });
     return { client, close: () => client.close() };
@@ -69,16 +75,32 @@ export const IOREDIS: ClientDriver = {
   countScriptSends: (client, sha) => countCalls(client.redis, 'evalsha', (args) => args[0] === sha),
 };
 
-/** The node-redis client, cluster or sentinel of a topology, not connected yet. */
-function nodeRedisFor(topology: Topology): { connect(): Promise<unknown>; close(): Promise<unknown>; on(event: string, listener: () => void): unknown } {
+/** A node-redis connection as the suite drives it: opened here, closed after the lock client. */
+interface NodeRedisConnection {
+  connect(): Promise<unknown>;
+  close(): Promise<unknown>;
+  on(event: string, listener: () => void): unknown;
+}
+
+type NodeSocket = { host: string; port: number };
+
+/** What the suite uses of a node-redis major: its three factories (5 and 6 take the same options here). */
+interface NodeRedisLibrary {
+  createClient(options: { socket: NodeSocket }): NodeRedisConnection;
+  createCluster(options: { rootNodes: { socket: NodeSocket }[] }): NodeRedisConnection;
+  createSentinel(options: { name: string; sentinelRootNodes: NodeSocket[] }): NodeRedisConnection;
+}
+
+/** The node-redis client, cluster or sentinel of a topology, not connected yet, made with `library`. */
+function nodeRedisFor(library: NodeRedisLibrary, topology: Topology): NodeRedisConnection {
   const [first] = topology.servers;
   switch (topology.mode) {
     case 'single':
-      return createClient({ socket: { host: first!.host, port: first!.port } });
+      return library.createClient({ socket: { host: first!.host, port: first!.port } });
     case 'cluster':
-      return createCluster({ rootNodes: topology.servers.slice(0, 3).map((server) => ({ socket: { host: server.host, port: server.port } })) });
+      return library.createCluster({ rootNodes: topology.servers.slice(0, 3).map((server) => ({ socket: { host: server.host, port: server.port } })) });
     case 'sentinel':
-      return createSentinel({
+      return library.createSentinel({
         name: topology.env.DISTRIBUTED_LOCK_REDIS_SENTINEL_MASTER!,
         sentinelRootNodes: topology.sentinels.map((sentinel) => ({ host: sentinel.host, port: sentinel.port })),
       });
@@ -96,41 +118,58 @@ interface NodeRedisData {
   lRange(key: string, start: number, stop: number): Promise<string[]>;
 }
 
-export const NODE_REDIS: ClientDriver = {
-  name: 'node-redis',
-  async connect(topology, overrides) {
-    const native = nodeRedisFor(topology);
-    // node-redis throws an 'error' event nobody listens to; the lock client reports its own.
-    native.on('error', () => undefined);
-    await native.connect();
-    try {
-      const client = await LockClient.connect({ ...overrides, client: native as never });
-      return {
-        client,
-        close: async () => {
-          await client.close();
-          await native.close();
-        },
-      };
-    } catch (error) {
-      await native.close();
-      throw error;
-    }
-  },
-  data(client) {
-    const native = client.redis as unknown as NodeRedisData;
+/** Lock clients on a node-redis client of `library` (the `redis` package of one major), in its default settings. */
+function nodeRedisDriver(label: string, library: NodeRedisLibrary): ClientDriver {
+  return {
+    name: 'node-redis',
+    label,
+    target: 'the node-redis client given in options.client',
+    connect: async (topology, overrides) => connectNodeRedis(nodeRedisFor(library, topology), overrides),
+    data: nodeRedisData,
+    countScriptSends: countNodeRedisScriptSends,
+  };
+}
+
+async function connectNodeRedis(native: NodeRedisConnection, overrides: Omit<LockClientOptions, 'env' | 'connection'>): Promise<DriverClient> {
+  // node-redis throws an 'error' event nobody listens to; the lock client reports its own.
+  native.on('error', () => undefined);
+  await native.connect();
+  try {
+    const client = await LockClient.connect({ ...overrides, client: native as never });
     return {
-      get: (key) => native.get(key),
-      set: (key, value) => native.set(key, String(value)),
-      rpush: (key, value) => native.rPush(key, value),
-      llen: (key) => native.lLen(key),
-      lrange: (key, start, stop) => native.lRange(key, start, stop),
+      client,
+      close: async () => {
+        await client.close();
+        await native.close();
+      },
     };
-  },
-  // Every command goes through sendCommand; its arguments are the one array among the parameters.
-  countScriptSends: (client, sha) =>
-    countCalls(client.redis, 'sendCommand', (args) => {
-      const command = args.find(Array.isArray) as string[] | undefined;
-      return command?.[0] === 'EVALSHA' && command[1] === sha;
-    }),
-};
+  } catch (error) {
+    await native.close();
+    throw error;
+  }
+}
+
+function nodeRedisData(client: LockClient): DataCommands {
+  const native = client.redis as unknown as NodeRedisData;
+  return {
+    get: (key) => native.get(key),
+    set: (key, value) => native.set(key, String(value)),
+    rpush: (key, value) => native.rPush(key, value),
+    llen: (key) => native.lLen(key),
+    lrange: (key, start, stop) => native.lRange(key, start, stop),
+  };
+}
+
+/** Every command goes through sendCommand; its arguments are the one array among the parameters. */
+function countNodeRedisScriptSends(client: LockClient, sha: string): ScriptSendCounter {
+  return countCalls(client.redis, 'sendCommand', (args) => {
+    const command = args.find(Array.isArray) as string[] | undefined;
+    return command?.[0] === 'EVALSHA' && command[1] === sha;
+  });
+}
+
+/** node-redis 6, the current major (RESP3 by default): the whole suite in single mode, its core in cluster and sentinel mode. */
+export const NODE_REDIS: ClientDriver = nodeRedisDriver('node-redis 6', nodeRedis6);
+
+/** node-redis 5 (RESP2 by default), the peer range's older major (the `redis5` alias of the workspace): the core. */
+export const NODE_REDIS_5: ClientDriver = nodeRedisDriver('node-redis 5', nodeRedis5);

@@ -27,14 +27,14 @@ export function describeLockConformance(
   driver: ClientDriver = IOREDIS,
   scope: ConformanceScope = 'full',
 ): void {
-  const through = driver === IOREDIS ? '' : ` through ${driver.name}`;
+  const through = driver === IOREDIS ? '' : ` through ${driver.label}`;
   describe(`lock conformance${scope === 'core' ? ' core' : ''}: ${mode}${server.label ? ` on ${server.label}` : ''}${through}`, () => {
     const fx = useMode(mode, { bin: server.bin }, scope, driver);
     if (driver !== IOREDIS) {
-      it(`lock clients run on the ${driver.name} client given to them`, async () => {
+      it(`lock clients run on the ${driver.label} client given to them`, async () => {
         const client = await fx.client();
         expect(client.mode).toBe('client');
-        expect(client.target).toBe(`the ${driver.name} client given in options.client`);
+        expect(client.target).toBe(driver.target);
         if (mode === 'cluster') {
           // A subscriber per shard: sharded pub/sub wherever the server has it (Redis 7+).
           const version = await withClient(fx.topology().servers[0]!, async (node) => /redis_version:(\d+)/.exec(await node.info('server'))![1]);

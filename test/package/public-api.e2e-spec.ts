@@ -27,6 +27,7 @@ const MAIN_ENTRY: Record<string, string[]> = {
     'RedisClient',
     'RedisCompatibleClient',
     'NodeRedisCompatibleClient',
+    'GlideClientSettings',
   ],
   // Decorators and the types of their options and callbacks; the interceptor is subclassed to scope names and change answers.
   decorators: [
@@ -164,7 +165,7 @@ describe('the public API (built declarations)', () => {
     const listed = Object.values(MAIN_ENTRY).flat().sort();
     expect(new Set(listed).size).toBe(listed.length);
     expect(exportsOf(join(LIBRARY, 'dist/index.d.ts'))).toEqual(listed);
-    expect(listed).toHaveLength(123);
+    expect(listed).toHaveLength(124);
   });
 
   it('the testing and board entry points', () => {

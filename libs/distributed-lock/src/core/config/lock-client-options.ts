@@ -1,5 +1,5 @@
 import type { ConnectionConfig } from './connection-config.js';
-import type { NodeRedisCompatibleClient, RedisClient, RedisCompatibleClient } from './redis-client.js';
+import type { GlideClientSettings, NodeRedisCompatibleClient, RedisClient, RedisCompatibleClient } from './redis-client.js';
 import type { PortedClient } from '../redis/redis-port.js';
 import type { Clock } from '../util/clock.js';
 import type { LockMetricsOptions } from '../metrics/lock-metrics.options.js';
@@ -17,13 +17,15 @@ export interface LockClientOptions {
   /** Where Redis is. Omit it (and `client`) to read `DISTRIBUTED_LOCK_REDIS_*` environment variables. */
   connection?: ConnectionConfig;
   /**
-   * A client you already have: ioredis (`Redis` or `Cluster`; iovalkey's work too), or node-redis 5+
+   * A client you already have: ioredis (`Redis` or `Cluster`; iovalkey's work too), or node-redis 5 or 6
    * (`createClient`, `createCluster` or `createSentinel`, connected first). The library runs its
    * scripts on it and opens one extra connection for subscriptions (`duplicate()`; a node-redis
-   * sentinel subscribes through its own); it never closes your client. In unit tests, an
-   * `InMemoryLockStore` (from `nestjs-distributed-lock/testing`) instead: no Redis needed.
+   * sentinel subscribes through its own); it never closes your client. For Valkey GLIDE, its class and
+   * configuration (`{ glide: GlideClient, configuration }`, see GlideClientSettings): the library
+   * creates its GLIDE clients and closes them. In unit tests, an `InMemoryLockStore` (from
+   * `nestjs-distributed-lock/testing`) instead: no Redis needed.
    */
-  client?: RedisClient | RedisCompatibleClient | NodeRedisCompatibleClient | PortedClient;
+  client?: RedisClient | RedisCompatibleClient | NodeRedisCompatibleClient | GlideClientSettings | PortedClient;
   /** Prefix of every key and channel (default `DISTRIBUTED_LOCK_KEY_PREFIX` or `'lock:'`). */
   keyPrefix?: string;
   /**

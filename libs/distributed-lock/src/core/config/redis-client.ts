@@ -18,7 +18,7 @@ export interface RedisCompatibleClient {
 }
 
 /**
- * A node-redis (the `redis` package, 5 or later) client, cluster or sentinel, as `createClient`,
+ * A node-redis (the `redis` package, 5 or 6) client, cluster or sentinel, as `createClient`,
  * `createCluster` and `createSentinel` make them, connected (`await client.connect()`) before the lock
  * client connects. Listed here is only what tells them apart: the library does not depend on
  * node-redis (an optional peer), so neither its code nor its types load it. The library runs its
@@ -29,4 +29,20 @@ export interface NodeRedisCompatibleClient {
   readonly isOpen: boolean;
   sendCommand(...args: never[]): unknown;
   withTypeMapping(...args: never[]): unknown;
+}
+
+/**
+ * Valkey GLIDE (`@valkey/valkey-glide` 2.3 or later), as the `client` option: the client class,
+ * `GlideClient` (standalone) or `GlideClusterClient`, and the configuration you would give its
+ * `createClient`. The lock client creates two clients from them, one for its commands and one for
+ * unlock notifications (GLIDE delivers pub/sub messages only to a callback set when a client is
+ * created, and a client can neither be duplicated nor tell its configuration), and closes both.
+ * `requestTimeout`, if the configuration has none, is the operation timeout (not GLIDE's 250 ms).
+ * Typed structurally: the library does not depend on GLIDE (an optional peer).
+ */
+export interface GlideClientSettings {
+  /** `GlideClient` or `GlideClusterClient`, from your `@valkey/valkey-glide`. */
+  readonly glide: { createClient(configuration: never): Promise<object>; readonly prototype: object };
+  /** What `createClient` takes: `addresses`, credentials, `useTLS`, `requestTimeout`... */
+  readonly configuration: { readonly addresses: readonly { readonly host: string; readonly port?: number }[]; readonly [option: string]: unknown };
 }

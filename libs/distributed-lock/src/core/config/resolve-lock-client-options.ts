@@ -1,7 +1,7 @@
 import { InvalidLockConfigError } from '../errors/invalid-lock-config.error.js';
 import { DistributedLockError } from '../errors/distributed-lock.error.js';
 import type { ConnectionConfig } from './connection-config.js';
-import { redisPortOf } from '../redis/client-kind.js';
+import { lockClientPortOf } from '../redis/client-kind.js';
 import type { RedisPort } from '../redis/redis-port.js';
 import { randomUUID } from 'node:crypto';
 import { systemClock, type Clock } from '../util/clock.js';
@@ -65,8 +65,9 @@ export function resolveLockClientOptions(input: LockClientOptions, extraKeys: re
   if (options.client !== undefined && options.connection !== undefined) {
     throw new InvalidLockConfigError('client', 'give either an existing client or connection settings, not both.');
   }
-  // An ioredis client (or a fork, or the in-memory store, which answer ioredis' API) or a node-redis one.
-  const client = options.client === undefined ? undefined : redisPortOf(options.client);
+  const operationTimeoutMs = configDuration(options.operationTimeout, 'operationTimeout', undefined, undefined, DEFAULT_OPERATION_TIMEOUT_MS, 1);
+  // An ioredis client (or a fork, or the in-memory store, which answer ioredis' API), a node-redis one, or GLIDE settings.
+  const client = options.client === undefined ? undefined : lockClientPortOf(options.client, operationTimeoutMs);
   const connection =
     client !== undefined ? undefined : options.connection !== undefined ? validateConnectionConfig(options.connection) : readConnectionConfigFromEnv(env);
 
@@ -101,7 +102,7 @@ export function resolveLockClientOptions(input: LockClientOptions, extraKeys: re
       DEFAULT_WATCHDOG_TIMEOUT_MS,
       MIN_WATCHDOG_TIMEOUT_MS,
     ),
-    operationTimeoutMs: configDuration(options.operationTimeout, 'operationTimeout', undefined, undefined, DEFAULT_OPERATION_TIMEOUT_MS, 1),
+    operationTimeoutMs,
     lazyConnect: options.lazyConnect ?? false,
     handoverTurnMs: configDuration(options.handoverTurn, 'handoverTurn', undefined, undefined, DEFAULT_HANDOVER_TURN_MS, 0),
     metrics: resolveMetricsOptions(options.metrics),

@@ -1,4 +1,5 @@
-import { Cluster, type ClusterOptions } from 'ioredis';
+import type { ClusterOptions } from 'ioredis';
+import { loadIoredis } from '../redis/load-ioredis.js';
 import { formatHostPort, type ClusterConnectionConfig } from '../config/connection-config.js';
 import type { ConnectionStrategy, NodeConnections } from './connection-strategy.js';
 import { baseRedisOptions } from './redis-options.js';
@@ -18,6 +19,7 @@ export class ClusterConnectionStrategy implements ConnectionStrategy {
   }
 
   createNodes(): NodeConnections[] {
+    const { Cluster } = loadIoredis();
     return [
       {
         command: new Cluster(this.config.nodes, this.clusterOptions()),

@@ -25,8 +25,9 @@ export interface LockNodeConnections {
 /**
  * The connections of one lock client, from its options: per node, one for commands and one for
  * subscriptions (ioredis connections from the mode's strategy, or around a client the user brought:
- * ioredis or node-redis, through the port), plus replica readers (master-slave). Opens them at
- * start-up, chooses the pub/sub kind, and closes the ones it opened (never a client the user brought).
+ * ioredis or node-redis, through the port; or the Valkey GLIDE clients the port makes from the
+ * settings given), plus replica readers (master-slave). Opens them at start-up, chooses the pub/sub
+ * kind, and closes the ones it opened (never a client the user brought).
  */
 export class LockConnections {
   /** Where this client connects, for logs (no credentials). */
@@ -60,9 +61,11 @@ export class LockConnections {
       const client = resolved.client!;
       mayShard = client.isCluster;
       // A subscriber made from the client (a cluster's can do sharded and plain subscriptions: see PubSubSelector).
-      this.nodes = [{ command: client, subscriber: client.subscriber(), target: `the ${client.driver} client given in options.client` }];
+      const target = client.madeByLibrary ? `the ${client.driver} clients made from options.client` : `the ${client.driver} client given in options.client`;
+      this.nodes = [{ command: client, subscriber: client.subscriber(), target }];
       this.replicaReaders = [];
-      this.ownsCommand = false;
+      // A client the user made stays theirs; GLIDE's, made from the settings given, is the library's.
+      this.ownsCommand = client.madeByLibrary === true;
       this.target = this.nodes[0]!.target;
       this.mode = 'client';
     }

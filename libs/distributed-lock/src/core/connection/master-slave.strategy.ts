@@ -1,4 +1,5 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import type { RedisOptions } from 'ioredis';
+import { loadIoredis } from '../redis/load-ioredis.js';
 import { formatHostPort, type MasterSlaveConnectionConfig } from '../config/connection-config.js';
 import type { ConnectionStrategy, NodeConnections } from './connection-strategy.js';
 import type { RedisClient } from '../config/redis-client.js';
@@ -21,13 +22,13 @@ export class MasterSlaveConnectionStrategy implements ConnectionStrategy {
   }
 
   createNodes(): NodeConnections[] {
-    const command = new Redis(this.options(this.config.master));
+    const command = new (loadIoredis().Redis)(this.options(this.config.master));
     return [{ command, subscriber: command.duplicate(), target: this.target }];
   }
 
   /** Read-only connections to the replicas (stale by the replication lag, so never used for ownership). */
   createReplicaReaders(): RedisClient[] {
-    return this.config.replicas.map((replica) => new Redis({ ...this.options(replica), readOnly: true }));
+    return this.config.replicas.map((replica) => new (loadIoredis().Redis)({ ...this.options(replica), readOnly: true }));
   }
 
   private options(node: { host: string; port: number }): RedisOptions {

@@ -1,4 +1,5 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import type { RedisOptions } from 'ioredis';
+import { loadIoredis } from '../redis/load-ioredis.js';
 import { formatHostPort, type RedlockConnectionConfig } from '../config/connection-config.js';
 import type { ConnectionStrategy, NodeConnections } from './connection-strategy.js';
 import { baseRedisOptions } from './redis-options.js';
@@ -28,7 +29,7 @@ export class RedlockConnectionStrategy implements ConnectionStrategy {
         ...this.config.redisOptions,
       };
       if (this.config.db !== undefined) options.db = this.config.db;
-      const command = new Redis(options);
+      const command = new (loadIoredis().Redis)(options);
       return { command, subscriber: command.duplicate({ enableOfflineQueue: true }), target: `redlock node ${formatHostPort(node)}` };
     });
   }

@@ -1,4 +1,5 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import type { RedisOptions } from 'ioredis';
+import { loadIoredis } from '../redis/load-ioredis.js';
 import { formatHostPort, type SentinelConnectionConfig } from '../config/connection-config.js';
 import type { ConnectionStrategy, NodeConnections } from './connection-strategy.js';
 import { baseRedisOptions } from './redis-options.js';
@@ -18,6 +19,7 @@ export class SentinelConnectionStrategy implements ConnectionStrategy {
   }
 
   createNodes(): NodeConnections[] {
+    const { Redis } = loadIoredis();
     return [{ command: new Redis(this.options()), subscriber: new Redis(this.options()), target: this.target }];
   }
 

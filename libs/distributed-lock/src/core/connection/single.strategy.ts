@@ -1,4 +1,5 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import type { Redis, RedisOptions } from 'ioredis';
+import { loadIoredis } from '../redis/load-ioredis.js';
 import type { SingleConnectionConfig } from '../config/connection-config.js';
 import type { ConnectionStrategy, NodeConnections } from './connection-strategy.js';
 import { baseRedisOptions } from './redis-options.js';
@@ -23,9 +24,9 @@ export class SingleConnectionStrategy implements ConnectionStrategy {
     if (this.config.db !== undefined) options.db = this.config.db;
     if (this.config.url) {
       // Options given explicitly win over the URL's parts, as in ioredis.
-      return new Redis(this.config.url, options);
+      return new (loadIoredis().Redis)(this.config.url, options);
     }
-    return new Redis({ host: this.config.host ?? '127.0.0.1', port: this.config.port ?? 6379, ...options });
+    return new (loadIoredis().Redis)({ host: this.config.host ?? '127.0.0.1', port: this.config.port ?? 6379, ...options });
   }
 }
 

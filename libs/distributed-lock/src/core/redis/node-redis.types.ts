@@ -1,5 +1,5 @@
 /**
- * What the library uses of node-redis (the `redis` package, v5), typed structurally: neither its code
+ * What the library uses of node-redis (the `redis` package, 5 and 6), typed structurally: neither its code
  * nor its type declarations import node-redis, so an application without it installs and loads
  * nothing of it. `createClient`, `createCluster` and `createSentinel` return objects that have these
  * members (checked by compiling the docs' snippets against node-redis in test/docs).

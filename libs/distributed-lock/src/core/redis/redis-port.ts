@@ -11,7 +11,7 @@
  */
 
 /** Which client library a port drives ('port': a port the client brought itself, see PortedClient). */
-export type RedisDriver = 'ioredis' | 'node-redis' | 'port';
+export type RedisDriver = 'ioredis' | 'node-redis' | 'valkey-glide' | 'port';
 
 /**
  * A connection's state, in ioredis' words (node-redis' `isOpen`/`isReady` are mapped onto them):
@@ -87,9 +87,15 @@ export interface RedisPort extends RedisCommands, RedisConnection {
   /**
    * Whether script calls issued in one turn may travel as one batch script (group commit, see
    * LockNode). A store whose replies need no turn of the event loop (the in-memory store, which Jest's
-   * fake timers may run) says false: every call then goes alone, at once.
+   * fake timers may run) says false: every call then goes alone, at once; so does a client that fails
+   * a whole reply holding an error among its elements (GLIDE), which the batch script's reply may be.
    */
   readonly groupCommit: boolean;
+  /**
+   * True when the library made this client from settings given in the `client` option (Valkey GLIDE),
+   * so that it opens and closes it as it does its own connections; absent for a client the user made.
+   */
+  readonly madeByLibrary?: boolean;
   /** A connection for subscriptions, made from this one (see PubSubPort); not opened yet. */
   subscriber(): PubSubPort;
 }
