@@ -13,7 +13,7 @@ describe('a semaphore release grants its permits to the first waiter', () => {
   const redis = useRedis();
 
   /** A holder in one client, a waiter queued behind it in another; the waiter's attempts counted. */
-  async function waiterBehindHolder(name: string, options: LockClientOptions = {}, signal?: AbortSignal) {
+  async function waiterBehindHolder(name: string, options: LockClientOptions = {}, signal?: AbortSignal, leaseTime = '10s') {
     const holderClient = await redis.client(options);
     const waiterClient = await redis.client(options);
     const semaphore = holderClient.getSemaphore(name, { size: 1 });
@@ -26,7 +26,7 @@ describe('a semaphore release grants its permits to the first waiter', () => {
       attempts += 1;
       return attempt(...args).finally(() => (answered += 1));
     };
-    const acquiring = waiting.acquire(1, { leaseTime: '10s', waitTime: '5s', ...(signal ? { signal } : {}) });
+    const acquiring = waiting.acquire(1, { leaseTime, waitTime: '5s', ...(signal ? { signal } : {}) });
     // Its first attempt queues it in Redis; the one once it is subscribed finds the permit still taken.
     await until(() => Promise.resolve(answered === 2), 'the waiter to queue and subscribe');
     expect(await semaphore.queueLength()).toBe(1);
@@ -53,6 +53,21 @@ describe('a semaphore release grants its permits to the first waiter', () => {
     expect(next.isHeld).toBe(true);
     await next.release();
     expect(await semaphore.availablePermits()).toBe(1);
+  });
+
+  it("a waiter that asked for a lease shorter than the grant's holds the permits for its own lease, not the grant's", async () => {
+    // The claim sets the lease in Redis to the waiter's 100 ms, shorter than what was left of the
+    // grant's 250 ms: the local deadline must move earlier with it (it used to keep the grant's, so the
+    // waiter held the permit for up to 150 ms after Redis had given it to the next caller; found by the
+    // simulator).
+    const { held, acquiring, semaphore, waiterClient } = await waiterBehindHolder('grant:short', {}, undefined, '100ms');
+    await held.release();
+    const granted = await acquiring;
+    await until(async () => (await leaseLeft(waiterClient, 'grant:short')) <= 100, 'the claim of the short lease');
+    const next = await semaphore.tryAcquire(1, { waitTime: '3s', leaseTime: '10s' });
+    expect(next).not.toBe(false);
+    expect(granted.isHeld).toBe(false); // the permit is the next caller's now: nobody else may think it holds it
+    if (next) await next.release();
   });
 
   it('control: where the server clock is not bounded (a node of several servers), the waiter takes the grant with an attempt', async () => {

@@ -8,6 +8,15 @@ import { LeaseWatchdog } from './lease-watchdog.js';
 import type { RoundTrips } from './round-trips.js';
 
 /**
+ * How far a process's clock may run from the Redis server's, as a rate: 0.1 % (1000 ppm). NTP slews a
+ * clock by at most 500 ppm, so two disciplined clocks stay within it; a clock that drifts more breaks
+ * the leases of every Redis lock (Redis expires keys on its own clock).
+ */
+export const MAX_CLOCK_DRIFT = 0.001;
+/** Redis reads its clock to the millisecond (scripts, key expiry): a lease may end up to 1 ms early there. */
+const SERVER_CLOCK_STEP_MS = 1;
+
+/**
  * Keeps the leases of the locks this process holds: a deadline timer per lock (monotonic, counted
  * from the start of the round trip that granted or renewed it, so never later than Redis's own
  * expiry), the watchdog's renewals for locks taken without leaseTime, and the check made when a
@@ -27,6 +36,16 @@ export class LeaseKeeper {
   ) {
     this.clock = roundTrips.clock;
     this.watchdog = new LeaseWatchdog(this.clock, Math.floor(watchdogTimeoutMs / 3), (held) => this.renew(held));
+  }
+
+  /**
+   * The part of `validityMs` (a lease granted or renewed, counted from the start of its round trip) this
+   * process may count on, so that its deadline is never later than Redis's: less the server's clock
+   * step, and shortened by the largest drift of this process's clock against the server's
+   * (MAX_CLOCK_DRIFT): a clock that runs slow would count the full lease past its end in Redis.
+   */
+  validity(validityMs: number): number {
+    return Math.max(0, (validityMs - SERVER_CLOCK_STEP_MS) * (1 - MAX_CLOCK_DRIFT));
   }
 
   /** Locks the watchdog renews right now. */
@@ -142,7 +161,10 @@ export class LeaseKeeper {
         if (result.lost) this.lost(held, 'not-owner');
         return;
       }
-      held.validUntil = Math.max(held.validUntil, startedAt + result.validityMs);
+      // A renewal sets the lease's end in Redis (its run time plus the lease), replacing the one before:
+      // the local deadline follows it, earlier too (a grant claimed with a lease shorter than what was
+      // left of the grant's). Counted from the start of the round trip, it is never later than Redis's.
+      held.validUntil = startedAt + this.validity(result.validityMs);
       this.armExpiry(held);
       this.events.emit('renewed', { name: held.resource.name, kind: held.resource.kind, leaseMs: held.leaseMs, tookMs: this.clock.now() - startedAt });
     } catch (error) {

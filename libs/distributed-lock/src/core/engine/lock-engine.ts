@@ -186,7 +186,7 @@ export class LockEngine implements LockReleaser {
       this.releases.releaseFor(resource, owner.id);
       throw new LockClientClosedError(`acquire lock "${resource.name}"`);
     }
-    const validUntil = terms.startedAt + terms.validityMs;
+    const validUntil = terms.startedAt + this.leases.validity(terms.validityMs);
     let held = this.held.find(terms.key);
     if (held && held.token !== terms.token) {
       // Redis granted a new lifetime: the one we remember expired there before our timer noticed.
