@@ -27,6 +27,10 @@ class ScriptedKind implements LockKindContract {
   readonly shared = false;
   readonly maxPauseMs = Infinity;
   readonly attempts: AttemptArgs[] = [];
+  /** Owners released by the kind's own release (the late grant's give-back goes there). */
+  readonly released: string[] = [];
+
+  constructor(readonly countsHolds = true) {}
   /** What each attempt replies, in order: a result, an error, or a promise the test settles. */
   readonly replies: (AttemptResult | Error | Promise<AttemptResult>)[] = [];
   readonly adjusted: number[] = [];
@@ -43,7 +47,8 @@ class ScriptedKind implements LockKindContract {
   renew(): Promise<RenewResult> {
     return Promise.resolve({ renewed: true, validityMs: 1000 });
   }
-  release(): Promise<ReleaseReply> {
+  release(owner: string): Promise<ReleaseReply> {
+    this.released.push(owner);
     return Promise.resolve({ outcome: 'released', remaining: 0, toAnotherProcess: false });
   }
 }
@@ -179,6 +184,38 @@ describe('Acquisition', () => {
     await expect(new Acquisition(kind, port, owner, request(30)).run()).rejects.toBeInstanceOf(LockBackendError);
     expect(kind.attempts).toHaveLength(1); // the wait (30 ms) was over when the first attempt was given up (80 ms)
     expect(performance.now() - started).toBeLessThan(30 + 80 + 200);
+    stop();
+  });
+
+  /**
+   * An attempt given up on (no reply within the operation timeout) whose grant comes back after the
+   * acquisition's next attempt was granted: the next attempt found the owner holding the lock.
+   */
+  async function lateGrantAfterTheNextAttempt(countsHolds: boolean) {
+    const { port, registered, stop } = fakePort(50);
+    const kind = new ScriptedKind(countsHolds);
+    let answerLate!: (result: AttemptResult) => void;
+    kind.replies.push(new Promise<AttemptResult>((resolve) => (answerLate = resolve)), { acquired: true, token: 7, holds: 1 });
+    const handle = await new Acquisition(kind, port, owner, request(10_000)).run();
+    answerLate({ acquired: true, token: 7, holds: 1 });
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    return { handle, kind, registered, stop };
+  }
+
+  it('a late grant to a kind with one lease per owner (a semaphore) is kept when a later attempt took that very lease', async () => {
+    const { handle, kind, registered, stop } = await lateGrantAfterTheNextAttempt(false);
+    expect(registered).toHaveLength(1);
+    expect(handle).toMatchObject({ token: 7 });
+    // Giving it back would release the lease the caller now holds (found by the simulator: a semaphore
+    // over its size while both callers held their permits validly).
+    expect(kind.released).toEqual([]);
+    stop();
+  });
+
+  it('control: a late grant to a kind that counts holds gives its one hold back (Redis counted the later grant too)', async () => {
+    const { kind, stop } = await lateGrantAfterTheNextAttempt(true);
+    expect(kind.released).toEqual(['me:1']);
     stop();
   });
 

@@ -49,6 +49,9 @@ export class Acquisition {
   private uncertain = false;
   /** The last attempt given up on before its reply (timeout, abort): Redis may still run it. */
   private abandoned: Promise<unknown> | undefined;
+  /** Whether this acquisition ended holding the lock, once it has ended. */
+  private readonly ended: Promise<boolean>;
+  private settleEnded!: (granted: boolean) => void;
 
   constructor(
     private readonly lock: LockKindContract,
@@ -56,6 +59,7 @@ export class Acquisition {
     private readonly who: Owner,
     request: AcquireRequest,
   ) {
+    this.ended = new Promise((resolve) => (this.settleEnded = resolve));
     this.clock = port.settings.clock;
     this.calledAt = this.clock.now();
     this.owner = who.id;
@@ -87,6 +91,7 @@ export class Acquisition {
       throw error;
     } finally {
       finished();
+      this.settleEnded(granted);
       if (!granted) await this.leaveNothingBehindWithin();
     }
   }
@@ -273,7 +278,7 @@ export class Acquisition {
         this.abandoned = pending;
         pending.then(
           (late) => {
-            if (late.acquired) port.background.run('release', lock.name, () => port.roundTrips.bounded(lock.release(this.owner, false)));
+            if (late.acquired) this.giveBackLateGrant();
           },
           () => undefined, // the attempt failed anyway: nothing was granted
         );
@@ -283,6 +288,22 @@ export class Acquisition {
       if (error instanceof DistributedLockError) throw error;
       throw port.roundTrips.failure('lock', lock.name, error);
     }
+  }
+
+  /**
+   * An attempt given up on was granted after all. A kind that counts holds gets that one hold back (if
+   * a later attempt of this acquisition was granted too, Redis counted both). A kind that keeps one
+   * lease per owner (a semaphore's acquisition) gives it back only if this acquisition ends without the
+   * lock: a later attempt that found the owner holding it took that very lease, and giving it back then
+   * would leave the caller holding what Redis has given away.
+   */
+  private giveBackLateGrant(): void {
+    const { port, lock } = this;
+    const release = (): void => port.background.run('release', lock.name, () => port.roundTrips.bounded(lock.release(this.owner, false)));
+    if (lock.countsHolds) return release();
+    void this.ended.then((granted) => {
+      if (!granted) release();
+    });
   }
 
   /**

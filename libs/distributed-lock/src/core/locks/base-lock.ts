@@ -32,6 +32,8 @@ export abstract class BaseLock implements LockKindContract {
   readonly channel: string;
   /** @internal See LockKindContract. */
   readonly shared: boolean = false;
+  /** @internal See LockKindContract: every lock kind is reentrant. */
+  readonly countsHolds = true;
   /** @internal See LeaseResource: kinds that hand the lock over (the plain lock) return it. */
   get handover(): LockHandover | undefined {
     return undefined;

@@ -38,6 +38,12 @@ export interface LockKindContract extends LeaseResource {
   /** A shared (read) lock: the waiters queued right behind one that takes it are woken together. */
   readonly shared: boolean;
   /**
+   * A second grant to the same owner is a second hold (a reentrant lock counts them); false when an
+   * owner has one lease whatever it asks (a semaphore's acquisition), so an attempt that finds the
+   * owner holding reports that same lease.
+   */
+  readonly countsHolds: boolean;
+  /**
    * Longest a waiter sleeps without asking Redis again, even when no release or lease end is due (a
    * fair lock's waiters must keep their place in the Redis queue alive). Infinity: no such need.
    */

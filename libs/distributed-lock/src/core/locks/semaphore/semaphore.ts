@@ -264,6 +264,8 @@ export class Semaphore {
 class PermitsRequest implements LockKindContract {
   readonly kind = 'semaphore' as const;
   readonly shared = false;
+  /** An acquisition is one lease, under an owner of its own. */
+  readonly countsHolds = false;
   readonly handover = undefined;
 
   constructor(
