@@ -1,0 +1,84 @@
+import type { Clock } from '../../distributed-lock/src/core/util/clock.js';
+
+/** What the simulator reads of a hold's lease, without changing anything (see leasesOf). */
+interface LeaseView {
+  readonly active: boolean;
+  readonly validUntil: number;
+  readonly owner: string;
+  readonly token: number;
+}
+
+/** The families of lock state that exclude each other: one Redis hash (or set) per name and family. */
+export type Family = 'plain' | 'fair' | 'rw' | 'semaphore';
+
+/** How a hold shares its lock: alone, with other readers, or with up to `size` permit holders. */
+export type Sharing =
+  { readonly mode: 'exclusive' } | { readonly mode: 'read' } | { readonly mode: 'permits'; readonly permits: number; readonly size: number };
+
+/** A process as the holds see it. */
+export interface HoldingProcess {
+  readonly name: string;
+  readonly dead: boolean;
+  readonly clock: Clock;
+}
+
+/**
+ * The lease records behind a handle the library returned (a lock's, a multi-lock's, a semaphore's
+ * permits, a leadership), read from its internals: the invariants must judge every holder's lease by
+ * that holder's own clock at one instant without calling `isHeld`, which may declare a lease lost and
+ * so change what the holder's process does next (a paused process must not act at all). Kept in this
+ * one function, so that a change of the handles' internals breaks here, loudly.
+ */
+export function leasesOf(handle: object): LeaseView[] {
+  const inner = handle as { held?: LeaseView; handle?: object; handles?: readonly object[] };
+  if (inner.handles) return inner.handles.flatMap(leasesOf);
+  if (inner.handle) return leasesOf(inner.handle);
+  if (inner.held && typeof inner.held.validUntil === 'number') return [inner.held];
+  throw new Error(`the simulator cannot read the lease of a ${handle.constructor.name}: its internals changed (see holds.ts)`);
+}
+
+/** One successful acquisition, as the invariants follow it until its actor ends it. */
+export class Hold {
+  private static next = 0;
+  readonly id = Hold.next++;
+  /** Set when its actor unlocked it (successfully or not) or gave it up as lost. */
+  endedAt: number | undefined;
+  private readonly leases: LeaseView[];
+
+  constructor(
+    readonly process: HoldingProcess,
+    readonly family: Family,
+    readonly name: string,
+    readonly sharing: Sharing,
+    readonly token: number,
+    handle: object,
+    /** Virtual time of the acquisition (as its caller learnt it). */
+    readonly acquiredAt: number,
+  ) {
+    this.leases = leasesOf(handle);
+  }
+
+  get owner(): string {
+    return this.leases[0]!.owner;
+  }
+
+  /** The cell this hold protects: its family and name. */
+  get cell(): string {
+    return `${this.family}:${this.name}`;
+  }
+
+  /**
+   * Whether the holder may act under it right now, by its own process's clock: alive, not ended by its
+   * actor, every lease active and before its local deadline. (What `isHeld` answers, without its side
+   * effect.)
+   */
+  get valid(): boolean {
+    if (this.process.dead || this.endedAt !== undefined) return false;
+    const now = this.process.clock.now();
+    return this.leases.every((lease) => lease.active && now < lease.validUntil);
+  }
+
+  describe(): string {
+    return `${this.process.name}'s ${this.sharing.mode} hold #${this.id} of ${this.cell} (owner ${this.owner}, token ${this.token}, acquired at ${this.acquiredAt.toFixed(3)})`;
+  }
+}

@@ -1,0 +1,134 @@
+import { WAITER_RECHECK_MS } from '../../distributed-lock/src/core/waiting/subscriptions.js';
+import { MAX_CLOCK_DRIFT } from '../../distributed-lock/src/core/engine/lease-keeper.js';
+import type { Prng } from './prng.js';
+import type { NetworkProfile } from './sim-link.js';
+
+/** What the simulated callers do, each a weight (0: off in this run). */
+export interface OperationMix {
+  plain: number;
+  reentrant: number;
+  withLock: number;
+  abort: number;
+  fair: number;
+  read: number;
+  write: number;
+  multi: number;
+  semaphore: number;
+  forever: number;
+}
+
+/** Which faults strike in this run's fault phase, and how often (per second of virtual time; 0: off). */
+export interface FaultMix {
+  resets: number;
+  pauses: number;
+  kills: number;
+  restarts: number;
+  outages: number;
+}
+
+/** One run, drawn from its seed: the world's shape, the workload, the network, the faults ("swarm" testing). */
+export interface SimConfig {
+  readonly seed: number;
+  readonly processes: number;
+  readonly actorsPerProcess: number;
+  /** Names of the plain locks in play (few: contention is the point). */
+  readonly names: readonly string[];
+  readonly mix: OperationMix;
+  readonly faults: FaultMix;
+  readonly network: NetworkProfile;
+  readonly operationTimeoutMs: number;
+  readonly watchdogTimeoutMs: number;
+  readonly handoverTurnMs: number;
+  /** Explicit leases drawn for callers that give one (the others use the watchdog). */
+  readonly leaseMs: readonly [number, number];
+  /** How long a caller stays in its critical section. */
+  readonly sectionMs: readonly [number, number];
+  readonly waitMs: readonly [number, number];
+  /** A caller's pause between two operations. */
+  readonly thinkMs: readonly [number, number];
+  readonly semaphoreSize: number;
+  readonly fairQueueTimeoutMs: number;
+  /** Largest drift of a process's clock rate from the true one (e.g. 0.001: 0.1 %). */
+  readonly driftBound: number;
+  /** Virtual time with faults, then without (liveness is judged in the calm). */
+  readonly faultPhaseMs: number;
+  readonly calmPhaseMs: number;
+}
+
+/** The drift bound the library documents for process clocks against the server's (see LeaseKeeper). */
+export const DOCUMENTED_DRIFT = MAX_CLOCK_DRIFT;
+
+function weight(prng: Prng, on: number): number {
+  return prng.chance(on) ? prng.int(1, 4) : 0;
+}
+
+/** Draws a run's configuration from its seed: each run picks its own mix of operations and faults. */
+export function drawConfig(seed: number, prng: Prng): SimConfig {
+  const operationTimeoutMs = prng.pick([50, 100, 250, 500]);
+  const mix: OperationMix = {
+    plain: prng.int(1, 4),
+    reentrant: weight(prng, 0.4),
+    withLock: weight(prng, 0.4),
+    abort: weight(prng, 0.3),
+    fair: weight(prng, 0.4),
+    read: weight(prng, 0.3),
+    write: weight(prng, 0.3),
+    multi: weight(prng, 0.3),
+    semaphore: weight(prng, 0.3),
+    forever: weight(prng, 0.2),
+  };
+  if (mix.read > 0 && mix.write === 0) mix.write = 1;
+  const faulty = prng.chance(0.85);
+  const rate = (on: number, max: number): number => (faulty && prng.chance(on) ? prng.between(0.05, max) : 0);
+  const faults: FaultMix = {
+    resets: rate(0.5, 2),
+    pauses: rate(0.4, 0.5),
+    kills: rate(0.25, 0.15),
+    restarts: rate(0.15, 0.1),
+    outages: rate(0.2, 0.1),
+  };
+  const meanDelayMs = prng.pick([0.05, 0.2, 1, 3]);
+  const network: NetworkProfile = {
+    meanDelayMs,
+    spikeChance: faulty && prng.chance(0.5) ? prng.between(0.001, 0.02) : 0,
+    spikeMs: operationTimeoutMs * prng.between(0.5, 3),
+    pubsubLossChance: faulty && prng.chance(0.4) ? prng.between(0.01, 0.2) : 0,
+    pubsubLateChance: faulty && prng.chance(0.4) ? prng.between(0.01, 0.3) : 0,
+    pubsubLateMs: prng.between(1, 500),
+    resendChance: prng.chance(0.5) ? prng.float() : 0,
+    offlineQueue: prng.chance(0.7),
+    reconnectMs: prng.between(1, 200),
+  };
+  const watchdogTimeoutMs = prng.pick([100, 300, 1000]);
+  const fairQueueTimeoutMs = prng.pick([100, 300, 1000]);
+  return {
+    seed,
+    processes: prng.int(3, 6),
+    actorsPerProcess: prng.int(1, 2),
+    names: ['a', 'b', 'c'].slice(0, prng.int(1, 3)),
+    mix,
+    faults,
+    network,
+    operationTimeoutMs,
+    watchdogTimeoutMs,
+    handoverTurnMs: prng.pick([0, 20, 100]),
+    leaseMs: [Math.max(30, watchdogTimeoutMs / 4), watchdogTimeoutMs],
+    sectionMs: [0, prng.pick([5, 30, 100])],
+    waitMs: [0, prng.pick([50, 500, 3000])],
+    thinkMs: [0, prng.pick([10, 50, 200])],
+    semaphoreSize: prng.int(1, 3),
+    fairQueueTimeoutMs,
+    driftBound: DOCUMENTED_DRIFT,
+    faultPhaseMs: prng.pick([300, 1000, 3000]),
+    calmPhaseMs: settleMs(watchdogTimeoutMs, fairQueueTimeoutMs, operationTimeoutMs) + 1000,
+  };
+}
+
+/**
+ * How long after the last fault the world may still be recovering (a dead holder's lease, a dead
+ * waiter's place in a queue, a missed message found by the waiters' periodic look, a timeout or two):
+ * liveness is judged only after it.
+ */
+export function settleMs(watchdogTimeoutMs: number, fairQueueTimeoutMs: number, operationTimeoutMs: number): number {
+  return watchdogTimeoutMs + fairQueueTimeoutMs + 2 * WAITER_RECHECK_MS + 4 * operationTimeoutMs + 500;
+}

@@ -1,0 +1,72 @@
+import { LockClient } from '../../distributed-lock/src/core/lock-client.js';
+import type { CallingProcess } from './calls.js';
+import type { HoldingProcess } from './holds.js';
+import type { EventOwner } from './scheduler.js';
+import { ProcessClock } from './sim-clock.js';
+import type { Link } from './sim-link.js';
+import { SimPort } from './sim-port.js';
+import type { SimWorld } from './sim-world.js';
+
+/**
+ * One simulated application process: a real LockClient, on its own clock and its own connections
+ * to the simulated server. It can be paused (its timers and its incoming messages wait; its clock
+ * runs on, as after SIGSTOP) and killed (nothing of it runs again; what it held is left to expire).
+ */
+export class SimProcess implements EventOwner, HoldingProcess, CallingProcess {
+  pausedUntil = 0;
+  dead = false;
+  readonly pauses: [number, number][] = [];
+  readonly clock: ProcessClock;
+  readonly client: LockClient;
+  readonly links: Link[] = [];
+  /** Its workload stops starting new operations once this is set. */
+  stopping = false;
+
+  constructor(
+    readonly world: SimWorld,
+    readonly name: string,
+    rate: number,
+  ) {
+    const { config, scheduler, prng } = world;
+    this.clock = new ProcessClock(scheduler, this, rate, prng.between(0, 1e6), prng.between(-5, 5));
+    const server = world.servers[0]!;
+    const command = world.link(this, server, 'command', true);
+    this.links.push(command);
+    const port = new SimPort(command, (role, connected) => {
+      const link = world.link(this, server, role, connected);
+      this.links.push(link);
+      return link;
+    });
+    this.client = new LockClient({
+      client: port,
+      clock: this.clock,
+      clientId: name,
+      operationTimeout: config.operationTimeoutMs,
+      watchdogTimeout: config.watchdogTimeoutMs,
+      handoverTurn: config.handoverTurnMs,
+      env: {},
+      metrics: false,
+    });
+  }
+
+  /** Runs `fn` as an event of this process (it waits while paused, never runs once dead). */
+  soon(fn: () => void): void {
+    this.world.scheduler.after(0, fn, this);
+  }
+
+  pause(forMs: number): void {
+    if (this.dead) return;
+    const from = this.world.scheduler.now;
+    const to = Math.max(this.pausedUntil, from + forMs);
+    this.pausedUntil = to;
+    this.pauses.push([from, to]);
+    this.world.log.line(this.name, `PAUSED until ${to.toFixed(3)}`);
+  }
+
+  kill(): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.world.log.line(this.name, 'KILLED');
+    for (const link of this.links) link.abandon();
+  }
+}

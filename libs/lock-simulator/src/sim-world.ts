@@ -1,0 +1,103 @@
+import type { LuaVm } from '../../distributed-lock/src/memory/lua-vm.js';
+import { Calls } from './calls.js';
+import type { Family, Hold } from './holds.js';
+import { Invariants } from './invariants.js';
+import type { SimConfig } from './sim-config.js';
+import type { Prng } from './prng.js';
+import { Scheduler } from './scheduler.js';
+import { Link } from './sim-link.js';
+import { SimLog } from './sim-log.js';
+import type { SimProcess } from './sim-process.js';
+import { SimServer, type ServerMutation } from './sim-server.js';
+import { ServerView } from './server-view.js';
+
+/** An owner whose last unlock succeeded: Redis must not list it again until it acquires again. */
+interface Released {
+  readonly family: Family;
+  readonly name: string;
+  readonly owner: string;
+  readonly at: number;
+}
+
+/**
+ * Everything one run is made of: virtual time, the servers, the processes, the network between them,
+ * the story, and the judges (invariants and calls). One seed builds it (see SimConfig) and nothing
+ * outside it changes it.
+ */
+export class SimWorld {
+  readonly scheduler = new Scheduler();
+  readonly log: SimLog;
+  readonly invariants: Invariants;
+  readonly calls: Calls;
+  readonly servers: SimServer[];
+  readonly processes: SimProcess[] = [];
+  readonly view: ServerView;
+  /** By lock name, then by family and owner. */
+  private readonly released = new Map<string, Map<string, Released>>();
+  /**
+   * How long after an owner's last unlock its lock is watched for it: longer than anything of the
+   * owner's still in the network could take to run (a stall, a reconnect and a resend), so that an
+   * operation run late is seen (Map order is release order: the oldest are dropped first).
+   */
+  private readonly releasedWatchMs: number;
+
+  constructor(
+    readonly config: SimConfig,
+    readonly prng: Prng,
+    vm: LuaVm,
+    mutation: ServerMutation | undefined,
+    keepStory: boolean,
+  ) {
+    this.log = new SimLog(this.scheduler, keepStory);
+    this.invariants = new Invariants(this.scheduler, this.log);
+    this.calls = new Calls(this.scheduler, this.invariants, config.operationTimeoutMs);
+    this.view = new ServerView(vm, 'lock:');
+    this.releasedWatchMs = 10 * config.operationTimeoutMs + config.network.spikeMs + 10 * config.network.reconnectMs + 1000;
+    this.servers = [new SimServer('redis', this.scheduler, vm, prng.between(-2, 2), mutation, (server, keys) => this.afterScript(server, keys))];
+  }
+
+  /** A connection of `process` to `server`; its own stream of randomness, so links do not disturb each other's draws. */
+  link(process: SimProcess, server: SimServer, role: 'command' | 'subscriber', connected: boolean): Link {
+    const name = `${process.name}${role === 'command' ? '' : '~'}`;
+    return new Link(name, server, this.scheduler, process, this.prng.fork(), this.config.network, this.log, connected);
+  }
+
+  /** The holder's owner released its last hold: from now on Redis must not list it (see Invariants). */
+  releasedLast(hold: Hold): void {
+    const entry: Released = { family: hold.family, name: hold.name, owner: hold.owner, at: this.scheduler.now };
+    let owners = this.released.get(hold.name);
+    if (!owners) this.released.set(hold.name, (owners = new Map()));
+    owners.set(`${hold.family}:${hold.owner}`, entry);
+    this.checkReleased(this.servers[0]!, entry);
+  }
+
+  /**
+   * After a script: for each lock it touched, the owners released recently are looked for in its keys
+   * (a set of the words they hold), and only one found there is checked with the inspection script.
+   */
+  private afterScript(server: SimServer, keys: readonly string[]): void {
+    if (this.released.size === 0) return;
+    const keepFrom = this.scheduler.now - this.releasedWatchMs;
+    for (const key of keys) {
+      const open = key.indexOf('{');
+      const close = key.indexOf('}', open);
+      if (open < 0 || close < 0) continue;
+      const owners = this.released.get(key.slice(open + 1, close));
+      if (!owners) continue;
+      const words = server.keyspace.words(key);
+      for (const [id, entry] of owners) {
+        if (entry.at < keepFrom) owners.delete(id);
+        else if (words.has(entry.owner)) this.checkReleased(server, entry);
+      }
+    }
+  }
+
+  private checkReleased(server: SimServer, entry: Released): void {
+    if (!server.up || !this.view.holders(server, entry.family, entry.name).includes(entry.owner)) return;
+    this.invariants.violate(
+      'held-after-unlock',
+      `${server.name} lists ${entry.owner} as a holder of ${entry.family}:${entry.name}, whose last unlock succeeded at ${entry.at.toFixed(3)}`,
+    );
+    this.released.get(entry.name)?.delete(`${entry.family}:${entry.owner}`);
+  }
+}

@@ -1,0 +1,122 @@
+import type { LuaVm } from '../../distributed-lock/src/memory/lua-vm.js';
+import { scheduleFaults } from './faults.js';
+import type { Violation } from './invariants.js';
+import type { Mutant } from './mutants.js';
+import { Prng } from './prng.js';
+import { drawConfig, type SimConfig } from './sim-config.js';
+import { SimProcess } from './sim-process.js';
+import { SimWorld } from './sim-world.js';
+import { Actor } from './workload.js';
+
+export interface RunResult {
+  readonly seed: number;
+  readonly violations: readonly Violation[];
+  /** The hash of the run's story (the same seed must give the same hash). */
+  readonly hash: string;
+  readonly events: number;
+  readonly virtualMs: number;
+  readonly config: SimConfig;
+  /** The story: every line when asked for, else the last ones. */
+  readonly story: readonly string[];
+}
+
+/** Virtual time after the last operation for everything with a lease to run out (inspection labels: 60 s). */
+const EXPIRY_MS = 61_000;
+
+/**
+ * One run of the real library under one seed: the seed draws the world (processes, network, faults,
+ * workload), the processes work through a fault phase and then a calm one, stop, close, and the
+ * store is left to expire; every invariant is checked on the way and at the end. Nothing but the seed
+ * (and the mutant, if any) decides what happens: Math.random is the run's own generator while it runs.
+ */
+export async function simulate(
+  vm: LuaVm,
+  seed: number,
+  options: { mutant?: Mutant; keepStory?: boolean; mutantApplied?: { value: boolean } } = {},
+): Promise<RunResult> {
+  const root = new Prng(seed);
+  const config = drawConfig(seed, root.fork());
+  const world = new SimWorld(config, root.fork(), vm, options.mutant?.server, options.keepStory ?? false);
+  const { scheduler, log, invariants } = world;
+  const random = Math.random;
+  const randomness = root.fork();
+  Math.random = () => randomness.float();
+  const onUnhandled = (reason: unknown): void => {
+    invariants.violate('unexpected-error', `unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
+  };
+  process.on('unhandledRejection', onUnhandled);
+  const restore = options.mutant?.apply?.();
+  try {
+    log.line('SIM', `seed ${seed}${options.mutant ? ` mutant ${options.mutant.name}` : ''}: ${describeConfig(config)}`);
+    const actors = root.fork();
+    for (let i = 0; i < config.processes; i++) {
+      const rate = 1 + actors.between(-config.driftBound, config.driftBound);
+      const process = new SimProcess(world, `p${i + 1}`, rate);
+      world.processes.push(process);
+      const streams = Array.from({ length: config.actorsPerProcess }, () => actors.fork());
+      process.soon(() => {
+        process.client.connect().then(
+          () => streams.forEach((stream, j) => void new Actor(process, `${process.name}.${j + 1}`, stream).run()),
+          (error: unknown) => log.line(process.name, `connect failed: ${(error as Error).message}`),
+        );
+      });
+    }
+    scheduleFaults(world, root.fork());
+    const workEnd = config.faultPhaseMs + config.calmPhaseMs;
+    await scheduler.runUntil(workEnd);
+    for (const process of world.processes) process.stopping = true;
+    log.line('SIM', 'operations stop');
+    await scheduler.runUntil(workEnd + drainMs(config));
+    for (const unanswered of world.calls.unanswered()) invariants.violate('stuck', `${unanswered}: no answer by the end of the run`);
+    const closing = world.processes.filter((process) => !process.dead).map((process) => process.client.close());
+    log.line('SIM', 'clients close');
+    let closed = false;
+    void Promise.allSettled(closing).then(() => (closed = true));
+    await scheduler.runUntil(scheduler.now + 5 * config.operationTimeoutMs + 2000, () => closed);
+    if (!closed) invariants.violate('stuck', 'close() of a client did not end within its bound');
+    await scheduler.runUntil(scheduler.now + EXPIRY_MS);
+    if (scheduler.runaway) invariants.violate('runaway', scheduler.runaway);
+    else checkNothingLeft(world);
+  } finally {
+    restore?.();
+    if (options.mutantApplied) options.mutantApplied.value = restore !== undefined || world.servers.some((server) => server.mutated);
+    process.off('unhandledRejection', onUnhandled);
+    Math.random = random;
+  }
+  return { seed, violations: invariants.violations, hash: log.hash, events: scheduler.executed, virtualMs: scheduler.now, config, story: log.story() };
+}
+
+/** How long callers may still need once no new operation starts: the longest wait, lease and a few timeouts. */
+function drainMs(config: SimConfig): number {
+  return config.waitMs[1] + 4 * config.watchdogTimeoutMs + 10 * config.operationTimeoutMs + 5000;
+}
+
+/**
+ * Once every client closed and every lease ran out: no key may be left but the fence counter and the
+ * semaphore's state (which keeps its size), with no holder or waiter in it.
+ */
+function checkNothingLeft(world: SimWorld): void {
+  for (const server of world.servers) {
+    const { keyspace } = server;
+    for (const key of keyspace.keys()) {
+      if (key === 'lock:fence') continue;
+      if (key.endsWith(':semaphore')) {
+        const state = keyspace.hgetall(key);
+        const busy = Object.keys(state).filter((field) => field.startsWith('h:') || field.startsWith('w:'));
+        if (busy.length === 0 && Number(state.used ?? 0) === 0 && Number(state.q ?? 0) === 0) continue;
+        world.invariants.violate('left-behind', `${server.name} keeps ${key} = ${JSON.stringify(state)} after every client closed`);
+        continue;
+      }
+      world.invariants.violate('left-behind', `${server.name} keeps ${key} (pttl ${keyspace.pttl(key)}) after every client closed and every lease ran out`);
+    }
+  }
+}
+
+function describeConfig(config: SimConfig): string {
+  const on = (record: object): string =>
+    Object.entries(record)
+      .filter(([, value]) => value !== 0)
+      .map(([key, value]) => `${key}=${typeof value === 'number' ? Number(value.toFixed(3)) : value}`)
+      .join(' ');
+  return `${config.processes} processes x ${config.actorsPerProcess} callers on [${config.names.join(',')}]; ops {${on(config.mix)}}; faults {${on(config.faults) || 'none'}}; opTimeout ${config.operationTimeoutMs} ms, watchdog ${config.watchdogTimeoutMs} ms, turn ${config.handoverTurnMs} ms; delay ~${config.network.meanDelayMs} ms`;
+}

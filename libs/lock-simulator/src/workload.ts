@@ -1,0 +1,227 @@
+import type { LockHandle } from '../../distributed-lock/src/core/context/lock-handle.js';
+import { DistributedLockError } from '../../distributed-lock/src/core/errors/distributed-lock.error.js';
+import type { MultiLockHandle } from '../../distributed-lock/src/core/locks/multi/multi-lock.js';
+import type { PermitsHandle } from '../../distributed-lock/src/core/locks/semaphore/permits-handle.js';
+import { Hold, type Family, type Sharing } from './holds.js';
+import type { Prng } from './prng.js';
+import type { OperationMix } from './sim-config.js';
+import type { SimProcess } from './sim-process.js';
+
+/** What a caller may meet without anything being wrong: the typed errors of a wait, a fault, a loss. */
+const EXPECTED = new Set([
+  'LOCK_ACQUIRE_TIMEOUT',
+  'LOCK_ACQUIRE_ABORTED',
+  'LOCK_BACKEND_ERROR',
+  'LOCK_QUORUM',
+  'LOCK_CLIENT_CLOSED',
+  'LOCK_NOT_HELD',
+  'LOCK_LOST',
+]);
+
+type Operation = keyof OperationMix;
+const OPERATIONS = ['plain', 'reentrant', 'withLock', 'abort', 'fair', 'read', 'write', 'multi', 'semaphore', 'forever'] as const;
+
+/**
+ * One simulated caller: it loops over operations drawn from the run's mix, each as a new owner (a new
+ * lock context), each a critical section on the protected resource under the lock it got, checked by
+ * the invariants at every access, and records every call and its answer.
+ */
+export class Actor {
+  constructor(
+    private readonly process: SimProcess,
+    private readonly id: string,
+    private readonly prng: Prng,
+  ) {}
+
+  private get world() {
+    return this.process.world;
+  }
+
+  private get client() {
+    return this.process.client;
+  }
+
+  async run(): Promise<void> {
+    while (!this.process.stopping && !this.process.dead) {
+      const operation = this.pick();
+      try {
+        await this.client.runInNewContext(() => this.perform(operation));
+      } catch (error) {
+        this.failed(operation, error);
+      }
+      await this.sleep(this.prng.between(this.world.config.thinkMs[0], this.world.config.thinkMs[1]));
+    }
+  }
+
+  private pick(): Operation {
+    const { mix } = this.world.config;
+    const total = OPERATIONS.reduce((sum, operation) => sum + mix[operation], 0);
+    let draw = this.prng.float() * total;
+    for (const operation of OPERATIONS) {
+      draw -= mix[operation];
+      if (draw < 0) return operation;
+    }
+    return 'plain';
+  }
+
+  private async perform(operation: Operation): Promise<void> {
+    const { config } = this.world;
+    const name = this.prng.pick(config.names);
+    const waitMs = this.prng.between(config.waitMs[0], config.waitMs[1]);
+    const leaseMs = this.prng.chance(0.5) ? this.prng.between(config.leaseMs[0], config.leaseMs[1]) : undefined;
+    const options = { waitTime: waitMs, ...(leaseMs === undefined ? {} : { leaseTime: leaseMs }) };
+    const client = this.client;
+    switch (operation) {
+      case 'plain':
+        return this.locked('plain', name, waitMs, () => client.tryLock(name, options));
+      case 'forever':
+        return this.locked('plain', name, Infinity, () => client.lock(name, leaseMs === undefined ? {} : { leaseTime: leaseMs }));
+      case 'fair':
+        return this.locked('fair', 'f', waitMs, () => client.getFairLock('f', { queueTimeout: config.fairQueueTimeoutMs }).tryLock(options));
+      case 'write':
+        return this.locked('rw', 'rw', waitMs, () => client.getReadWriteLock('rw').writeLock().tryLock(options));
+      case 'read':
+        return this.locked('rw', 'rw', waitMs, () => client.getReadWriteLock('rw').readLock().tryLock(options), { mode: 'read' });
+      case 'abort': {
+        const controller = new AbortController();
+        this.process.clock.setTimer(this.prng.between(0, waitMs), () => controller.abort());
+        return this.locked('plain', name, waitMs, () => client.lock(name, { ...options, signal: controller.signal }));
+      }
+      case 'withLock':
+        return this.withLock(name, waitMs, options);
+      case 'reentrant':
+        return this.reentrant(name, waitMs, options);
+      case 'multi':
+        return this.multi(waitMs, options);
+      case 'semaphore': {
+        const size = config.semaphoreSize;
+        const permits = this.prng.int(1, size);
+        const sharing: Sharing = { mode: 'permits', permits, size };
+        return this.locked('semaphore', 's', waitMs, () => client.getSemaphore('s', { size }).tryAcquire(permits, options), sharing);
+      }
+    }
+  }
+
+  /** Acquires with `acquire`, works under the lock, releases: each step recorded and checked. */
+  private async locked(
+    family: Family,
+    name: string,
+    waitMs: number,
+    acquire: () => Promise<LockHandle | PermitsHandle | false>,
+    sharing: Sharing = { mode: 'exclusive' },
+  ): Promise<void> {
+    const handle = await this.call(`${family} ${name}`, waitMs, acquire);
+    if (!handle) return;
+    const hold = this.holdOf(family, name, handle, sharing, handle.token);
+    await this.work(handle, [hold]);
+    await this.release(handle, [hold]);
+  }
+
+  /** withLock: its wait is judged up to the moment the function runs (then the section, then the release). */
+  private async withLock(name: string, waitMs: number, options: { waitTime: number; leaseTime?: number }): Promise<void> {
+    let hold: Hold | undefined;
+    const waiting = this.world.calls.begin(this.process, `withLock ${name}`, waitMs);
+    let answered = false;
+    const done = await this.call(`withLock ${name} (all)`, Infinity, () =>
+      this.client.withLock(
+        name,
+        async (handle) => {
+          answered = true;
+          this.world.calls.end(waiting, 'ok');
+          hold = this.holdOf('plain', name, handle, { mode: 'exclusive' }, handle.token);
+          await this.work(handle, [hold]);
+          this.world.invariants.ended(hold);
+          return true;
+        },
+        options,
+      ),
+    );
+    if (!answered) this.world.calls.end(waiting, done === undefined ? 'error' : 'false');
+    // Not held-after-unlock: withLock swallows a failed release (and skips one whose lease ran out), so its
+    // answer does not say the lock was given back.
+  }
+
+  private async reentrant(name: string, waitMs: number, options: { waitTime: number; leaseTime?: number }): Promise<void> {
+    const outer = await this.call(`plain ${name}`, waitMs, () => this.client.tryLock(name, options));
+    if (!outer) return;
+    const outerHold = this.holdOf('plain', name, outer, { mode: 'exclusive' }, outer.token);
+    const inner = await this.call(`re-enter ${name}`, 0, () => this.client.tryLock(name));
+    if (inner) {
+      const innerHold = this.holdOf('plain', name, inner, { mode: 'exclusive' }, inner.token);
+      await this.work(inner, [innerHold]);
+      await this.release(inner, [innerHold], false);
+    }
+    await this.work(outer, [outerHold]);
+    await this.release(outer, [outerHold]);
+  }
+
+  private async multi(waitMs: number, options: { waitTime: number; leaseTime?: number }): Promise<void> {
+    const names = [...this.world.config.names, 'm'];
+    const first = this.prng.int(0, names.length - 1);
+    const pair = [names[first]!, names[(first + 1 + this.prng.int(0, names.length - 2)) % names.length]!];
+    const handle = (await this.call(`multi ${pair.join('+')}`, waitMs, () => this.client.getMultiLock(pair).tryLock(options))) as MultiLockHandle | false;
+    if (!handle) return;
+    const holds = handle.handles.map((part) => this.holdOf('plain', part.name, part, { mode: 'exclusive' }, part.token));
+    await this.work(handle, holds);
+    await this.release(handle, holds);
+  }
+
+  private holdOf(family: Family, name: string, handle: object, sharing: Sharing, token: number): Hold {
+    const hold = new Hold(this.process, family, name, sharing, token, handle, this.world.scheduler.now);
+    this.world.log.line(this.id, `holds ${family}:${name} as ${hold.owner} token ${token}`);
+    this.world.invariants.acquired(hold);
+    return hold;
+  }
+
+  /** The critical section: read the resource, take some time, write it back (an increment), each under a check of the lease. */
+  private async work(handle: LockHandle, holds: Hold[]): Promise<void> {
+    const { invariants } = this.world;
+    const fenced = (hold: Hold): boolean => hold.sharing.mode === 'exclusive';
+    if (!handle.isHeld) return;
+    const read = holds.map((hold) => invariants.access(hold, fenced(hold)));
+    await this.sleep(this.prng.between(this.world.config.sectionMs[0], this.world.config.sectionMs[1]));
+    if (!handle.isHeld) return;
+    holds.forEach((hold, i) => {
+      const value = read[i];
+      if (value === undefined || hold.sharing.mode !== 'exclusive') invariants.access(hold, fenced(hold));
+      else invariants.access(hold, true, { expected: value, value: value + 1 });
+    });
+  }
+
+  /** Unlocks: from the call on, the caller no longer works under the lock (its holds end then). */
+  private async release(handle: LockHandle, holds: Hold[], last = true): Promise<void> {
+    for (const hold of holds) this.world.invariants.ended(hold);
+    const released = await this.call(`unlock ${holds.map((hold) => hold.cell).join('+')}`, Infinity, async () => {
+      await handle.unlock();
+      return true;
+    });
+    if (released && last) for (const hold of holds) this.world.releasedLast(hold);
+  }
+
+  /** One library call: recorded with its answer; an expected error comes back as undefined. */
+  private async call<T>(what: string, waitMs: number, run: () => Promise<T>): Promise<T | undefined> {
+    const call = this.world.calls.begin(this.process, what, waitMs);
+    try {
+      const result = await run();
+      this.world.calls.end(call, result === false ? 'false' : 'ok');
+      this.world.log.line(this.id, `${what} -> ${result === false ? 'false' : 'ok'}`);
+      return result;
+    } catch (error) {
+      const code = error instanceof DistributedLockError ? error.code : String(error);
+      this.world.calls.end(call, code);
+      this.world.log.line(this.id, `${what} -> ${code}`);
+      if (!(error instanceof DistributedLockError) || !EXPECTED.has(error.code)) throw error;
+      return undefined;
+    }
+  }
+
+  private failed(operation: Operation, error: unknown): void {
+    if (error instanceof DistributedLockError && EXPECTED.has(error.code)) return;
+    const text = error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ''}` : String(error);
+    this.world.invariants.violate('unexpected-error', `${this.id} in ${operation}: ${text}`);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => this.process.clock.setTimer(ms, resolve));
+  }
+}
