@@ -188,6 +188,7 @@ const step = {
       publish: 'publish' as const,
       all: count === 'all',
       expectedHolds: optionalHolds(expected),
+      token: undefined,
     };
     return runs(side === 'read' ? readRelease : writeRelease, args, 'int');
   },

@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import { LockClient } from 'nestjs-distributed-lock';
 import { reentrantAcquire } from '../../libs/distributed-lock/src/core/locks/reentrant/reentrant-acquire.script.js';
 import { exclusiveRelease } from '../../libs/distributed-lock/src/core/locks/exclusive/exclusive-release.script.js';
+import { readRelease, writeRelease } from '../../libs/distributed-lock/src/core/locks/read-write/read-write-release.script.js';
 import { useRedis } from '../harness/use-redis.js';
 
 /** ioredis' command object as sendCommand receives it (the part used here). */
@@ -97,6 +98,35 @@ describe('an operation Redis runs after its caller gave up changes nothing', () 
       await handle.unlock();
     });
     expect(await admin.exists('lock:{late:phantom}')).toBe(0);
+  });
+
+  it('a read or write release that names a token of an earlier lifetime changes nothing (a late grant given back after its lease ran out)', async () => {
+    const client = await redis.client();
+    const admin = redis.server().client();
+    const rw = client.getReadWriteLock('late:lifetime');
+    const keys = { hash: 'lock:{late:lifetime}:rw', readers: 'lock:{late:lifetime}:rw:readers', channel: 'lock:{late:lifetime}:rw:released' };
+    for (const [side, script] of [
+      ['read', readRelease],
+      ['write', writeRelease],
+    ] as const) {
+      await client.runInNewContext(async () => {
+        const handle = await (side === 'read' ? rw.readLock() : rw.writeLock()).lock('30s');
+        const owner = `${(await admin.hget('lock:{late:lifetime}:rw', side === 'read' ? 'writer' : 'writer')) ?? ''}`;
+        const fields = await admin.hgetall(keys.hash);
+        const holder =
+          side === 'write'
+            ? owner
+            : Object.keys(fields)
+                .find((field) => field.startsWith('r:'))!
+                .slice(2);
+        const stale = { ...keys, owner: holder, publish: 'publish', all: false, expectedHolds: undefined, token: handle.token - 1 } as const;
+        expect(await admin.eval(script.lua, 3, ...script.keys(stale), ...script.argv(stale))).toBe(-1);
+        expect(handle.isHeld).toBe(true);
+        expect(await admin.hlen(keys.hash)).toBe(Object.keys(fields).length); // untouched
+        const current = { ...stale, token: handle.token };
+        expect(await admin.eval(script.lua, 3, ...script.keys(current), ...script.argv(current))).toBe(0); // control: its own token releases
+      });
+    }
   });
 
   it('control: the release as an unlock sent it before (one hold) leaves the phantom holding the lock', async () => {

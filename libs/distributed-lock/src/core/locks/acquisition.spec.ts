@@ -47,8 +47,12 @@ class ScriptedKind implements LockKindContract {
   renew(): Promise<RenewResult> {
     return Promise.resolve({ renewed: true, validityMs: 1000 });
   }
-  release(owner: string): Promise<ReleaseReply> {
+  /** The token each release named (a late grant's give-back names its own). */
+  readonly releasedTokens: (number | undefined)[] = [];
+
+  release(owner: string, _all: boolean, _expected?: number, token?: number): Promise<ReleaseReply> {
     this.released.push(owner);
+    this.releasedTokens.push(token);
     return Promise.resolve({ outcome: 'released', remaining: 0, toAnotherProcess: false });
   }
 }
@@ -216,6 +220,23 @@ describe('Acquisition', () => {
   it('control: a late grant to a kind that counts holds gives its one hold back (Redis counted the later grant too)', async () => {
     const { kind, stop } = await lateGrantAfterTheNextAttempt(true);
     expect(kind.released).toEqual(['me:1']);
+    stop();
+  });
+
+  it("a late grant is given back in its own lifetime only: the release names the late grant's token, not the new one", async () => {
+    // Its lease ran out before the next attempt, which began a new lifetime (token 8): a release that
+    // does not name the late grant's token (5) dropped the new hold, and the lock went to another caller
+    // while this one held it (found by the simulator).
+    const { port, stop } = fakePort(50);
+    const kind = new ScriptedKind(true);
+    let answerLate!: (result: AttemptResult) => void;
+    kind.replies.push(new Promise<AttemptResult>((resolve) => (answerLate = resolve)), { acquired: true, token: 8, holds: 1 });
+    const handle = await new Acquisition(kind, port, owner, request(10_000)).run();
+    answerLate({ acquired: true, token: 5, holds: 1 });
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(handle).toMatchObject({ token: 8 });
+    expect(kind.releasedTokens).toEqual([5]);
     stop();
   });
 

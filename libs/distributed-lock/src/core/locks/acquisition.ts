@@ -278,7 +278,7 @@ export class Acquisition {
         this.abandoned = pending;
         pending.then(
           (late) => {
-            if (late.acquired) this.giveBackLateGrant();
+            if (late.acquired) this.giveBackLateGrant(late.token);
           },
           () => undefined, // the attempt failed anyway: nothing was granted
         );
@@ -291,15 +291,17 @@ export class Acquisition {
   }
 
   /**
-   * An attempt given up on was granted after all. A kind that counts holds gets that one hold back (if
-   * a later attempt of this acquisition was granted too, Redis counted both). A kind that keeps one
-   * lease per owner (a semaphore's acquisition) gives it back only if this acquisition ends without the
-   * lock: a later attempt that found the owner holding it took that very lease, and giving it back then
-   * would leave the caller holding what Redis has given away.
+   * An attempt given up on was granted after all, with `token`. A kind that counts holds gets that one
+   * hold back, in that grant's lifetime only (if a later attempt of this acquisition was granted too,
+   * Redis counted both; if the late grant's lease ran out and a later attempt began a new lifetime, it
+   * is gone already and the new one is not touched). A kind that keeps one lease per owner (a
+   * semaphore's acquisition) gives it back only if this acquisition ends without the lock: a later
+   * attempt that found the owner holding it took that very lease, and giving it back then would leave
+   * the caller holding what Redis has given away.
    */
-  private giveBackLateGrant(): void {
+  private giveBackLateGrant(token: number): void {
     const { port, lock } = this;
-    const release = (): void => port.background.run('release', lock.name, () => port.roundTrips.bounded(lock.release(this.owner, false)));
+    const release = (): void => port.background.run('release', lock.name, () => port.roundTrips.bounded(lock.release(this.owner, false, undefined, token)));
     if (lock.countsHolds) return release();
     void this.ended.then((granted) => {
       if (!granted) release();

@@ -63,7 +63,7 @@ abstract class ReadWriteHalf extends BaseLock {
     return confirmRenewal(this.services, this, renewed, leaseMs, replicaAck);
   }
 
-  release(owner: string, all: boolean, expectedHolds?: number): Promise<ReleaseReply> {
+  release(owner: string, all: boolean, expectedHolds?: number, token?: number): Promise<ReleaseReply> {
     return this.services.nodes[0]!.run(this.scripts.release, {
       hash: this.id,
       readers: this.readersKey,
@@ -72,6 +72,7 @@ abstract class ReadWriteHalf extends BaseLock {
       publish: this.services.publishCommand(),
       all,
       expectedHolds,
+      token,
     });
   }
 

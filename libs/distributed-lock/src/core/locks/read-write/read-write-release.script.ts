@@ -8,12 +8,17 @@ export interface ReadWriteReleaseArgs extends ReadWriteKeys {
   readonly all: boolean;
   /** For a retry of a release whose outcome is unknown (see the plain lock's release). */
   readonly expectedHolds: number | undefined;
+  /**
+   * The fencing token of the hold being released, when the caller knows it: a release that finds the
+   * owner holding under another token (its lease ran out, and it took the lock again) changes nothing.
+   */
+  readonly token: number | undefined;
 }
 
-const argv = (a: ReadWriteReleaseArgs): (string | number)[] => [a.owner, a.publish, a.all ? 'all' : '1', a.expectedHolds ?? ''];
+const argv = (a: ReadWriteReleaseArgs): (string | number)[] => [a.owner, a.publish, a.all ? 'all' : '1', a.expectedHolds ?? '', a.token ?? ''];
 
 /**
- * Releases one read hold (or all). Replies -1 (not held), -2 (holds differ: an earlier release went
+ * Releases one read hold (or all). Replies -1 (not held, or not under `token`), -2 (holds differ: an earlier release went
  * through), or the holds left. When the last reader leaves, the channel is told, so that a writer can go.
  */
 export const readRelease = defineLockScript<ReadWriteReleaseArgs, ReleaseReply, number>({
@@ -25,12 +30,12 @@ export const readRelease = defineLockScript<ReadWriteReleaseArgs, ReleaseReply, 
   helpers: [READ_WRITE_LUA],
   lua: `
 local hash_key, readers_key, channel = KEYS[1], KEYS[2], KEYS[3]
-local owner_id, publish, count, expected_holds = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local owner_id, publish, count, expected_holds, token = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 
 local now = drop_expired(hash_key, readers_key)
 local field = 'r:' .. owner_id
 local holds = redis.call('hget', hash_key, field)
-if holds == false then
+if holds == false or (token ~= '' and redis.call('hget', hash_key, 't:' .. owner_id) ~= token) then
   settle(hash_key, readers_key, now)
   return -1
 end
@@ -63,10 +68,10 @@ export const writeRelease = defineLockScript<ReadWriteReleaseArgs, ReleaseReply,
   helpers: [READ_WRITE_LUA],
   lua: `
 local hash_key, readers_key, channel = KEYS[1], KEYS[2], KEYS[3]
-local owner_id, publish, count, expected_holds = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local owner_id, publish, count, expected_holds, token = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 
 local now = drop_expired(hash_key, readers_key)
-if redis.call('hget', hash_key, 'writer') ~= owner_id then
+if redis.call('hget', hash_key, 'writer') ~= owner_id or (token ~= '' and redis.call('hget', hash_key, 'wtoken') ~= token) then
   settle(hash_key, readers_key, now)
   return -1
 end
