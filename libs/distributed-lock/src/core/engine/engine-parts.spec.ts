@@ -163,6 +163,40 @@ describe('LeaseKeeper', () => {
   });
 });
 
+describe('LeaseKeeper: a lease found over while its owner acquires the same lock again', () => {
+  async function leaseRunsOut(reentering: boolean): Promise<ScriptedResource> {
+    const clock = new ManualClock();
+    const events = new LockEvents();
+    const trips = new RoundTrips(5000, clock);
+    const keeper = new LeaseKeeper(
+      30_000,
+      trips,
+      new BackgroundWork(events, trips),
+      events,
+      (held) => {
+        held.active = false;
+        keeper.stopKeeping(held);
+      },
+      () => reentering,
+    );
+    const resource = new ScriptedResource();
+    keeper.keep(heldOn(resource, { validUntil: clock.now() + 35 }));
+    await clock.advance(40);
+    trips.stop();
+    return resource;
+  }
+
+  it('is not freed in Redis: the re-entry in flight may have lengthened it there, and will hold it', async () => {
+    // Found by the simulator: the free (release of every hold) ran after the re-entry had lengthened
+    // the lease in Redis, the re-entry's reply registered the lock, and another caller took it.
+    expect((await leaseRunsOut(true)).releaseCalls).toEqual([]);
+  });
+
+  it('control: with no acquisition in flight, a lease found over is freed at once (owner-checked)', async () => {
+    expect((await leaseRunsOut(false)).releaseCalls).toEqual([{ owner: 'me:1', all: true, expected: undefined }]);
+  });
+});
+
 describe('LeaseKeeper: a deadline that passes while a renewal is in flight', () => {
   /** A watchdog-renewed lock whose first renewal waits for the test to answer it; in virtual time. */
   async function renewalInFlightPastTheDeadline(): Promise<{

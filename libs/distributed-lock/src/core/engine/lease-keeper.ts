@@ -33,6 +33,8 @@ export class LeaseKeeper {
     private readonly background: BackgroundWork,
     private readonly events: LockEvents,
     private readonly lost: (held: HeldLock, reason: LockLostReason) => void,
+    /** Whether an acquisition of `held`'s owner and lock is in flight. */
+    private readonly acquiring: (held: HeldLock) => boolean = () => false,
   ) {
     this.clock = roundTrips.clock;
     this.watchdog = new LeaseWatchdog(this.clock, Math.floor(watchdogTimeoutMs / 3), (held) => this.renew(held));
@@ -130,7 +132,10 @@ export class LeaseKeeper {
   private leaseOver(held: HeldLock): void {
     this.lost(held, 'lease-expired');
     // Our deadline is never later than Redis's: if the key is still ours for a moment, free it now
-    // so that waiters do not sit out the rest of the lease. Owner-checked, so harmless otherwise.
+    // so that waiters do not sit out the rest of the lease. Owner-checked, so harmless otherwise;
+    // except while the same owner acquires the same lock again (a re-entry in flight): Redis may have
+    // run it already, lengthening the lease, and that acquisition will hold what this would free.
+    if (this.acquiring(held)) return;
     this.background.run('release', held.resource.name, () => this.roundTrips.bounded(held.resource.release(held.owner, true, undefined, held.token)));
   }
 

@@ -91,7 +91,14 @@ export class LockEngine implements LockReleaser {
     this.held = new HeldLocks(settings.clock);
     this.roundTrips = new RoundTrips(settings.operationTimeoutMs, settings.clock);
     this.background = new BackgroundWork(events, this.roundTrips);
-    this.leases = new LeaseKeeper(settings.watchdogTimeoutMs, this.roundTrips, this.background, events, (held, reason) => this.markLost(held, reason));
+    this.leases = new LeaseKeeper(
+      settings.watchdogTimeoutMs,
+      this.roundTrips,
+      this.background,
+      events,
+      (held, reason) => this.markLost(held, reason),
+      (held) => this.held.acquisitionsInFlight(held.key) > 0,
+    );
     this.releases = new ReleaseProtocol(this.roundTrips, this.background, this.lines, this.leases, this.held, {
       released: (held, remaining) => this.released(held, remaining),
       lost: (held, reason) => this.markLost(held, reason),
