@@ -40,9 +40,12 @@ class ScriptedKind implements LockKindContract {
     const next = this.replies.shift() ?? { acquired: false, ttl: 60_000 };
     return next instanceof Error ? Promise.reject(next) : Promise.resolve(next);
   }
+  /** The correction of holds never answers (Redis unreachable for it). */
+  adjustHangs = false;
+
   adjustHolds(_owner: string, holds: number): Promise<void> {
     this.adjusted.push(holds);
-    return Promise.resolve();
+    return this.adjustHangs ? new Promise(() => undefined) : Promise.resolve();
   }
   renew(): Promise<RenewResult> {
     return Promise.resolve({ renewed: true, validityMs: 1000 });
@@ -237,6 +240,19 @@ describe('Acquisition', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(handle).toMatchObject({ token: 8 });
     expect(kind.releasedTokens).toEqual([5]);
+    stop();
+  });
+
+  it('a phantom whose correction has no answer by the deadline: the owner holds what it knows, so its one unlock is its last', async () => {
+    // Registering Redis's count (2) made the owner's unlock drop one hold and leave the phantom held
+    // after that unlock succeeded (found by the simulator).
+    const { port, registered, stop } = fakePort(50);
+    const kind = new ScriptedKind();
+    kind.adjustHangs = true;
+    kind.replies.push({ acquired: true, token: 7, holds: 2 });
+    await new Acquisition(kind, port, owner, request(0)).run();
+    expect(kind.adjusted).toEqual([1]);
+    expect(registered).toMatchObject([{ holds: 1 }]);
     stop();
   });
 

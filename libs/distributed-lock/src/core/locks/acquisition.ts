@@ -319,14 +319,16 @@ export class Acquisition {
     const held = port.held.find(this.key);
     const expected = held?.active && held.token === result.token ? held.holds + 1 : 1;
     if (result.holds > expected && port.held.acquisitionsInFlight(this.key) <= 1) {
-      // Bounded by the answer's deadline too: past it, Redis's count is kept (the owner's last unlock
-      // drops every hold anyway, see ReleaseProtocol.release).
+      // Bounded by the answer's deadline too. Whether or not the correction is done by then, the owner
+      // holds what it knows (`expected`): its last unlock, as it knows it, then drops every hold Redis
+      // counts (see ReleaseProtocol.release), the phantom with them. Registering Redis's count instead
+      // made that unlock drop one hold and leave the phantom held after it succeeded.
       const adjusted = port.roundTrips.bounded(lock.adjustHolds(this.owner, expected)).then(() => true);
       return settleWithin(this.clock, adjusted, this.answerBy - this.clock.now(), () => false).then(
-        (done) => this.register(result, done ? expected : result.holds, startedAt),
+        () => this.register(result, expected, startedAt),
         (error: unknown) => {
           port.background.report('release', lock.name, error);
-          return this.register(result, result.holds, startedAt);
+          return this.register(result, expected, startedAt);
         },
       );
     }
