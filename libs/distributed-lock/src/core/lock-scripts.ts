@@ -4,6 +4,7 @@ import { fenceRaise } from './locks/redlock/fence-raise.script.js';
 import { fencedOps } from './fencing/fenced-ops.script.js';
 import { forceUnlock } from './locks/exclusive/force-unlock.script.js';
 import { inspectLock } from './inspection/inspect-lock.script.js';
+import { registerInstance } from './inspection/instance-registration.js';
 import type { ScriptText } from './scripts/lock-script.js';
 import { ScriptBatch } from './scripts/script-batch.js';
 import { readAcquire } from './locks/read-write/read-acquire.script.js';
@@ -61,6 +62,7 @@ export const LOCK_SCRIPTS: readonly ScriptText[] = [
   readWriteState,
   readWriteForceUnlock,
   inspectLock,
+  registerInstance,
   fencedOps,
   semaphorePermits,
 ];

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import type { RedisCommands } from '../redis/redis-port.js';
+import { defineLockScript } from '../scripts/lock-script.js';
 import { every, type CancelTimer, type Clock } from '../util/clock.js';
 import type { LockInstanceInfo } from './lock-inspection.js';
 
@@ -7,6 +8,22 @@ import type { LockInstanceInfo } from './lock-inspection.js';
 export const INSTANCE_REGISTRATION_TTL_MS = 60_000;
 /** How often a registered process refreshes it. */
 const REFRESH_MS = INSTANCE_REGISTRATION_TTL_MS / 3;
+
+/**
+ * Writes a process's registration and its lifetime in one step: written as two commands, a process
+ * that died between them left a registration that never expired (found by the simulator).
+ */
+export const registerInstance = defineLockScript<{ key: string; ttlMs: number; fields: readonly string[] }, number>({
+  name: 'dlockRegisterInstance',
+  keys: (a) => [a.key],
+  argv: (a) => [a.ttlMs, ...a.fields],
+  lua: `
+local key, ttl_ms = KEYS[1], ARGV[1]
+redis.call('hset', key, unpack(ARGV, 2))
+redis.call('pexpire', key, ttl_ms)
+return 1
+`,
+});
 
 /** The key that describes one lock client: `<prefix>clients:<client id>` (outside any lock's `{name}`). */
 export function instanceKey(prefix: string, clientId: string): string {
@@ -55,10 +72,8 @@ export class InstanceRegistration {
   /** Writes the registration again (on the timer, and when the connection is back after a drop). */
   refresh(): void {
     if (!this.started) return;
-    this.redis
-      .hset(this.key, this.fields)
-      .then(() => this.redis.pexpire(this.key, INSTANCE_REGISTRATION_TTL_MS))
-      .catch(this.failed);
+    const args = { key: this.key, ttlMs: INSTANCE_REGISTRATION_TTL_MS, fields: this.fields };
+    this.redis.runScript(registerInstance, registerInstance.keys(args), registerInstance.argv(args)).catch(this.failed);
   }
 
   /** Stops refreshing and deletes the registration (best effort; it expires anyway). */

@@ -8,7 +8,7 @@ import { LockAcquireAbortedError } from '../errors/lock-acquire-aborted.error.js
 import { LockBackendError } from '../errors/lock-backend.error.js';
 import { LockClientClosedError } from '../errors/lock-client-closed.error.js';
 import type { Clock } from '../util/clock.js';
-import { pause, settleWithin } from '../util/late-timer.js';
+import { settleWithin } from '../util/late-timer.js';
 import type { HandoverOutcome } from '../waiting/handover.js';
 import { GRANT_LEASE_MS, type Place } from '../waiting/lock-line.js';
 import type { AcquireRequest } from './acquire-options.js';
@@ -302,10 +302,8 @@ export class Acquisition {
   private giveBackLateGrant(token: number): void {
     const { port, lock } = this;
     const release = (): void => port.background.run('release', lock.name, () => port.roundTrips.bounded(lock.release(this.owner, false, undefined, token)));
-    if (lock.countsHolds) return release();
-    void this.ended.then((granted) => {
-      if (!granted) release();
-    });
+    if (lock.countsHolds) release();
+    else void this.ended.then((granted) => granted || release());
   }
 
   /**
@@ -405,16 +403,7 @@ export class Acquisition {
     if (!handover) return;
     port.background.run('unmark', lock.name, async () => {
       await this.abandonedAttemptRan(); // it may mark this process
-      // Best effort, but a mark left behind would cost every process a grant that nobody takes (its lease):
-      // a failed attempt is retried twice.
-      for (let attempt = 0; ; attempt++) {
-        try {
-          return await port.roundTrips.bounded(handover.withdraw());
-        } catch (error) {
-          if (attempt >= 2 || port.isClosed) throw error;
-          await pause(this.clock, 100 * 2 ** attempt);
-        }
-      }
+      await handover.withdraw();
     });
   }
 }

@@ -1,5 +1,6 @@
 import type { HandOverArgs, HandOverReply, LockHandover } from '../../engine/lease-resource.js';
 import type { ReleaseReply } from '../../scripts/lock-script.js';
+import { pause } from '../../util/late-timer.js';
 import { GRANT_LEASE_MS } from '../../waiting/lock-line.js';
 import { ExclusiveHashLock } from '../exclusive/exclusive-hash-lock.js';
 import type { AttemptArgs, AttemptResult } from '../lock-kind.js';
@@ -69,16 +70,20 @@ export class ReentrantLock extends ExclusiveHashLock implements LockHandover {
     });
   }
 
-  /** @internal See LockHandover. */
+  /**
+   * @internal See LockHandover. Best effort, but a mark left behind would cost every process a grant
+   * that nobody takes (its lease): a failed attempt is retried twice. Each bounded by the operation timeout.
+   */
   async withdraw(): Promise<void> {
     const { lock, fence, channel } = this.hash.keys;
-    await this.services.nodes[0]!.run(reentrantWithdraw, {
-      lock,
-      fence,
-      channel,
-      client: this.services.clientId,
-      publish: this.services.publishCommand(),
-      grantLeaseMs: GRANT_LEASE_MS,
-    });
+    const args = { lock, fence, channel, client: this.services.clientId, publish: this.services.publishCommand(), grantLeaseMs: GRANT_LEASE_MS };
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return void (await this.services.bounded(this.services.nodes[0]!.run(reentrantWithdraw, args)));
+      } catch (error) {
+        if (attempt >= 2 || this.services.acquisitions.isClosed) throw error;
+        await pause(this.services.clock, 100 * 2 ** attempt);
+      }
+    }
   }
 }
