@@ -14,6 +14,10 @@ const FAULTS: readonly Fault[] = ['resets', 'pauses', 'kills', 'restarts', 'outa
  */
 export function scheduleFaults(world: SimWorld, prng: Prng): void {
   const { faults, faultPhaseMs } = world.config;
+  world.scheduler.at(faultPhaseMs, () => {
+    world.config.network.calm = true;
+    world.log.line('SIM', 'faults stop (the network is healthy from now on)');
+  });
   for (const fault of FAULTS) {
     const perSecond = faults[fault];
     if (perSecond <= 0) continue;

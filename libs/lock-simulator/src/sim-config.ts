@@ -50,9 +50,15 @@ export interface SimConfig {
   readonly fairQueueTimeoutMs: number;
   /** Largest drift of a process's clock rate from the true one (e.g. 0.001: 0.1 %). */
   readonly driftBound: number;
-  /** Virtual time with faults, then without (liveness is judged in the calm). */
+  /** Operations each caller makes from the start (faults strike meanwhile). */
+  readonly operationsPerCaller: number;
+  /** Virtual time during which faults strike. */
   readonly faultPhaseMs: number;
-  readonly calmPhaseMs: number;
+  /** When the calm begins: after the faults, and after whatever they left has had time to clear (see settleMs). */
+  readonly calmAt: number;
+  /** Operations each live caller makes in the calm, each with `calmWaitMs`: none may fail (liveness). */
+  readonly calmOperations: number;
+  readonly calmWaitMs: number;
 }
 
 /** The drift bound the library documents for process clocks against the server's (see LeaseKeeper). */
@@ -98,10 +104,11 @@ export function drawConfig(seed: number, prng: Prng): SimConfig {
     resendChance: prng.chance(0.5) ? prng.float() : 0,
     offlineQueue: prng.chance(0.7),
     reconnectMs: prng.between(1, 200),
+    calm: false,
   };
   const watchdogTimeoutMs = prng.pick([100, 300, 1000]);
   const fairQueueTimeoutMs = prng.pick([100, 300, 1000]);
-  return {
+  const config: SimConfig = {
     seed,
     processes: prng.int(3, 6),
     actorsPerProcess: prng.int(1, 2),
@@ -119,9 +126,13 @@ export function drawConfig(seed: number, prng: Prng): SimConfig {
     semaphoreSize: prng.int(1, 3),
     fairQueueTimeoutMs,
     driftBound: DOCUMENTED_DRIFT,
+    operationsPerCaller: prng.int(3, 12),
     faultPhaseMs: prng.pick([300, 1000, 3000]),
-    calmPhaseMs: settleMs(watchdogTimeoutMs, fairQueueTimeoutMs, operationTimeoutMs) + 1000,
+    calmAt: 0, // set below
+    calmOperations: prng.int(1, 2),
+    calmWaitMs: 30_000,
   };
+  return { ...config, calmAt: config.faultPhaseMs + settleMs(watchdogTimeoutMs, fairQueueTimeoutMs, operationTimeoutMs) };
 }
 
 /**

@@ -21,6 +21,8 @@ export interface NetworkProfile {
   readonly offlineQueue: boolean;
   /** Pause before a reconnect attempt, ms. */
   readonly reconnectMs: number;
+  /** Set once the calm begins: from then on no message is lost, late or stalled. */
+  calm: boolean;
 }
 
 type Listener = (error?: Error) => void;
@@ -222,12 +224,13 @@ export class Link implements MemorySubscriber {
   /** Called by the server's keyspace for a message on a channel this link subscribed to. */
   deliver(channel: string, message: string): void {
     if (this.status !== 'ready') return;
-    if (this.prng.chance(this.profile.pubsubLossChance)) {
+    const { calm } = this.profile;
+    if (!calm && this.prng.chance(this.profile.pubsubLossChance)) {
       this.log.line(this.name, `message lost: ${channel} ${message}`);
       return;
     }
     const epoch = this.epoch;
-    const late = this.prng.chance(this.profile.pubsubLateChance) ? this.prng.between(0, this.profile.pubsubLateMs) : 0;
+    const late = !calm && this.prng.chance(this.profile.pubsubLateChance) ? this.prng.between(0, this.profile.pubsubLateMs) : 0;
     this.toClientAt = Math.max(this.scheduler.now + this.delay() + late, this.toClientAt);
     this.scheduler.at(
       this.toClientAt,
@@ -287,8 +290,14 @@ export class Link implements MemorySubscriber {
     return this.status === 'end' && this.abandonEpoch === epoch;
   }
 
+  /**
+   * One message's delay: exponential around the mean, now and then stalled by a spike. In the calm no
+   * spike, and no tail beyond three times the mean: a healthy network, against which the calm's
+   * liveness is judged (an operation timeout there is the library's doing, not the network's).
+   */
   private delay(): number {
     const base = this.prng.exponential(this.profile.meanDelayMs);
+    if (this.profile.calm) return Math.min(base, 3 * this.profile.meanDelayMs);
     return this.prng.chance(this.profile.spikeChance) ? base + this.prng.between(0, this.profile.spikeMs) : base;
   }
 }

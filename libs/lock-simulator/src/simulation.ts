@@ -49,24 +49,30 @@ export async function simulate(
   try {
     log.line('SIM', `seed ${seed}${options.mutant ? ` mutant ${options.mutant.name}` : ''}: ${describeConfig(config)}`);
     const actors = root.fork();
+    /** The processes of the callers still at work (one entry per caller). */
+    const running = new Map<Actor, SimProcess>();
     for (let i = 0; i < config.processes; i++) {
       const rate = 1 + actors.between(-config.driftBound, config.driftBound);
       const process = new SimProcess(world, `p${i + 1}`, rate);
       world.processes.push(process);
       const streams = Array.from({ length: config.actorsPerProcess }, () => actors.fork());
+      const callers = streams.map((stream, j) => new Actor(process, `${process.name}.${j + 1}`, stream));
+      for (const caller of callers) running.set(caller, process);
       process.soon(() => {
         process.client.connect().then(
-          () => streams.forEach((stream, j) => void new Actor(process, `${process.name}.${j + 1}`, stream).run()),
-          (error: unknown) => log.line(process.name, `connect failed: ${(error as Error).message}`),
+          () => callers.forEach((caller) => void caller.run().finally(() => running.delete(caller))),
+          (error: unknown) => {
+            log.line(process.name, `connect failed: ${(error as Error).message}`);
+            for (const caller of callers) running.delete(caller);
+          },
         );
       });
     }
     scheduleFaults(world, root.fork());
-    const workEnd = config.faultPhaseMs + config.calmPhaseMs;
-    await scheduler.runUntil(workEnd);
-    for (const process of world.processes) process.stopping = true;
-    log.line('SIM', 'operations stop');
-    await scheduler.runUntil(workEnd + drainMs(config));
+    // Until every caller of a live process is done (the dead ones' never are), or the time they could take.
+    const deadline = config.calmAt + config.calmOperations * (config.calmWaitMs + 4 * config.operationTimeoutMs + 1000) + drainMs(config);
+    await scheduler.runUntil(deadline, () => [...running.values()].every((process) => process.dead));
+    log.line('SIM', 'callers done');
     for (const unanswered of world.calls.unanswered()) invariants.violate('stuck', `${unanswered}: no answer by the end of the run`);
     const closing = world.processes.filter((process) => !process.dead).map((process) => process.client.close());
     log.line('SIM', 'clients close');

@@ -41,23 +41,44 @@ export class Actor {
     return this.process.client;
   }
 
+  /** In the calm, every wait must end with the lock (see runCalm). */
+  private calm = false;
+
+  /**
+   * Its operations from the start, through the faults; then, once the calm has come, a few more, each
+   * willing to wait long: in the calm none may fail (a timeout or a backend error there is `starved`).
+   */
   async run(): Promise<void> {
-    while (!this.process.stopping && !this.process.dead) {
-      const operation = this.pick();
-      try {
-        await this.client.runInNewContext(() => this.perform(operation));
-      } catch (error) {
-        this.failed(operation, error);
-      }
-      await this.sleep(this.prng.between(this.world.config.thinkMs[0], this.world.config.thinkMs[1]));
+    const { config } = this.world;
+    for (let i = 0; i < config.operationsPerCaller && !this.process.dead; i++) {
+      await this.operate(this.pick(false));
+      await this.sleep(this.prng.between(config.thinkMs[0], config.thinkMs[1]));
+    }
+    const untilCalm = config.calmAt - this.world.scheduler.now;
+    if (untilCalm > 0) await this.sleep(untilCalm / this.process.clock.rate);
+    this.calm = true;
+    for (let i = 0; i < config.calmOperations && !this.process.dead; i++) {
+      await this.operate(this.pick(true));
+      await this.sleep(this.prng.between(config.thinkMs[0], config.thinkMs[1]));
     }
   }
 
-  private pick(): Operation {
+  private async operate(operation: Operation): Promise<void> {
+    try {
+      await this.client.runInNewContext(() => this.perform(operation));
+    } catch (error) {
+      this.failed(operation, error);
+    }
+  }
+
+  /** An operation of the run's mix (in the calm, never an abort: its wait is cut short on purpose). */
+  private pick(calm: boolean): Operation {
     const { mix } = this.world.config;
-    const total = OPERATIONS.reduce((sum, operation) => sum + mix[operation], 0);
+    const chosen = calm ? OPERATIONS.filter((operation) => operation !== 'abort') : OPERATIONS;
+    const total = chosen.reduce((sum, operation) => sum + mix[operation], 0);
+    if (total === 0) return 'plain';
     let draw = this.prng.float() * total;
-    for (const operation of OPERATIONS) {
+    for (const operation of chosen) {
       draw -= mix[operation];
       if (draw < 0) return operation;
     }
@@ -67,7 +88,7 @@ export class Actor {
   private async perform(operation: Operation): Promise<void> {
     const { config } = this.world;
     const name = this.prng.pick(config.names);
-    const waitMs = this.prng.between(config.waitMs[0], config.waitMs[1]);
+    const waitMs = this.calm ? config.calmWaitMs : this.prng.between(config.waitMs[0], config.waitMs[1]);
     const leaseMs = this.prng.chance(0.5) ? this.prng.between(config.leaseMs[0], config.leaseMs[1]) : undefined;
     const options = { waitTime: waitMs, ...(leaseMs === undefined ? {} : { leaseTime: leaseMs }) };
     const client = this.client;
@@ -205,14 +226,30 @@ export class Actor {
       const result = await run();
       this.world.calls.end(call, result === false ? 'false' : 'ok');
       this.world.log.line(this.id, `${what} -> ${result === false ? 'false' : 'ok'}`);
+      if (result === false) this.starvedIfCalm(what, 'false');
       return result;
     } catch (error) {
       const code = error instanceof DistributedLockError ? error.code : String(error);
       this.world.calls.end(call, code);
       this.world.log.line(this.id, `${what} -> ${code}`);
       if (!(error instanceof DistributedLockError) || !EXPECTED.has(error.code)) throw error;
+      this.starvedIfCalm(what, code);
       return undefined;
     }
+  }
+
+  /**
+   * In the calm, with no fault left and a long wait, an acquisition that does not get its lock is
+   * starved; any call that meets a backend error (Redis answers, and the network is healthy) too. An
+   * unlock may find its lease over (a section longer than an explicit lease): that is not starving.
+   */
+  private starvedIfCalm(what: string, outcome: string): void {
+    if (!this.calm || what.startsWith('re-enter')) return;
+    if (what.startsWith('unlock') && outcome !== 'LOCK_BACKEND_ERROR') return;
+    this.world.invariants.violate(
+      'starved',
+      `${this.id}'s ${what} in the calm (waitTime ${this.world.config.calmWaitMs} ms, no fault left) answered ${outcome}`,
+    );
   }
 
   private failed(operation: Operation, error: unknown): void {
