@@ -1,10 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runsOf } from '../docs/conformance-matrix.js';
 import { ROOT } from '../package/packed-library.js';
-
-/** The Bun release the workspace pins (the `bun` devDependency, from the npm registry). */
-const PINNED = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies.bun!;
+import { BUN_RUNTIME, bunSpecFiles, PINNED_BUN as PINNED } from './bun-specs.js';
 
 /**
  * The bun binary `npm ci` installed: node_modules/.bin/bun once the package's postinstall has put the
@@ -23,10 +22,13 @@ function findBun(): { bin: string; version: string } | { missing: string } {
   return { missing: `no runnable bun in node_modules (the bun ${PINNED} devDependency: npm ci installs it from the registry)` };
 }
 
-/** `bun test` on `file` from the workspace root; resolves with its exit code and output (Bun reports on stderr). */
-function bunTest(bin: string, file: string): Promise<{ code: number | null; output: string }> {
+/** `bun test` on `files` from the workspace root; resolves with its exit code and output (Bun reports on stderr). */
+function bunTest(bin: string, files: string[]): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, ['test', '--timeout', '30000', file], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } });
+    const child = spawn(bin, ['test', '--timeout', '30000', ...files.map((file) => `./${file}`)], {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -35,13 +37,27 @@ function bunTest(bin: string, file: string): Promise<{ code: number | null; outp
   });
 }
 
+/** How many tests Bun reports as `outcome` ('pass', 'fail', 'skip') per run: the top-level describe, before the first ` > `. */
+function testsPerRun(output: string, outcome: string): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const line of output.split('\n')) {
+    if (!line.startsWith(`(${outcome}) `)) continue;
+    const run = line.slice(outcome.length + 3).split(' > ')[0]!;
+    counts[run] = (counts[run] ?? 0) + 1;
+  }
+  return counts;
+}
+
 const bun = findBun();
 
 /**
  * Bun as a supported runtime: the conformance core (every lock kind's scripts, exclusion, pub/sub
  * wake-ups, hand-over, fencing tokens, leases, waiters that give up, and each test's clients closed)
- * in single mode, through ioredis and through node-redis 6, run by Bun's own test runner over the
- * built package (npm test builds it first). Skipped, saying why, when there is no bun to run.
+ * run by Bun's own test runner over the built package (npm test builds it first), from the files of
+ * test/bun/bun-specs.ts. What Bun runs is checked against what the compatibility table is checked
+ * against (test/docs/conformance-matrix.ts reads the same files): the same runs, titled `under Bun
+ * <the pinned version>`, each with every test it registers passed. Skipped, saying why, when there is
+ * no bun to run.
  */
 if ('missing' in bun) {
   console.warn(`the conformance core on Bun: skipped, ${bun.missing}`);
@@ -55,16 +71,27 @@ if ('missing' in bun) {
       expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain(`Bun ${PINNED}`);
     });
 
-    it('passes in single mode, through ioredis and through node-redis 6', async () => {
-      const { code, output } = await bunTest(bun.bin, './test/bun/conformance-core.bun.spec.ts');
-      const count = (what: string): number => Number(new RegExp(`^\\s*(\\d+) ${what}$`, 'm').exec(output)?.[1] ?? NaN);
-      const summary = output.slice(output.lastIndexOf('\n', output.search(/^\s*\d+ pass$/m)));
-      expect({ code, fail: count('fail'), summary }).toEqual({ code: 0, fail: 0, summary: expect.stringMatching(/Ran \d+ tests across 1 file/) });
-      // Both runs took place, each with its core's tests.
-      for (const suite of ['lock conformance core: single > ', 'lock conformance core: single through node-redis 6 > ']) {
-        expect(output.split('\n').filter((line) => line.startsWith(`(pass) ${suite}`)).length).toBeGreaterThanOrEqual(25);
-      }
-      expect(count('pass')).toBe(Number(/Ran (\d+) tests/.exec(output)?.[1]));
+    it('passes every run the files of test/bun register, each with all its tests, under the pinned Bun', async () => {
+      const files = bunSpecFiles();
+      expect(files.length).toBeGreaterThan(0);
+      const runs = (await Promise.all(files.map((file) => runsOf({ file, runtime: BUN_RUNTIME })))).flat();
+      expect(runs.map((run) => run.runtime)).toEqual(runs.map(() => `Bun ${bun.version}`));
+      const expected = Object.fromEntries(runs.map((run) => [run.title, run.tests]));
+
+      const { code, output } = await bunTest(bun.bin, files);
+      const total = runs.reduce((sum, run) => sum + run.tests, 0);
+      expect({
+        code,
+        failed: testsPerRun(output, 'fail'),
+        skipped: testsPerRun(output, 'skip'),
+        ran: /Ran (\d+) tests across (\d+) files?\./.exec(output)?.slice(1),
+      }).toEqual({
+        code: 0,
+        failed: {},
+        skipped: {},
+        ran: [String(total), String(files.length)],
+      });
+      expect(testsPerRun(output, 'pass')).toEqual(expected);
     }, 180_000);
   });
 }

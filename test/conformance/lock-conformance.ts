@@ -15,6 +15,12 @@ import { wakeUpSuite } from './suites/wake-up.suite.js';
 import { waiterCleanupSuite } from './suites/waiter-cleanup.suite.js';
 import { watchdogSuite } from './suites/watchdog.suite.js';
 
+/** What every run's title ends with: the runtime, when it is not Node.js (Bun's test runner runs test/bun's files). */
+const UNDER = process.versions.bun ? ` under Bun ${process.versions.bun}` : '';
+
+/** What a run's title says of its client: nothing for ioredis (the library's own connections). */
+const through = (driver: ClientDriver): string => (driver === IOREDIS ? '' : ` through ${driver.label}`);
+
 /**
  * The lock's semantics, as one suite that runs unchanged against every deployment mode: each mode's
  * spec file calls this with its mode, the fixture starts that topology on loopback ports. The
@@ -27,8 +33,7 @@ export function describeLockConformance(
   driver: ClientDriver = IOREDIS,
   scope: ConformanceScope = 'full',
 ): void {
-  const through = driver === IOREDIS ? '' : ` through ${driver.label}`;
-  describe(`lock conformance${scope === 'core' ? ' core' : ''}: ${mode}${server.label ? ` on ${server.label}` : ''}${through}`, () => {
+  describe(`lock conformance${scope === 'core' ? ' core' : ''}: ${mode}${server.label ? ` on ${server.label}` : ''}${through(driver)}${UNDER}`, () => {
     const fx = useMode(mode, { bin: server.bin }, scope, driver);
     if (driver !== IOREDIS) {
       it(`lock clients run on the ${driver.label} client given to them`, async () => {
@@ -53,7 +58,7 @@ export function describeLockConformance(
 export function describeMemoryConformance(settings: MemoryStoreSettings, scope: ConformanceScope = 'full'): void {
   const strict = settings.strictKeys ?? settings.store?.strictKeys;
   const label = [strict ? `strict keys ${strict}` : '', settings.oneSlotPerScript ? 'one slot per script' : ''].filter(Boolean).join(', ');
-  describe(`lock conformance${scope === 'core' ? ' core' : ''}: memory${label ? ` (${label})` : ''}`, () => {
+  describe(`lock conformance${scope === 'core' ? ' core' : ''}: memory${label ? ` (${label})` : ''}${UNDER}`, () => {
     allSuites(useMemoryStore(settings, scope));
   });
 }
@@ -68,7 +73,7 @@ export function describeMemoryConformance(settings: MemoryStoreSettings, scope: 
  * system's redis-server in every mode.
  */
 export function describeLockConformanceCore(mode: 'single' | 'cluster', server: FoundServer): void {
-  describe(`lock conformance core: ${mode} on ${server.label}`, () => {
+  describe(`lock conformance core: ${mode} on ${server.label}${UNDER}`, () => {
     const fx = useMode(mode, { bin: server.bin }, 'core');
     const pubsub = mode === 'cluster' && server.entry.shardedPubSub ? 'sharded' : 'plain';
     it(`unlock notifications go over ${pubsub} pub/sub`, async () => {
@@ -81,9 +86,19 @@ export function describeLockConformanceCore(mode: 'single' | 'cluster', server: 
 
 /** The core in single and cluster mode on server `id`; skipped, with the reason, when set-up could not fetch it. */
 export function describeServerConformance(id: ServerId): void {
-  withServer(id, `lock conformance core on ${id}`, (server) => {
+  withServer(id, `lock conformance core on ${id}${UNDER}`, (server) => {
     describeLockConformanceCore('single', server);
     describeLockConformanceCore('cluster', server);
+  });
+}
+
+/**
+ * The suite (`scope`) in `mode` through `driver` on server `id` of scripts/servers.mjs; skipped, with
+ * the reason, when set-up could not fetch it (the skipped run's title names the server and the client).
+ */
+export function describeLockConformanceOn(id: ServerId, mode: FixtureMode, driver: ClientDriver, scope: ConformanceScope = 'full'): void {
+  withServer(id, `lock conformance${scope === 'core' ? ' core' : ''} on ${id}${through(driver)}${UNDER}`, (server) => {
+    describeLockConformance(mode, { bin: server.bin, label: server.label }, driver, scope);
   });
 }
 

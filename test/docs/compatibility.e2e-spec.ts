@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../package/packed-library.js';
-import { conformanceRuns, type ConformanceRun } from './conformance-matrix.js';
+import { conformanceRuns, parseRun, type ConformanceRun } from './conformance-matrix.js';
 import { tableWithHeader, type MarkdownTable } from './markdown-tables.js';
 
 const PAGE = 'docs/operations/compatibility.md';
@@ -12,8 +12,10 @@ const COLUMNS = ['Server', 'Client', 'Runtime', 'Modes', 'Suite'] as const;
 function rowKey(cells: string[]): string {
   const [server, client, runtime, , suite] = cells.map((cell) => cell.replace(/`/g, ''));
   const serverKey = /the system's/.test(server!) ? 'system' : /in-memory store/.test(server!) ? 'memory' : /^\S+ \S+/.exec(server!)![0].replace(/,$/, '');
+  // A client or runtime is named with its version where the runs name one (`node-redis 6`, `Bun 1.4.5`); a remark may follow a comma.
+  const named = (cell: string): string => cell.split(',')[0]!.trim();
   const first = (cell: string): string => cell.split(/[\s,]/)[0]!;
-  return [serverKey, first(client!), first(runtime!), first(suite!)].join(' | ');
+  return [serverKey, named(client!), named(runtime!), first(suite!)].join(' | ');
 }
 
 const runKey = (run: ConformanceRun): string => [run.server, run.client, run.runtime, run.suite].join(' | ');
@@ -52,12 +54,12 @@ function matrixProblems(runs: ConformanceRun[], table: MarkdownTable, systemServ
     const row = rows.get(key);
     const said = [...modes].sort().join(', ');
     if (!row)
-      problems.push(`test/conformance runs ${key} (${said || 'modes unknown: server missing'}; ${[...files].join(', ')}), and ${PAGE} has no row for it`);
+      problems.push(`the conformance suite runs ${key} (${said || 'modes unknown: server missing'}; ${[...files].join(', ')}), and ${PAGE} has no row for it`);
     else if (!unknown && [...row].sort().join(', ') !== said)
-      problems.push(`${key}: ${PAGE} says ${[...row].sort().join(', ')}, test/conformance runs ${said}`);
+      problems.push(`${key}: ${PAGE} says ${[...row].sort().join(', ')}, the conformance suite runs ${said}`);
   }
   for (const key of rows.keys()) {
-    if (!ran.has(key)) problems.push(`${PAGE} has a row for ${key}, which no spec file of test/conformance runs`);
+    if (!ran.has(key)) problems.push(`${PAGE} has a row for ${key}, which no spec file of the conformance suite runs`);
   }
   return problems;
 }
@@ -83,18 +85,71 @@ describe(`the compatibility table (${PAGE})`, () => {
     expect(matrixProblems(runs, table, system)).toEqual([]);
   });
 
-  it('control: a row taken out, a row no run stands for and a mode too many are each reported', () => {
-    const row = table.rows.findIndex((cells) => rowKey(cells) === 'system | node-redis | Node.js | core');
-    expect(row).toBeGreaterThanOrEqual(0);
-    const without = { ...table, rows: table.rows.filter((_, i) => i !== row) };
-    expect(matrixProblems(runs, without, system)).toEqual([expect.stringMatching(/runs system \| node-redis \| Node\.js \| core .* has no row for it/)]);
+  it('control: a row taken out (a client of Node.js, a runtime), a row no run stands for and a mode too many are each reported', () => {
+    const rowOf = (key: string): number => table.rows.findIndex((cells) => rowKey(cells) === key);
+    for (const [key, pattern] of [
+      ['system | node-redis 6 | Node.js | core', /runs system \| node-redis 6 \| Node\.js \| core \(cluster, sentinel; .* has no row for it/],
+      [
+        'system | ioredis | Bun 1.4.5 | core',
+        /runs system \| ioredis \| Bun 1\.4\.5 \| core \(single; test\/bun\/conformance-core\.bun\.spec\.ts\), .* has no row for it/,
+      ],
+    ] as const) {
+      const row = rowOf(key);
+      expect(row).toBeGreaterThanOrEqual(0);
+      const without = { ...table, rows: table.rows.filter((_, i) => i !== row) };
+      expect(matrixProblems(runs, without, system)).toEqual([expect.stringMatching(pattern)]);
+    }
 
     const extra = { ...table, rows: [...table.rows, ['Redis 7.2', 'ioredis', 'Node.js', 'single', 'core']] };
     expect(matrixProblems(runs, extra, system)).toEqual([expect.stringMatching(/row for Redis 7\.2 \| ioredis \| Node\.js \| core, which no spec file/)]);
 
+    const row = rowOf('system | node-redis 6 | Node.js | core');
     const moreModes = { ...table, rows: table.rows.map((cells, i) => (i === row ? [...cells.slice(0, 3), 'cluster, sentinel, single', cells[4]!] : cells)) };
     expect(matrixProblems(runs, moreModes, system)).toEqual([
-      expect.stringMatching(/says cluster, sentinel, single, test\/conformance runs cluster, sentinel/),
+      expect.stringMatching(/says cluster, sentinel, single, the conformance suite runs cluster, sentinel/),
     ]);
+  });
+});
+
+describe('the titles of conformance runs (conformance-matrix.ts)', () => {
+  const file = 'test/conformance/example.e2e-spec.ts';
+  const read = (title: string) => {
+    const { server, client, runtime, mode, suite } = parseRun(file, title, 1);
+    return { server, client, runtime, mode, suite };
+  };
+
+  it('reads each part, clients and runtimes of more than one word included', () => {
+    expect(read('lock conformance: cluster')).toEqual({ server: 'system', client: 'ioredis', runtime: 'Node.js', mode: 'cluster', suite: 'full' });
+    expect(read('lock conformance core: cluster through node-redis 6')).toEqual({
+      server: 'system',
+      client: 'node-redis 6',
+      runtime: 'Node.js',
+      mode: 'cluster',
+      suite: 'core',
+    });
+    expect(read('lock conformance core: single on Valkey 9.0.0 through Valkey GLIDE')).toEqual({
+      server: 'Valkey 9',
+      client: 'Valkey GLIDE',
+      runtime: 'Node.js',
+      mode: 'single',
+      suite: 'core',
+    });
+    expect(read('lock conformance core: single through node-redis 6 under Bun 1.4.5')).toMatchObject({ client: 'node-redis 6', runtime: 'Bun 1.4.5' });
+    expect(read('lock conformance core: single under Bun 1.4.5')).toMatchObject({ client: 'ioredis', runtime: 'Bun 1.4.5' });
+    expect(read('lock conformance: memory (strict keys throw, one slot per script)')).toMatchObject({ server: 'memory', client: 'none', mode: 'one process' });
+    // Skipped: the server's id, no mode.
+    expect(read('lock conformance core on valkey-9 through Valkey GLIDE')).toEqual({
+      server: 'Valkey 9',
+      client: 'Valkey GLIDE',
+      runtime: 'Node.js',
+      mode: undefined,
+      suite: 'core',
+    });
+  });
+
+  it('control: a title that does not read as a run, or names a server scripts/servers.mjs does not list, is refused', () => {
+    expect(() => read('lock conformance core: single through')).toThrow(/does not read as <mode>/);
+    expect(() => read('lock conformance core: single on Redis 7.2.4')).toThrow(/scripts\/servers\.mjs does not list/);
+    expect(() => read('lock conformance core')).toThrow(/is not the title of a conformance run/);
   });
 });
