@@ -283,9 +283,6 @@ describe('ReleaseProtocol', () => {
         held.active = false;
         lost.push(reason);
       },
-      forget: (held) => {
-        held.active = false;
-      },
       handedOver: (_held, to) => handedOver.push(to),
       isClosed: () => false,
     });
@@ -301,6 +298,19 @@ describe('ReleaseProtocol', () => {
     expect(await protocol.settled(held, Infinity)).toBe(true);
     expect(resource.releaseCalls.map((call) => call.expected)).toEqual([undefined, 2]);
     expect(released).toEqual([[held, 1]]); // applied once, not twice
+    trips.stop();
+  });
+
+  it('a release whose outcome stays unknown until the lease is over: the hold is lost, and said so', async () => {
+    // Forgotten without a word before: the owner's other handle (a re-entry's outer hold) then found
+    // it "already released" at its unlock, its signal never aborted (found by the simulator).
+    const { protocol, lost, trips } = setup();
+    const resource = new ScriptedResource();
+    resource.releases.push('hang', ...Array.from({ length: 10 }, () => new Error('connection reset')));
+    const held = heldOn(resource, { holds: 2, validUntil: monotonicNow() + 400 });
+    await expect(protocol.release(held)).rejects.toBeInstanceOf(LockBackendError);
+    expect(await protocol.settled(held, Infinity)).toBe(true);
+    expect(lost).toEqual(['lease-expired']);
     trips.stop();
   });
 

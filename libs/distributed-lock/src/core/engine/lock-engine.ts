@@ -102,7 +102,6 @@ export class LockEngine implements LockReleaser {
     this.releases = new ReleaseProtocol(this.roundTrips, this.background, this.lines, this.leases, this.held, {
       released: (held, remaining) => this.released(held, remaining),
       lost: (held, reason) => this.markLost(held, reason),
-      forget: (held) => this.forget(held),
       handedOver: (held, to) => {
         // Only when someone listens (the metrics): no allocation per hand-over otherwise.
         if (this.events.listenerCount('handover') > 0) this.events.emit('handover', { name: held.resource.name, kind: held.resource.kind, to });

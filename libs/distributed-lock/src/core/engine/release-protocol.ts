@@ -16,8 +16,6 @@ export interface ReleaseOutcomes {
   released(held: HeldLock, remaining: number): void;
   /** Redis no longer records this owner as the holder. */
   lost(held: HeldLock, reason: LockLostReason): void;
-  /** Nothing is known to be held any more, without a reply that says so (the retries ran out). */
-  forget(held: HeldLock): void;
   /** The release gave the lock to a waiter: a caller of this process, or another waiting process. */
   handedOver(held: HeldLock, to: 'local' | 'process'): void;
   isClosed(): boolean;
@@ -170,7 +168,7 @@ export class ReleaseProtocol {
 
   /**
    * Retries a release whose outcome is unknown, with back-off, until it is known or the lease is over
-   * (then the key expires by itself). Each retry expects the holds as they were before the lost
+   * (then the key expires by itself, and the hold is lost). Each retry expects the holds as they were before the lost
    * release, so a release that did go through is not applied twice.
    */
   private retry(held: HeldLock, expected: number): void {
@@ -193,7 +191,9 @@ export class ReleaseProtocol {
         this.keeper.resumeRenewals(held);
         return;
       }
-      if (held.active) this.outcomes.forget(held);
+      // The lease ran out with the outcome still unknown: whatever Redis did, it is not held any more,
+      // and its holder (the owner's other handles, a re-entry's outer hold) must be told.
+      if (held.active) this.outcomes.lost(held, 'lease-expired');
     })().finally(() => {
       held.releasing = undefined;
     });
