@@ -14,6 +14,8 @@ const FAULTS: readonly Fault[] = ['resets', 'pauses', 'kills', 'restarts', 'outa
  */
 export function scheduleFaults(world: SimWorld, prng: Prng): void {
   const { faults, faultPhaseMs } = world.config;
+  // Now and then a process dies as it starts (its first commands written, not all answered).
+  if (faults.kills > 0 && prng.chance(0.3)) world.scheduler.at(prng.between(0, 5), () => strike(world, 'kills', prng.fork()));
   world.scheduler.at(faultPhaseMs, () => {
     world.config.network.calm = true;
     world.log.line('SIM', 'faults stop (the network is healthy from now on)');

@@ -14,6 +14,7 @@ export type InvariantName =
   | 'starved'
   | 'left-behind'
   | 'unexpected-error'
+  | 'untold-loss'
   | 'runaway';
 
 export interface Violation {
@@ -44,6 +45,8 @@ interface Cell {
  * - `lost-update`: a write accepted although another accepted write came between its read and it.
  * - `held-after-unlock`: Redis lists an owner as a holder after its last `unlock()` succeeded (checked
  *   then and after every later script on that lock, until the owner acquires it again).
+ * - `untold-loss`: a holder's unlock finds the lock not held, and its signal never aborted (a lost
+ *   lease must be told).
  */
 export class Invariants {
   readonly violations: Violation[] = [];

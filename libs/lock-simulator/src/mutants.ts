@@ -1,3 +1,7 @@
+import { LeaseKeeper } from '../../distributed-lock/src/core/engine/lease-keeper.js';
+import type { HeldLock } from '../../distributed-lock/src/core/engine/held-locks.js';
+import { InstanceRegistration } from '../../distributed-lock/src/core/inspection/instance-registration.js';
+import { Acquisition } from '../../distributed-lock/src/core/locks/acquisition.js';
 import { NOT_AFTER } from '../../distributed-lock/src/core/scripts/lock-script.js';
 import type { ServerMutation } from './sim-server.js';
 
@@ -5,7 +9,9 @@ import type { ServerMutation } from './sim-server.js';
  * A known bug, put back on purpose by the simulator (never by a flag in the library): the simulator
  * must catch every one of them, which is what shows that its faults and invariants can see that kind
  * of bug at all. Server-side mutants rewrite the library's Lua or its arguments as the simulated
- * server receives them; a text rewrite that no longer matches the library's scripts fails loudly.
+ * server receives them; library-side ones replace a method of the library's classes for the run, with
+ * the code as it was before the fix. A rewrite that no longer matches the library fails loudly (the
+ * run reports the mutant as not applied).
  */
 export interface Mutant {
   readonly name: string;
@@ -16,10 +22,37 @@ export interface Mutant {
   readonly apply?: () => () => void;
 }
 
-/** A rewrite of a script's text that must find `from` in at least one script of a run (see Mutant). */
+/** A rewrite of a script's text (the scripts' own files, and the batch script that carries them). */
 function luaRewrite(from: string, to: string): (lua: string) => string {
   return (lua) => (lua.includes(from) ? lua.split(from).join(to) : lua);
 }
+
+/** Replaces a method of a class's prototype for the run (private ones too: they are on the prototype). */
+function replaceMethod(target: object, name: string, method: (this: never, ...args: never[]) => unknown): () => () => void {
+  return () => {
+    const prototype = target as Record<string, unknown>;
+    const original = prototype[name];
+    if (typeof original !== 'function') throw new Error(`the mutant's method ${name} no longer exists: update libs/lock-simulator/src/mutants.ts`);
+    prototype[name] = method;
+    return () => {
+      prototype[name] = original;
+    };
+  };
+}
+
+/** What the library's private members look like to a mutant that puts old code back. */
+interface KeeperInternals {
+  lost(held: HeldLock, reason: string): void;
+  background: { run(operation: string, name: string, work: () => Promise<unknown>): void };
+  roundTrips: { bounded<T>(operation: Promise<T>): Promise<T> };
+}
+interface AcquisitionInternals {
+  port: KeeperInternals;
+  lock: { name: string; release(owner: string, all: boolean): Promise<unknown> };
+  owner: string;
+}
+
+const RELEASE_ARGS = 'local owner_id, publish, count, expected_holds, grant_lease = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]';
 
 export const MUTANTS: readonly Mutant[] = [
   {
@@ -28,13 +61,88 @@ export const MUTANTS: readonly Mutant[] = [
       'scripts run past their not-after deadline (the guard of round 3): an acquisition its caller gave up on, run late by a reconnect or a NOSCRIPT resend, leaves a phantom hold; a late release drops a hold taken after it',
     server: {
       name: 'late-guard-off',
-      argv: (argv) => argv.map((arg, i) => (i === argv.length - 1 && arg.startsWith(NOT_AFTER) ? NOT_AFTER : arg)),
+      argv: (argv) => argv.map((arg) => (arg.startsWith(NOT_AFTER) ? NOT_AFTER : arg)),
     },
   },
   {
     name: 'fencing-floor-off',
     description: 'fencing tokens not floored by the server clock: after Redis loses its data the counter starts again at 1, below tokens a resource has seen',
     server: { name: 'fencing-floor-off', lua: luaRewrite('if token <= floor then', 'if false then') },
+  },
+  {
+    name: 'last-unlock-one-hold',
+    description:
+      "the owner's last unlock drops one hold, not every hold Redis counts: a phantom (a grant whose reply was lost, counted again) stays held after a successful unlock (round 3's fault injection)",
+    server: { name: 'last-unlock-one-hold', lua: luaRewrite(RELEASE_ARGS, `${RELEASE_ARGS}\ncount = '1'`) },
+  },
+  {
+    name: 'release-token-off',
+    description:
+      'an exclusive release ignores the token of the hold it means: a late release (a retry, a given-back late grant) drops a hold of a later lifetime',
+    server: { name: 'release-token-off', lua: luaRewrite("if holder ~= owner_id or (token ~= '' and state[4] ~= token) then", 'if holder ~= owner_id then') },
+  },
+  {
+    name: 'expected-holds-off',
+    description: 'a retried release does not check the holds it expects: a release that went through the first time drops a second hold',
+    server: { name: 'expected-holds-off', lua: luaRewrite("if expected_holds ~= '' and holds ~= expected_holds then", 'if false then') },
+  },
+  {
+    name: 'lease-margin-off',
+    description:
+      "the local lease is the whole lease: Redis reads its clock to the millisecond and process clocks drift, so a holder counted itself valid up to a millisecond past its lease's end in Redis (found by this simulator)",
+    apply: replaceMethod(LeaseKeeper.prototype, 'validity', (validityMs: number) => validityMs),
+  },
+  {
+    name: 'renewal-keeps-later-deadline',
+    description:
+      "a renewal only ever lengthens the local deadline: a semaphore grant claimed with a lease shorter than the grant's was held locally past its end in Redis (found by this simulator)",
+    apply: (() => {
+      const renew = (LeaseKeeper.prototype as unknown as { renew(held: HeldLock): Promise<void> }).renew;
+      return replaceMethod(LeaseKeeper.prototype, 'renew', async function (this: LeaseKeeper, held: HeldLock) {
+        const before = held.validUntil;
+        await renew.call(this, held);
+        if (held.active) held.validUntil = Math.max(before, held.validUntil);
+      });
+    })(),
+  },
+  {
+    name: 'late-grant-given-back-blindly',
+    description:
+      "a late grant is given back without its token, whatever the kind: a semaphore's later attempt that took that very lease, or a later lifetime of the lock, lost its hold in Redis while its caller held it (found by this simulator)",
+    apply: replaceMethod(Acquisition.prototype, 'giveBackLateGrant', function (this: AcquisitionInternals) {
+      const { port, lock } = this;
+      port.background.run('release', lock.name, () => port.roundTrips.bounded(lock.release(this.owner, false)));
+    }),
+  },
+  {
+    name: 'lease-over-frees-reentry',
+    description:
+      'a lease found over locally is freed in Redis even while the same owner acquires the lock again: the re-entry had lengthened it there, and registered a lock another caller was given (found by this simulator)',
+    apply: replaceMethod(LeaseKeeper.prototype, 'leaseOver', function (this: KeeperInternals, held: HeldLock) {
+      this.lost(held, 'lease-expired');
+      this.background.run('release', held.resource.name, () => this.roundTrips.bounded(held.resource.release(held.owner, true, undefined, held.token)));
+    }),
+  },
+  {
+    name: 'registration-two-commands',
+    description: "a process's registration written as HSET then PEXPIRE: one that died between them left a key that never expired (found by this simulator)",
+    apply: replaceMethod(
+      InstanceRegistration.prototype,
+      'refresh',
+      function (this: {
+        started: boolean;
+        redis: { hset(key: string, pairs: readonly string[]): Promise<unknown>; pexpire(key: string, ms: number): Promise<unknown> };
+        key: string;
+        fields: string[];
+        failed: (error: unknown) => void;
+      }) {
+        if (!this.started) return;
+        this.redis
+          .hset(this.key, this.fields)
+          .then(() => this.redis.pexpire(this.key, 60_000))
+          .catch(this.failed);
+      },
+    ),
   },
 ];
 

@@ -198,10 +198,10 @@ export class Actor {
   private async work(handle: LockHandle, holds: Hold[]): Promise<void> {
     const { invariants } = this.world;
     const fenced = (hold: Hold): boolean => hold.sharing.mode === 'exclusive';
-    if (!handle.isHeld) return;
+    if (!this.stillHeld(handle)) return;
     const read = holds.map((hold) => invariants.access(hold, fenced(hold)));
     await this.sleep(this.prng.between(this.world.config.sectionMs[0], this.world.config.sectionMs[1]));
-    if (!handle.isHeld) return;
+    if (!this.stillHeld(handle)) return;
     holds.forEach((hold, i) => {
       const value = read[i];
       if (value === undefined || hold.sharing.mode !== 'exclusive') invariants.access(hold, fenced(hold));
@@ -210,10 +210,27 @@ export class Actor {
   }
 
   /** Unlocks: from the call on, the caller no longer works under the lock (its holds end then). */
+  /**
+   * Whether the holder may go on. (False is not yet a loss: past its deadline with a renewal in flight,
+   * a lease is not known to be held, nor known to be lost; the renewal's answer decides. See release.)
+   */
+  private stillHeld(handle: LockHandle): boolean {
+    return handle.isHeld;
+  }
+
   private async release(handle: LockHandle, holds: Hold[], last = true): Promise<void> {
     for (const hold of holds) this.world.invariants.ended(hold);
     const released = await this.call(`unlock ${holds.map((hold) => hold.cell).join('+')}`, Infinity, async () => {
-      await handle.unlock();
+      try {
+        await handle.unlock();
+      } catch (error) {
+        // Not held at its own unlock: the library knew it lost the lock, so it must have said so.
+        if (error instanceof DistributedLockError && error.code === 'LOCK_NOT_HELD' && !handle.signal.aborted) {
+          const what = holds.map((hold) => hold.describe()).join(' + ');
+          this.world.invariants.violate('untold-loss', `${this.id}'s unlock of ${what} found it not held (${error.message}), and its signal never aborted`);
+        }
+        throw error;
+      }
       return true;
     });
     if (released && last) for (const hold of holds) this.world.releasedLast(hold);
