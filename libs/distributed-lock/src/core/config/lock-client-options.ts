@@ -12,6 +12,9 @@ export interface ReplicaAckOptions {
   timeout?: Duration;
 }
 
+/** A client the lock client can run on (see LockClientOptions.client). */
+export type LockStoreClient = RedisClient | RedisCompatibleClient | NodeRedisCompatibleClient | GlideClientSettings | PortedClient;
+
 /** Options of the framework-free `LockClient` (the Nest module accepts the same, plus its own). */
 export interface LockClientOptions {
   /** Where Redis is. Omit it (and `client`) to read `DISTRIBUTED_LOCK_REDIS_*` environment variables. */
@@ -23,9 +26,10 @@ export interface LockClientOptions {
    * sentinel subscribes through its own); it never closes your client. For Valkey GLIDE, its class and
    * configuration (`{ glide: GlideClient, configuration }`, see GlideClientSettings): the library
    * creates its GLIDE clients and closes them. In unit tests, an `InMemoryLockStore` (from
-   * `nestjs-distributed-lock/testing`) instead: no Redis needed.
+   * `nestjs-distributed-lock/testing`) instead: no Redis needed. An array of clients (3 or more, each
+   * to an independent master) is RedLock over them, as `connection: { mode: 'redlock' }` is over nodes.
    */
-  client?: RedisClient | RedisCompatibleClient | NodeRedisCompatibleClient | GlideClientSettings | PortedClient;
+  client?: LockStoreClient | readonly LockStoreClient[];
   /** Prefix of every key and channel (default `DISTRIBUTED_LOCK_KEY_PREFIX` or `'lock:'`). */
   keyPrefix?: string;
   /**

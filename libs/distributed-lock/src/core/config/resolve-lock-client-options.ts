@@ -25,8 +25,11 @@ import {
 export interface ResolvedLockClientOptions {
   /** Set when the library creates its own connections (validated; see connection/create-connection-strategy.ts). */
   connection: ConnectionConfig | undefined;
-  /** Set when the user brought a client: the port over it (its kind told by redisClientKind). */
-  client: RedisPort | undefined;
+  /**
+   * Set when the user brought a client: the port over it (its kind told by redisClientKind), or, for
+   * an array of clients (RedLock over independent masters), one port per client.
+   */
+  clients: RedisPort[] | undefined;
   keyPrefix: string;
   /** Asked for by the option or DISTRIBUTED_LOCK_ONE_SLOT_PER_SCRIPT (a cluster client keeps one slot per script anyway). */
   oneSlotPerScript: boolean;
@@ -67,9 +70,9 @@ export function resolveLockClientOptions(input: LockClientOptions, extraKeys: re
   }
   const operationTimeoutMs = configDuration(options.operationTimeout, 'operationTimeout', undefined, undefined, DEFAULT_OPERATION_TIMEOUT_MS, 1);
   // An ioredis client (or a fork, or the in-memory store, which answer ioredis' API), a node-redis one, or GLIDE settings.
-  const client = options.client === undefined ? undefined : lockClientPortOf(options.client, operationTimeoutMs);
+  const clients = options.client === undefined ? undefined : clientPorts(options.client, operationTimeoutMs);
   const connection =
-    client !== undefined ? undefined : options.connection !== undefined ? validateConnectionConfig(options.connection) : readConnectionConfigFromEnv(env);
+    clients !== undefined ? undefined : options.connection !== undefined ? validateConnectionConfig(options.connection) : readConnectionConfigFromEnv(env);
 
   const keyPrefix = options.keyPrefix ?? env.DISTRIBUTED_LOCK_KEY_PREFIX ?? DEFAULT_KEY_PREFIX;
   const prefixSetting = options.keyPrefix !== undefined ? 'keyPrefix' : 'DISTRIBUTED_LOCK_KEY_PREFIX';
@@ -81,7 +84,7 @@ export function resolveLockClientOptions(input: LockClientOptions, extraKeys: re
   }
 
   const replicaAck = asConfigError(() => (options.replicaAck !== undefined ? parseReplicaAck(options.replicaAck, 'replicaAck') : replicaAckFromEnv(env)));
-  if (replicaAck && connection?.mode === 'redlock') {
+  if (replicaAck && (connection?.mode === 'redlock' || (clients?.length ?? 0) > 1)) {
     throw new InvalidLockConfigError(
       options.replicaAck !== undefined ? 'replicaAck' : 'DISTRIBUTED_LOCK_REPLICA_ACK',
       'replica acknowledgement does not apply to redlock mode: its nodes are independent masters. Unset it, or use a replicated mode.',
@@ -90,7 +93,7 @@ export function resolveLockClientOptions(input: LockClientOptions, extraKeys: re
 
   return {
     connection,
-    client,
+    clients,
     replicaAck,
     keyPrefix,
     oneSlotPerScript: resolveOneSlotPerScript(options.oneSlotPerScript, env),
@@ -110,6 +113,18 @@ export function resolveLockClientOptions(input: LockClientOptions, extraKeys: re
     clock: resolveClock(options.clock),
     clientId: resolveClientId(options.clientId),
   };
+}
+
+/** The port of the client given, or of each client of an array (RedLock over independent masters: at least 3). */
+function clientPorts(client: unknown, operationTimeoutMs: number): RedisPort[] {
+  if (!Array.isArray(client)) return [lockClientPortOf(client, operationTimeoutMs)];
+  if (client.length < 3) {
+    throw new InvalidLockConfigError(
+      'client',
+      `an array of clients is RedLock over independent masters, which needs at least 3 (a majority must survive one down); got ${client.length}. Pass one client for one Redis.`,
+    );
+  }
+  return client.map((each: unknown) => lockClientPortOf(each, operationTimeoutMs));
 }
 
 function resolveClock(value: unknown): Clock {

@@ -58,16 +58,22 @@ export class LockConnections {
       this.mode = strategy.mode;
       mayShard = strategy.shardedPubSub;
     } else {
-      const client = resolved.client!;
-      mayShard = client.isCluster;
-      // A subscriber made from the client (a cluster's can do sharded and plain subscriptions: see PubSubSelector).
-      const target = client.madeByLibrary ? `the ${client.driver} clients made from options.client` : `the ${client.driver} client given in options.client`;
-      this.nodes = [{ command: client, subscriber: client.subscriber(), target }];
+      const clients = resolved.clients!;
+      const client = clients[0]!;
+      mayShard = clients.length === 1 && client.isCluster;
+      // A subscriber made from each client (a cluster's can do sharded and plain subscriptions: see PubSubSelector).
+      const given = clients.length > 1 ? (i: number) => `options.client[${i}]` : () => 'options.client';
+      this.nodes = clients.map((each, i) => ({
+        command: each,
+        subscriber: each.subscriber(),
+        target: each.madeByLibrary ? `the ${each.driver} clients made from ${given(i)}` : `the ${each.driver} client given in ${given(i)}`,
+      }));
       this.replicaReaders = [];
       // A client the user made stays theirs; GLIDE's, made from the settings given, is the library's.
       this.ownsCommand = client.madeByLibrary === true;
-      this.target = this.nodes[0]!.target;
-      this.mode = 'client';
+      this.target = this.nodes.map((node) => node.target).join(', ');
+      // Several clients: RedLock over them, as over the nodes of `connection: { mode: 'redlock' }`.
+      this.mode = clients.length > 1 ? 'redlock' : 'client';
     }
     // Our own connections report errors as events (the Nest module logs them, rate-limited); without
     // a listener ioredis would print every reconnection failure to the console (and node-redis throw it).
