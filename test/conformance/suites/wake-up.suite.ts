@@ -44,10 +44,17 @@ export function wakeUpSuite(fx: ModeFixture): void {
       // Load the scripts into the lock node(s), so that a first EVALSHA answered with NOSCRIPT (and
       // resent as EVAL) does not count as an extra script run below.
       await fx.loadScripts(client);
-      // The process's registration for inspection (one script, at its first acquisition) out of the count.
+      // The process's registration for inspection (one script, at its first acquisition) out of the
+      // count: a warm-up lock first, and every script it costs run (registration, grant, release; a
+      // RedLock unlock answers once a majority did, the last master's release may still be on its way).
+      await fx.resetStats();
       await (await client.lock('wake:warm', '30s')).unlock();
+      const warmUp = 1 + fx.scriptsPerGrant + fx.scriptsPerAttempt;
+      await until(async () => (await fx.scriptCalls()) >= warmUp, 'the warm-up to be done');
       await fx.resetStats();
       const holder = await client.lock('wake:c', '30s');
+      // RedLock answers once a majority granted: the last master's grant may still be on its way.
+      await until(async () => (await fx.scriptCalls()) >= fx.scriptsPerGrant, 'the holder granted on every node');
       const granted: LockHandle[] = [];
       const waiters = Array.from({ length: WAITERS }, () =>
         client.lock('wake:c', { leaseTime: '30s', waitTime: '10s' }).then((handle) => {

@@ -30,14 +30,18 @@ export function createSubscriberPort(connection: PubSubPort, pubsub: PubSubSelec
 /**
  * RedLock: one subscription per node. A release publishes on every node that held the lock; the
  * first message wakes the waiter (the extra ones are absorbed as an already-pending wake-up). A node
- * that is down does not block the others: subscribing succeeds when any node accepts.
+ * that is down does not block the others: subscribing succeeds as soon as one node accepts (a node
+ * lost for good never answers: waiting for every node's answer left waiters deaf to releases, found
+ * by the simulator), and fails when every node refused.
  */
 export function combineSubscriberPorts(ports: SubscriberPort[]): SubscriberPort {
   if (ports.length === 1) return ports[0]!;
   const anyAccepts = async (run: (port: SubscriberPort) => Promise<unknown>): Promise<void> => {
-    const results = await Promise.allSettled(ports.map(run));
-    const accepted = results.some((result) => result.status === 'fulfilled');
-    if (!accepted) throw (results[0] as PromiseRejectedResult).reason;
+    try {
+      await Promise.any(ports.map(run));
+    } catch (error) {
+      throw (error as AggregateError).errors[0];
+    }
   };
   return {
     subscribe: (channel) => anyAccepts((port) => port.subscribe(channel)),

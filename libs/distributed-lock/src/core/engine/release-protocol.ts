@@ -184,8 +184,11 @@ export class ReleaseProtocol {
           this.background.report('release', held.resource.name, error);
           continue;
         }
-        // Not the owner: gone (the lost release deleted it, or the lease ran out). Already applied: that
-        // release did go through. Released: this one did it (and may have granted it to another process).
+        // Not the owner: gone. If the lost release was of the last hold, that is what it did (or the lease
+        // ran out meanwhile); if holds were to remain, the lock was lost under them, and is said so.
+        // Already applied: that release did go through. Released: this one did it (and may have granted
+        // it to another process).
+        if (reply.outcome === 'not-owner' && expected > 1) return this.outcomes.lost(held, 'not-owner');
         if (reply.outcome === 'released' && reply.toAnotherProcess) this.outcomes.handedOver(held, 'process');
         this.outcomes.released(held, reply.outcome === 'not-owner' ? 0 : reply.outcome === 'already-applied' ? expected - 1 : reply.remaining);
         this.keeper.resumeRenewals(held);

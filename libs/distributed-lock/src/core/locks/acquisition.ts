@@ -8,9 +8,9 @@ import { LockAcquireAbortedError } from '../errors/lock-acquire-aborted.error.js
 import { LockBackendError } from '../errors/lock-backend.error.js';
 import { LockClientClosedError } from '../errors/lock-client-closed.error.js';
 import type { Clock } from '../util/clock.js';
-import { settleWithin } from '../util/late-timer.js';
+import { pause, settleWithin } from '../util/late-timer.js';
 import type { HandoverOutcome } from '../waiting/handover.js';
-import { GRANT_LEASE_MS, type Place } from '../waiting/lock-line.js';
+import { GRANT_LEASE_MS } from '../waiting/lock-line.js';
 import type { AcquireRequest } from './acquire-options.js';
 import type { AttemptResult, Acquired, LockKindContract } from './lock-kind.js';
 import type { AcquireOutcome, AcquisitionPort } from './acquisition-port.js';
@@ -200,8 +200,13 @@ export class Acquisition {
         attemptNow = true;
         const remaining = this.deadline - this.clock.now();
         if (remaining <= 0) return this.endOfWait(ttl, lastError);
-        const sleep = lastError ? ERROR_BACKOFF_MS[Math.min(failures++, ERROR_BACKOFF_MS.length - 1)]! : this.pauseMs(place, ttl);
+        // When nothing failed, the first in the line watches the holder's lease (for a holder that dies
+        // without releasing); the others sleep until their turn or their deadline.
+        const watch = !place.isHead ? Infinity : ttl > 0 ? ttl : NO_TTL_PAUSE_MS;
+        const sleep = lastError ? ERROR_BACKOFF_MS[Math.min(failures++, ERROR_BACKOFF_MS.length - 1)]! : watch;
         const outcome = await place.wait(Math.min(sleep, lock.maxPauseMs, remaining), signal);
+        // Woken by a message: a kind whose waiters must not all try at once (RedLock) waits a random while.
+        if (outcome === 'notified' && lock.wakeJitterMs) await pause(this.clock, Math.random() * lock.wakeJitterMs);
         if (outcome === 'aborted') throw new LockAcquireAbortedError(lock.name, signal?.reason);
         if (outcome === 'closed') throw new LockClientClosedError(`wait for lock "${lock.name}"`);
         // Slept until the deadline: the wait is over, without one more attempt after it.
@@ -238,15 +243,6 @@ export class Acquisition {
     const handle = this.register({ acquired: true, token: handed.token, holds: 1, validityMs }, 1, handed.grant ? now : handed.startedAt);
     if (handed.grant) port.claim(this.key);
     return handle;
-  }
-
-  /**
-   * How long a waiter sleeps when nothing failed: the first in the queue watches the holder's lease
-   * (for a holder that dies without releasing); the others sleep until their turn or their deadline.
-   */
-  private pauseMs(place: Place, ttl: number): number {
-    if (!place.isHead) return Infinity;
-    return ttl > 0 ? ttl : NO_TTL_PAUSE_MS;
   }
 
   /** The deadline came: the last Redis error if the last attempt failed, else a timeout. */

@@ -48,4 +48,9 @@ export interface LockKindContract extends LeaseResource {
    * fair lock's waiters must keep their place in the Redis queue alive). Infinity: no such need.
    */
   readonly maxPauseMs: number;
+  /**
+   * Waiters woken by a release message wait a random while up to this before their attempt (RedLock:
+   * two waiters that try the masters at once can split their votes, again and again; see RedLock).
+   */
+  readonly wakeJitterMs?: number;
 }

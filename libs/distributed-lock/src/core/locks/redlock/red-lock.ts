@@ -41,6 +41,12 @@ type NodeReply<T> = { ok: true; value: T } | { ok: false; error: unknown; late: 
  */
 export class RedLock extends BaseLock {
   readonly kind = 'reentrant' as const;
+  /**
+   * @internal See LockKindContract. Waiters that lost a split vote are woken together by the undo of
+   * the partial grants; trying the masters again at once, they split again, for as long as a master
+   * is down (two left, two waiters: found by the simulator). A random pause first breaks the tie.
+   */
+  readonly wakeJitterMs = SPLIT_VOTE_JITTER_MS;
 
   constructor(services: LockServices, name: string) {
     super(services, name);
@@ -56,8 +62,10 @@ export class RedLock extends BaseLock {
 
   async attempt({ owner, leaseMs, watchdog }: AttemptArgs): Promise<AttemptResult> {
     const startedAt = this.services.clock.now();
-    const replies = await this.onEveryNode((node) =>
-      node.run(reentrantAcquire, { lock: this.id, fence: this.fenceKey, owner, leaseMs, waitingClient: '', queue: 'not-queued', watchdog }),
+    const replies = await this.onEveryNode(
+      (node) => node.run(reentrantAcquire, { lock: this.id, fence: this.fenceKey, owner, leaseMs, waitingClient: '', queue: 'not-queued', watchdog }),
+      REDLOCK_NODE_TIMEOUT_MS,
+      (sofar) => sofar.filter((reply) => reply?.ok && reply.value.acquired).length >= this.quorum,
     );
     const granted = replies.flatMap((reply, i) =>
       reply.ok && reply.value.acquired ? [{ node: this.nodes[i]!, token: reply.value.token, holds: reply.value.holds }] : [],
@@ -71,7 +79,11 @@ export class RedLock extends BaseLock {
     if (success) {
       const held = this.services.holds.held.find(registryKey(owner, this));
       token = held?.active && Math.max(...granted.map((g) => g.holds)) > 1 ? held.token : Math.max(...granted.map((g) => g.token));
-      const raised = await this.onEveryNode((node) => node.run(fenceRaise, { fence: this.fenceKey, lock: this.id, owner, token }));
+      const raised = await this.onEveryNode(
+        (node) => node.run(fenceRaise, { fence: this.fenceKey, lock: this.id, owner, token }),
+        REDLOCK_NODE_TIMEOUT_MS,
+        (sofar) => sofar.filter((reply) => reply?.ok).length >= this.quorum,
+      );
       success = raised.filter((reply) => reply.ok).length >= this.quorum && leaseMs - (this.services.clock.now() - startedAt) - redlockDrift(leaseMs) > 0;
     }
     // Late grants from nodes that timed out: keep them if we hold the lock, hand them back otherwise.
@@ -105,7 +117,11 @@ export class RedLock extends BaseLock {
 
   async renew(owner: string, leaseMs: number): Promise<RenewResult> {
     const startedAt = this.services.clock.now();
-    const replies = await this.onEveryNode((node) => node.run(exclusiveRenew, { lock: this.id, owner, leaseMs }));
+    const replies = await this.onEveryNode(
+      (node) => node.run(exclusiveRenew, { lock: this.id, owner, leaseMs }),
+      REDLOCK_NODE_TIMEOUT_MS,
+      (sofar) => sofar.filter((reply) => reply?.ok && reply.value).length >= this.quorum,
+    );
     const renewed = replies.filter((reply) => reply.ok && reply.value).length;
     const refused = replies.filter((reply) => reply.ok && !reply.value).length;
     if (renewed >= this.quorum) return { renewed: true, validityMs: leaseMs - (this.services.clock.now() - startedAt) - redlockDrift(leaseMs) };
@@ -114,7 +130,12 @@ export class RedLock extends BaseLock {
   }
 
   async release(owner: string, all: boolean, expectedHolds?: number): Promise<ReleaseReply> {
-    const replies = await this.onEveryNode((node) => node.run(exclusiveRelease, this.releaseArgs(owner, all, expectedHolds)), this.services.operationTimeoutMs);
+    // Released everywhere, answered once a majority answered: a master down does not fail the unlock.
+    const replies = await this.onEveryNode(
+      (node) => node.run(exclusiveRelease, this.releaseArgs(owner, all, expectedHolds)),
+      this.services.operationTimeoutMs,
+      (sofar) => sofar.filter((reply) => reply?.ok).length >= this.quorum,
+    );
     const answers = replies.flatMap((reply) => (reply.ok ? [reply.value] : []));
     if (answers.length === 0) throw (replies[0] as { error: unknown }).error;
     // A node that still had a hold answers with what is left; 'already applied' counts as done there.
@@ -174,19 +195,45 @@ export class RedLock extends BaseLock {
     };
   }
 
-  /** Runs `step` on every node in parallel; a node that fails or exceeds `timeoutMs` counts as not answering. */
-  private onEveryNode<T>(step: (node: LockNode) => Promise<T>, timeoutMs = REDLOCK_NODE_TIMEOUT_MS): Promise<NodeReply<T>[]> {
-    return Promise.all(
-      this.nodes.map((node) => {
-        const pending = step(node);
-        return settleWithin(
+  /**
+   * Runs `step` on every node in parallel; a node that fails or exceeds `timeoutMs` counts as not
+   * answering. With `enough`, the replies are returned as soon as it says so (a majority granted, say):
+   * a node down does not add its timeout to every step while a majority answers; a node not waited for
+   * counts as not answering, and its reply, if it comes, is `late`.
+   */
+  private onEveryNode<T>(
+    step: (node: LockNode) => Promise<T>,
+    timeoutMs = REDLOCK_NODE_TIMEOUT_MS,
+    enough?: (replies: readonly (NodeReply<T> | undefined)[]) => boolean,
+  ): Promise<NodeReply<T>[]> {
+    const pendings = this.nodes.map((node) => step(node));
+    const replies: (NodeReply<T> | undefined)[] = pendings.map(() => undefined);
+    return new Promise((resolve) => {
+      let left = pendings.length;
+      let done = false;
+      pendings.forEach((pending, i) => {
+        const target = this.nodes[i]!.target;
+        settleWithin(
           this.services.clock,
           pending.then((value): NodeReply<T> => ({ ok: true, value })),
           timeoutMs,
-          (): NodeReply<T> => ({ ok: false, error: new Error(`${node.target}: no reply within ${timeoutMs} ms`), late: pending }),
-        ).catch((error: unknown): NodeReply<T> => ({ ok: false, error, late: pending }));
-      }),
-    );
+          (): NodeReply<T> => ({ ok: false, error: new Error(`${target}: no reply within ${timeoutMs} ms`), late: pending }),
+        )
+          .catch((error: unknown): NodeReply<T> => ({ ok: false, error, late: pending }))
+          .then((reply) => {
+            if (done) return;
+            replies[i] = reply;
+            left -= 1;
+            if (left > 0 && !enough?.(replies)) return;
+            done = true;
+            resolve(
+              replies.map(
+                (each, j) => each ?? { ok: false, error: new Error(`${this.nodes[j]!.target}: not waited for (a majority had answered)`), late: pendings[j]! },
+              ),
+            );
+          });
+      });
+    });
   }
 
   /** A read that needs a majority of answers. */
