@@ -6,6 +6,8 @@ import type { SimWorld } from './sim-world.js';
 
 type Fault = keyof FaultMix;
 const FAULTS: readonly Fault[] = ['resets', 'pauses', 'kills', 'restarts', 'outages'];
+/** How often a primary's replica copies its data (the failover shape): it lags by up to this, plus the lag drawn. */
+const REPLICATION_STEP_MS = 20;
 
 /**
  * Schedules the run's faults over its fault phase: each kind at its rate (a Poisson process drawn
@@ -16,6 +18,16 @@ export function scheduleFaults(world: SimWorld, prng: Prng): void {
   const { faults, faultPhaseMs } = world.config;
   // Now and then a process dies as it starts (its first commands written, not all answered).
   if (faults.kills > 0 && prng.chance(0.3)) world.scheduler.at(prng.between(0, 5), () => strike(world, 'kills', prng.fork()));
+  if (faults.nodeLost > 0) {
+    const server = prng.pick(world.servers);
+    world.scheduler.at(prng.between(0, faultPhaseMs), () => down(world, server, Infinity, false));
+  }
+  if (faults.failovers > 0) {
+    const server = world.servers[0]!;
+    for (let at = 0; at < faultPhaseMs; at += REPLICATION_STEP_MS) world.scheduler.at(at, () => server.keepCopy(1000));
+    const draw = prng.fork();
+    world.scheduler.at(prng.between(0, faultPhaseMs), () => failover(world, server, draw));
+  }
   world.scheduler.at(faultPhaseMs, () => {
     world.config.network.calm = true;
     world.log.line('SIM', 'faults stop (the network is healthy from now on)');
@@ -32,7 +44,7 @@ export function scheduleFaults(world: SimWorld, prng: Prng): void {
 
 function strike(world: SimWorld, fault: Fault, prng: Prng): void {
   const live = world.processes.filter((process) => !process.dead);
-  const server = world.servers[0]!;
+  const server = prng.pick(world.servers);
   const { config } = world;
   switch (fault) {
     case 'resets': {
@@ -61,15 +73,41 @@ function strike(world: SimWorld, fault: Fault, prng: Prng): void {
 /** The server goes down for `forMs` (every connection to it reset), and comes back, empty if `wiped`. */
 function down(world: SimWorld, server: SimServer, forMs: number, wiped: boolean): void {
   if (!server.up) return;
-  world.log.line(server.name, `${wiped ? 'RESTART without its data' : 'OUTAGE'} for ${forMs.toFixed(3)} ms`);
+  world.log.line(server.name, forMs === Infinity ? 'LOST for good' : `${wiped ? 'RESTART without its data' : 'OUTAGE'} for ${forMs.toFixed(3)} ms`);
   server.up = false;
-  for (const process of world.processes) for (const link of process.links) link.reset(wiped ? 'server restart' : 'outage');
+  resetLinksTo(world, server, wiped ? 'server restart' : 'outage');
   if (wiped) {
     server.replaceData(new MemoryKeyspace(server.clock));
     world.invariants.dataLost();
   }
+  if (forMs === Infinity) return;
   world.scheduler.after(forMs, () => {
     server.up = true;
     world.log.line(server.name, 'UP');
   });
+}
+
+/**
+ * The primary fails and its replica takes over (an election's pause), with the data it had: what the
+ * primary had some milliseconds before (asynchronous replication), and its own clock.
+ */
+function failover(world: SimWorld, server: SimServer, prng: Prng): void {
+  if (!server.up) return;
+  const lagMs = prng.between(0, 100);
+  const electionMs = prng.between(10, 500);
+  world.log.line(server.name, `FAILOVER: the replica, ${lagMs.toFixed(1)} ms behind, is promoted after ${electionMs.toFixed(0)} ms`);
+  const promoted = server.copyAsOf(lagMs);
+  server.up = false;
+  resetLinksTo(world, server, 'failover');
+  server.replaceData(promoted);
+  server.skewMs = prng.between(-2, 2);
+  world.invariants.dataLost();
+  world.scheduler.after(electionMs, () => {
+    server.up = true;
+    world.log.line(server.name, 'UP (the promoted replica)');
+  });
+}
+
+function resetLinksTo(world: SimWorld, server: SimServer, why: string): void {
+  for (const process of world.processes) for (const link of process.links) if (link.server === server) link.reset(why);
 }

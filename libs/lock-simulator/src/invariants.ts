@@ -41,7 +41,7 @@ interface Cell {
  *   persistence, a failover): no Redis lock can keep that promise (see the guarantees).
  * - `token-order`: the resource refused a valid holder because a hold granted before it used a higher
  *   token: tokens went backwards (the fence counter's floor is what prevents it, through data loss too).
- * - `token-unique`: two owners were given the same token.
+ * - `token-unique`: two owners of one lock were given the same token.
  * - `lost-update`: a write accepted although another accepted write came between its read and it.
  * - `held-after-unlock`: Redis lists an owner as a holder after its last `unlock()` succeeded (checked
  *   then and after every later script on that lock, until the owner acquires it again).
@@ -52,7 +52,7 @@ export class Invariants {
   readonly violations: Violation[] = [];
   private readonly cells = new Map<string, Cell>();
   private readonly holdsByCell = new Map<string, Set<Hold>>();
-  private readonly tokenOwners = new Map<number, string>();
+  private readonly tokenOwners = new Map<string, string>();
   /** The latest time Redis lost data (restart without persistence, failover), or -Infinity. */
   private dataLostAt = -Infinity;
 
@@ -70,15 +70,23 @@ export class Invariants {
     this.dataLostAt = this.scheduler.now;
   }
 
+  /** Whether Redis lost data since `at` (a hold released before may be back, from a copy that predates the release). */
+  dataLostSince(at: number): boolean {
+    return this.dataLostAt >= at;
+  }
+
   /** A hold the library granted (its caller just learnt it). */
   acquired(hold: Hold): void {
     let holds = this.holdsByCell.get(hold.cell);
     if (!holds) this.holdsByCell.set(hold.cell, (holds = new Set()));
     for (const other of holds) if (other.endedAt !== undefined || other.process.dead) holds.delete(other);
     holds.add(hold);
-    const owner = this.tokenOwners.get(hold.token);
-    if (owner === undefined) this.tokenOwners.set(hold.token, hold.owner);
-    else if (owner !== hold.owner) this.violate('token-unique', `${hold.describe()} got token ${hold.token}, already given to ${owner}`);
+    // Per lock: one counter serves every name of a Redis (so tokens never repeat there at all), but
+    // RedLock's token is the largest of a majority's counters, and two names may draw the same one.
+    const key = `${hold.cell}\u0000${hold.token}`;
+    const owner = this.tokenOwners.get(key);
+    if (owner === undefined) this.tokenOwners.set(key, hold.owner);
+    else if (owner !== hold.owner) this.violate('token-unique', `${hold.describe()} got token ${hold.token}, already given to ${owner} for the same lock`);
   }
 
   /** Its actor is done with it (released, or known lost). */

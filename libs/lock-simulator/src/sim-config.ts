@@ -24,11 +24,23 @@ export interface FaultMix {
   kills: number;
   restarts: number;
   outages: number;
+  /** RedLock: one master lost for good (0 or 1: whether it happens in this run). */
+  nodeLost: number;
+  /** The failover shape: a replica promoted (0 or 1). */
+  failovers: number;
 }
+
+/**
+ * Where the locks live: one Redis; RedLock over three independent ones (one of them may be lost for
+ * good, or restart empty); or one Redis whose replica, missing the last writes, is promoted
+ * (asynchronous replication's failover).
+ */
+export type Shape = 'single' | 'redlock' | 'failover';
 
 /** One run, drawn from its seed: the world's shape, the workload, the network, the faults ("swarm" testing). */
 export interface SimConfig {
   readonly seed: number;
+  readonly shape: Shape;
   readonly processes: number;
   readonly actorsPerProcess: number;
   /** Names of the plain locks in play (few: contention is the point). */
@@ -71,6 +83,8 @@ function weight(prng: Prng, on: number): number {
 /** Draws a run's configuration from its seed: each run picks its own mix of operations and faults. */
 export function drawConfig(seed: number, prng: Prng): SimConfig {
   const operationTimeoutMs = prng.pick([50, 100, 250, 500]);
+  const shapeDraw = prng.float();
+  const shape: Shape = shapeDraw < 0.7 ? 'single' : shapeDraw < 0.85 ? 'redlock' : 'failover';
   const mix: OperationMix = {
     plain: prng.int(1, 4),
     reentrant: weight(prng, 0.4),
@@ -84,6 +98,9 @@ export function drawConfig(seed: number, prng: Prng): SimConfig {
     forever: weight(prng, 0.2),
   };
   if (mix.read > 0 && mix.write === 0) mix.write = 1;
+  // RedLock mode has plain locks and multi-locks only (a fair queue, readers, a semaphore's line would
+  // live on masters that can disagree).
+  if (shape === 'redlock') mix.fair = mix.read = mix.write = mix.semaphore = 0;
   const faulty = prng.chance(0.85);
   const rate = (on: number, max: number): number => (faulty && prng.chance(on) ? prng.between(0.05, max) : 0);
   const faults: FaultMix = {
@@ -92,6 +109,8 @@ export function drawConfig(seed: number, prng: Prng): SimConfig {
     kills: rate(0.25, 0.15),
     restarts: rate(0.15, 0.1),
     outages: rate(0.2, 0.1),
+    nodeLost: shape === 'redlock' && faulty && prng.chance(0.5) ? 1 : 0,
+    failovers: shape === 'failover' ? 1 : 0,
   };
   const meanDelayMs = prng.pick([0.05, 0.2, 1, 3]);
   const network: NetworkProfile = {
@@ -110,6 +129,7 @@ export function drawConfig(seed: number, prng: Prng): SimConfig {
   const fairQueueTimeoutMs = prng.pick([100, 300, 1000]);
   const config: SimConfig = {
     seed,
+    shape,
     processes: prng.int(3, 6),
     actorsPerProcess: prng.int(1, 2),
     names: ['a', 'b', 'c'].slice(0, prng.int(1, 3)),

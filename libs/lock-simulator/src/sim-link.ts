@@ -68,7 +68,7 @@ export class Link implements MemorySubscriber {
 
   constructor(
     readonly name: string,
-    private readonly server: SimServer,
+    readonly server: SimServer,
     private readonly scheduler: Scheduler,
     private readonly owner: EventOwner,
     private readonly prng: Prng,

@@ -29,16 +29,17 @@ export class SimProcess implements EventOwner, HoldingProcess, CallingProcess {
   ) {
     const { config, scheduler, prng } = world;
     this.clock = new ProcessClock(scheduler, this, rate, prng.between(0, 1e6), prng.between(-5, 5));
-    const server = world.servers[0]!;
-    const command = world.link(this, server, 'command', true);
-    this.links.push(command);
-    const port = new SimPort(command, (role, connected) => {
-      const link = world.link(this, server, role, connected);
-      this.links.push(link);
-      return link;
+    const ports = world.servers.map((server) => {
+      const command = world.link(this, server, 'command', true);
+      this.links.push(command);
+      return new SimPort(command, (role, connected) => {
+        const link = world.link(this, server, role, connected);
+        this.links.push(link);
+        return link;
+      });
     });
     this.client = new LockClient({
-      client: port,
+      client: ports.length === 1 ? ports[0]! : ports,
       clock: this.clock,
       clientId: name,
       operationTimeout: config.operationTimeoutMs,

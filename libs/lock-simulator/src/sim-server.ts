@@ -51,13 +51,14 @@ export class SimServer {
     readonly name: string,
     private readonly scheduler: Scheduler,
     private readonly vm: LuaVm,
-    skewMs: number,
+    /** How far its clock reads from the true time, in ms (a promoted replica has its own). */
+    public skewMs: number,
     private readonly mutation: ServerMutation | undefined,
     private readonly afterScript: AfterScript | undefined,
   ) {
     this.clock = {
       now: () => scheduler.now,
-      wallNow: () => SIM_EPOCH_MS + scheduler.now + skewMs,
+      wallNow: () => SIM_EPOCH_MS + scheduler.now + this.skewMs,
       setTimer: () => () => undefined,
       soon: () => () => undefined,
       keepAlive: () => () => undefined,

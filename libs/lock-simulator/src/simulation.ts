@@ -103,13 +103,20 @@ function drainMs(config: SimConfig): number {
  */
 function checkNothingLeft(world: SimWorld): void {
   for (const server of world.servers) {
+    if (!server.up) continue; // a master lost for good keeps what it had
     const { keyspace } = server;
     for (const key of keyspace.keys()) {
       if (key === 'lock:fence') continue;
       if (key.endsWith(':semaphore')) {
+        // Its state keeps the size for good, and holders and waiters until a script next looks: only a
+        // live one (a holder's lease, a waiter's place still running) is left behind.
         const state = keyspace.hgetall(key);
-        const busy = Object.keys(state).filter((field) => field.startsWith('h:') || field.startsWith('w:'));
-        if (busy.length === 0 && Number(state.used ?? 0) === 0 && Number(state.q ?? 0) === 0) continue;
+        const live = (zset: string, member: string): boolean => Number(keyspace.zscore(zset, member) ?? -Infinity) > server.keyspace.serverTimeMs();
+        const busy = Object.keys(state).filter(
+          (field) =>
+            (field.startsWith('h:') && live(`${key}:holders`, field.slice(2))) || (field.startsWith('w:') && live(`${key}:queue-deadlines`, field.slice(2))),
+        );
+        if (busy.length === 0) continue;
         world.invariants.violate('left-behind', `${server.name} keeps ${key} = ${JSON.stringify(state)} after every client closed`);
         continue;
       }
