@@ -47,6 +47,8 @@ export class RedLock extends BaseLock {
    * is down (two left, two waiters: found by the simulator). A random pause first breaks the tie.
    */
   readonly wakeJitterMs = SPLIT_VOTE_JITTER_MS;
+  /** Releases still on their way to a master after the unlock answered, by owner (see keepStraggling). */
+  private readonly straggling = new Map<string, Promise<unknown>>();
 
   constructor(services: LockServices, name: string) {
     super(services, name);
@@ -61,6 +63,11 @@ export class RedLock extends BaseLock {
   }
 
   async attempt({ owner, leaseMs, watchdog }: AttemptArgs): Promise<AttemptResult> {
+    // A release of this owner still on its way to a master must not land after this attempt there: it
+    // would drop the hold this attempt takes (the owner taking the lock again at once, as a
+    // multi-lock's undo then retry does; found by the simulator).
+    const straggling = this.straggling.get(owner);
+    if (straggling) await straggling;
     const startedAt = this.services.clock.now();
     const replies = await this.onEveryNode(
       (node) => node.run(reentrantAcquire, { lock: this.id, fence: this.fenceKey, owner, leaseMs, waitingClient: '', queue: 'not-queued', watchdog }),
@@ -136,6 +143,7 @@ export class RedLock extends BaseLock {
       this.services.operationTimeoutMs,
       (sofar) => sofar.filter((reply) => reply?.ok).length >= this.quorum,
     );
+    this.keepStraggling(owner, replies);
     const answers = replies.flatMap((reply) => (reply.ok ? [reply.value] : []));
     if (answers.length === 0) throw (replies[0] as { error: unknown }).error;
     // A node that still had a hold answers with what is left; 'already applied' counts as done there.
@@ -234,6 +242,20 @@ export class RedLock extends BaseLock {
           });
       });
     });
+  }
+
+  /**
+   * Keeps the releases of `owner` a majority answered before: until each has run, or can no longer run
+   * (a release is refused once its operation timeout has passed, see NodeClock), the owner's next
+   * attempt waits for them.
+   */
+  private keepStraggling(owner: string, replies: readonly NodeReply<ReleaseReply>[]): void {
+    const late = replies.flatMap((reply) => (reply.ok || !('late' in reply) ? [] : [reply.late]));
+    if (late.length === 0) return;
+    const settled = settleWithin(this.services.clock, Promise.allSettled(late), this.services.operationTimeoutMs, () => undefined).then(() => {
+      if (this.straggling.get(owner) === settled) this.straggling.delete(owner);
+    });
+    this.straggling.set(owner, settled);
   }
 
   /** A read that needs a majority of answers. */
