@@ -2,7 +2,9 @@ import { Cluster, Redis } from 'ioredis';
 import { LockClient, type LockClientOptions } from 'nestjs-distributed-lock';
 import { InMemoryLockStore, type MemoryKeyspace, type StrictKeys } from 'nestjs-distributed-lock/testing';
 import { startTopology, withClient, type ServerSettings, type Topology, type TopologyMode } from 'redis-topology';
+import { LockNode } from '../../libs/distributed-lock/src/core/connection/lock-node.js';
 import { LOCK_SCRIPTS } from '../../libs/distributed-lock/src/core/lock-scripts.js';
+import type { AnyLockScript } from '../../libs/distributed-lock/src/core/scripts/lock-script.js';
 import { IOREDIS, type ClientDriver, type DataCommands, type DriverClient, type ScriptSendCounter } from './client-drivers.js';
 
 /** A Redis topology, or the in-memory store users' unit tests run on (single process only). */
@@ -78,6 +80,28 @@ function scriptCallsIn(info: string): number {
 }
 
 export type ConformanceScope = 'full' | 'core';
+
+/**
+ * Counts the runs of `script` that lock clients of this process issue, one per operation and node,
+ * until restored. Whether an operation then travels alone or in a batch (several operations of one
+ * turn as one script call, which Redis's command stats count once) does not change the count.
+ */
+export function countScriptRuns(script: AnyLockScript): ScriptSendCounter {
+  const original = LockNode.prototype.run;
+  let count = 0;
+  LockNode.prototype.run = function (this: LockNode, ...args: Parameters<LockNode['run']>) {
+    if (args[0] === script) count += 1;
+    return original.apply(this, args);
+  } as LockNode['run'];
+  return {
+    get count() {
+      return count;
+    },
+    restore: () => {
+      LockNode.prototype.run = original;
+    },
+  };
+}
 
 /** Registers nothing: a test the fixture's scope leaves out is not part of that run at all. */
 const leftOut = (() => undefined) as unknown as jest.It;

@@ -1,7 +1,8 @@
 import type { LockHandle } from 'nestjs-distributed-lock';
 import { stopAllWorkers, WorkerProcess } from '../../harness/worker-process.js';
 import { nextEvent, until } from '../../harness/wait.js';
-import { itAcrossProcesses, type ModeFixture } from '../fixture.js';
+import { reentrantAcquire } from '../../../libs/distributed-lock/src/core/locks/reentrant/reentrant-acquire.script.js';
+import { countScriptRuns, itAcrossProcesses, type ModeFixture } from '../fixture.js';
 
 export function wakeUpSuite(fx: ModeFixture): void {
   describe('waiting is woken by the release, not by polling', () => {
@@ -44,19 +45,28 @@ export function wakeUpSuite(fx: ModeFixture): void {
       // Load the scripts into the lock node(s), so that a first EVALSHA answered with NOSCRIPT (and
       // resent as EVAL) does not count as an extra script run below.
       await fx.loadScripts(client);
-      await fx.resetStats();
-      const holder = await client.lock('wake:c', '30s');
+      // Acquire attempts counted as the client issues them: the waiters' first attempts leave in one
+      // batch (one script call on the server), which the server's command stats would count once.
+      const attempts = countScriptRuns(reentrantAcquire);
       const granted: LockHandle[] = [];
-      const waiters = Array.from({ length: WAITERS }, () =>
-        client.lock('wake:c', { leaseTime: '30s', waitTime: '10s' }).then((handle) => {
-          granted.push(handle);
-          return handle;
-        }),
-      );
-      // The holder's grant, every waiter's first attempt, and the first waiter's retry once subscribed.
-      const expected = fx.scriptsPerGrant + (WAITERS + 1) * fx.scriptsPerAttempt;
-      await until(async () => (await fx.scriptCalls()) >= expected && client.stats().waitingChannels === 1, 'every waiter to queue');
-      expect(await fx.scriptCalls()).toBe(expected);
+      let holder: LockHandle;
+      let waiters: Promise<LockHandle>[];
+      try {
+        holder = await client.lock('wake:c', '30s');
+        waiters = Array.from({ length: WAITERS }, () =>
+          client.lock('wake:c', { leaseTime: '30s', waitTime: '10s' }).then((handle) => {
+            granted.push(handle);
+            return handle;
+          }),
+        );
+        // The holder's attempt, every waiter's first attempt, and the first waiter's retry once
+        // subscribed: the others stay queued behind it, no attempt of theirs.
+        const expected = (1 + WAITERS + 1) * fx.scriptsPerAttempt;
+        await until(() => attempts.count >= expected && client.stats().waitingChannels === 1, 'every waiter to queue');
+        expect(attempts.count).toBe(expected);
+      } finally {
+        attempts.restore();
+      }
 
       let previous: LockHandle = holder;
       for (let round = 0; round < WAITERS; round++) {
