@@ -10,7 +10,7 @@
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { LockClient } from 'nestjs-distributed-lock';
+import { LockClient } from './core.mjs';
 import { FencedCounter } from '../harness/fenced-counter.mjs';
 import { sharedNow as now } from '../harness/shared-clock.mjs';
 

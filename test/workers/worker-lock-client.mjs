@@ -2,7 +2,7 @@
 // ioredis connections; with LOCK_TEST_CLIENT=node-redis, a node-redis client, cluster or sentinel made
 // here from the same variables and given as `client` (single, cluster, sentinel). `data` is the
 // connection's plain GET/SET for the worker's own counter, and EVAL (`script`) for its checks.
-import { LockClient } from 'nestjs-distributed-lock';
+import { LockClient } from './core.mjs';
 
 const addresses = (list) =>
   list.split(',').map((address) => {
