@@ -116,6 +116,15 @@ export function itAcrossProcesses(fx: ModeFixture): jest.It {
   return fx.acrossProcesses ? it : it.skip;
 }
 
+/**
+ * `it` for a test whose locking all happens in worker processes (the test only starts them and reads
+ * the result). Workers run on ioredis whatever the fixture's client library, so with another driver
+ * such a test would repeat the ioredis run of the same mode step for step: left out there.
+ */
+export function itWorkersOnly(fx: ModeFixture): jest.It {
+  return fx.driver === 'ioredis' ? itAcrossProcesses(fx) : leftOut;
+}
+
 /** `it` for a test of the full suite only: what the core leaves out (a long wait, or ground it covers already). */
 export function itFull(fx: ModeFixture): jest.It {
   return fx.scope === 'core' ? leftOut : it;
