@@ -14,8 +14,9 @@ export default {
     '^nestjs-distributed-lock/board$': '<rootDir>/libs/distributed-lock/src/board/index.ts',
     '^redis-topology$': '<rootDir>/libs/redis-topology/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
-    // A CommonJS source of the library (`.cts`, built to `.cjs`), imported by its built name.
-    '^(\\.{1,2}/.*)\\.cjs$': '$1.cts',
+    // A CommonJS source of the library (`<name>.require.cts`, built to `.cjs`), imported by its built
+    // name. Only those: packages import their own relative `.cjs` files (@opentelemetry's do).
+    '^(\\.{1,2}/.*\\.require)\\.cjs$': '$1.cts',
   },
   transform: {
     '^.+\\.c?ts$': ['ts-jest', { useESM: true, tsconfig: '<rootDir>/tsconfig.spec.json' }],
