@@ -25,4 +25,6 @@ export default {
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   testTimeout: 30_000,
   maxWorkers: 2,
+  // Longest files first (a fresh machine has no timings of an earlier run to order by).
+  testSequencer: '<rootDir>/test/longest-first.sequencer.mjs',
 };
