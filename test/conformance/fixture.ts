@@ -2,7 +2,9 @@ import { Cluster, Redis } from 'ioredis';
 import { LockClient, type LockClientOptions } from 'nestjs-distributed-lock';
 import { InMemoryLockStore, type MemoryKeyspace, type StrictKeys } from 'nestjs-distributed-lock/testing';
 import { startTopology, withClient, type ServerSettings, type Topology, type TopologyMode } from 'redis-topology';
+import { LockNode } from '../../libs/distributed-lock/src/core/connection/lock-node.js';
 import { LOCK_SCRIPTS } from '../../libs/distributed-lock/src/core/lock-scripts.js';
+import type { AnyLockScript } from '../../libs/distributed-lock/src/core/scripts/lock-script.js';
 import { IOREDIS, type ClientDriver, type DataCommands, type DriverClient, type ScriptSendCounter } from './client-drivers.js';
 
 /** A Redis topology, or the in-memory store users' unit tests run on (single process only). */
@@ -79,6 +81,45 @@ function scriptCallsIn(info: string): number {
 
 export type ConformanceScope = 'full' | 'core';
 
+/** Runs of one script counted by countScriptRuns: issued, and answered (its reply came back, or its error). */
+export interface ScriptRunCounter extends ScriptSendCounter {
+  readonly answered: number;
+}
+
+/**
+ * Counts the runs of `script` that lock clients of this process issue, one per operation and node,
+ * until restored. Whether an operation then travels alone or in a batch (several operations of one
+ * turn as one script call, which Redis's command stats count once) does not change the count.
+ * `answered` counts those whose reply came back: Redis has run them.
+ */
+export function countScriptRuns(script: AnyLockScript): ScriptRunCounter {
+  const original = LockNode.prototype.run;
+  let count = 0;
+  let answered = 0;
+  LockNode.prototype.run = function (this: LockNode, ...args: Parameters<LockNode['run']>) {
+    const reply = original.apply(this, args);
+    if (args[0] === script) {
+      count += 1;
+      reply.then(
+        () => (answered += 1),
+        () => (answered += 1),
+      );
+    }
+    return reply;
+  } as LockNode['run'];
+  return {
+    get count() {
+      return count;
+    },
+    get answered() {
+      return answered;
+    },
+    restore: () => {
+      LockNode.prototype.run = original;
+    },
+  };
+}
+
 /** Registers nothing: a test the fixture's scope leaves out is not part of that run at all. */
 const leftOut = (() => undefined) as unknown as jest.It;
 
@@ -90,6 +131,15 @@ const leftOut = (() => undefined) as unknown as jest.It;
 export function itAcrossProcesses(fx: ModeFixture): jest.It {
   if (fx.scope === 'core') return leftOut;
   return fx.acrossProcesses ? it : it.skip;
+}
+
+/**
+ * `it` for a test whose locking all happens in worker processes (the test only starts them and reads
+ * the result). Workers run on ioredis whatever the fixture's client library, so with another driver
+ * such a test would repeat the ioredis run of the same mode step for step: left out there.
+ */
+export function itWorkersOnly(fx: ModeFixture): jest.It {
+  return fx.driver === 'ioredis' ? itAcrossProcesses(fx) : leftOut;
 }
 
 /** `it` for a test of the full suite only: what the core leaves out (a long wait, or ground it covers already). */

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
-import type { Snippet } from '../package/readme-snippets.js';
+import { parsesAsTypeScript, type Snippet } from '../package/readme-snippets.js';
 
 /**
  * The TypeScript of the README and of the documentation site (docs/**\/*.md), fenced or inline, as
@@ -266,11 +266,7 @@ function isBlock(source: ts.SourceFile): boolean {
 }
 
 function parses(code: string): boolean {
-  const output = ts.transpileModule(code, {
-    reportDiagnostics: true,
-    compilerOptions: { experimentalDecorators: true, module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
-  });
-  return (output.diagnostics ?? []).length === 0;
+  return parsesAsTypeScript(code);
 }
 
 function doesSomething(source: ts.SourceFile): boolean {

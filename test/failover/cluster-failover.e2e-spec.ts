@@ -20,5 +20,6 @@ describe('cluster: CLUSTER FAILOVER of the slot that holds a busy lock', () => {
     expect(Number.isFinite(report.windowMs)).toBe(true);
     // A manual failover waits for the replica to catch up: no lock state is lost, so no double grant.
     expect(report.doubleGrants).toBe(0);
+    expect(report.crowdedSections).toBe(0);
   }, 90_000);
 });

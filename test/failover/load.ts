@@ -2,15 +2,22 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { clusterMasterOf, waitUntil, withClient, type Topology } from 'redis-topology';
+import { sharedNow } from '../harness/shared-clock.mjs';
 import { WorkerProcess, type WorkerMessage } from '../harness/worker-process.js';
 
-export type Section = [start: number, end: number, token: number];
+/**
+ * A critical section of a load worker: its start and end on the machine's shared monotonic clock, its
+ * token, and how many other sections were inside at its start by the clock-free inside set (-1: not
+ * known, its entry's reply was lost). See load-worker.mjs.
+ */
+export type Section = [start: number, end: number, token: number, othersInside: number];
 export type ErrorRecord = [at: number, code: string];
 
 /** Several processes hammering one lock, so that a failover happens under load. */
 export class LockLoad {
   private constructor(readonly workers: WorkerProcess[]) {}
 
+  /** `env` of the workers (NO_LOCK=1: the control, sections without the lock). */
   static async start(env: Record<string, string>, processes = 3, contexts = 3, lockName = 'failover:lock'): Promise<LockLoad> {
     const workers = Array.from({ length: processes }, () => WorkerProcess.start('load-worker.mjs', env, [contexts, lockName, `${lockName}:counter`]));
     await Promise.all(workers.map((worker) => worker.waitForType('ready')));
@@ -49,15 +56,20 @@ export interface FailoverReport {
   windowMs: number;
   errorsByCode: Record<string, number>;
   untypedErrors: string[];
-  /** Pairs of critical sections that overlapped in time: the lock was granted twice. */
+  /** Critical sections that started before an earlier one had ended (on the shared monotonic clock): the lock was granted twice. */
   doubleGrants: number;
+  /** Critical sections that found another one inside when they entered (the clock-free check). */
+  crowdedSections: number;
+  /** Critical sections whose entry into the inside set had no reply (a fault): not checked by it. */
+  uncheckedSections: number;
   /** Every error message seen, once (to check for CROSSSLOT and the like). */
   messages: string[];
   /** Errors of the workers' own GET/SET inside the section (plain ioredis, not the lock library). */
   sectionErrors: number;
 }
 
-export const now = (): number => performance.timeOrigin + performance.now();
+/** The time on the clock the workers' sections are timed with (shared by every process of the machine). */
+export const now = sharedNow;
 
 export function analyse(mode: string, event: string, faultAt: number, run: { sections: Section[]; errors: ErrorRecord[] }): FailoverReport {
   let doubleGrants = 0;
@@ -82,6 +94,8 @@ export function analyse(mode: string, event: string, faultAt: number, run: { sec
     errorsByCode,
     untypedErrors: run.errors.map(([, code]) => code).filter((code) => code.includes('UNTYPED') && !code.startsWith('section ')),
     doubleGrants,
+    crowdedSections: run.sections.filter((section) => section[3] > 0).length,
+    uncheckedSections: run.sections.filter((section) => section[3] < 0).length,
     messages: [...new Set(run.errors.map(([, code]) => code))],
     sectionErrors: run.errors.filter(([, code]) => code.startsWith('section ')).length,
   };

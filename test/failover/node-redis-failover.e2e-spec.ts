@@ -63,6 +63,7 @@ describe('node-redis as `client`: failovers under load', () => {
       expect(report.messages.filter((message) => /CROSSSLOT/.test(message))).toEqual([]);
       expect(Number.isFinite(report.windowMs)).toBe(true);
       expect(report.doubleGrants).toBe(0);
+      expect(report.crowdedSections).toBe(0);
     }, 90_000);
   });
 });

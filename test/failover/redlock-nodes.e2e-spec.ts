@@ -20,6 +20,18 @@ describe('redlock: independent nodes going down', () => {
     await topology?.stop();
   });
 
+  it('control: the same load without the lock shows double holders, by the shared clock and by the inside set', async () => {
+    const load = await LockLoad.start({ ...topology.env, NO_LOCK: '1' }, 3, 3, 'failover:control');
+    try {
+      await load.progress(20);
+      const report = analyse('redlock (control)', 'none: no lock taken', now(), await load.stop());
+      expect(report.doubleGrants).toBeGreaterThan(0);
+      expect(report.crowdedSections).toBeGreaterThan(0);
+    } finally {
+      await stopAllWorkers();
+    }
+  });
+
   it('one of three nodes killed under load: operations go on, errors are typed, no double grant', async () => {
     const load = await LockLoad.start(topology.env);
     try {
@@ -31,6 +43,7 @@ describe('redlock: independent nodes going down', () => {
       record(report);
       expect(report.untypedErrors).toEqual([]);
       expect(report.doubleGrants).toBe(0);
+      expect(report.crowdedSections).toBe(0);
     } finally {
       await stopAllWorkers();
       await topology.servers[2]!.restart();

@@ -14,6 +14,7 @@ import {
   withClient,
 } from 'redis-topology';
 import { FencedCounter } from '../harness/fenced-counter.mjs';
+import { sharedNow as now } from '../harness/shared-clock.mjs';
 import { stopAllWorkers, WorkerProcess, type WorkerMessage } from '../harness/worker-process.js';
 
 /**
@@ -24,8 +25,6 @@ import { stopAllWorkers, WorkerProcess, type WorkerMessage } from '../harness/wo
  * write was accepted (the accepted writes came in token order), no update was lost (the counter
  * equals the number of accepted writes), no error was untyped, and nothing is left in Redis.
  */
-
-const now = (): number => performance.timeOrigin + performance.now();
 
 interface PhaseFigures {
   fault: string;

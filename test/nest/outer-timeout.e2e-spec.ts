@@ -11,11 +11,19 @@ import {
   type NestInterceptor,
 } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { catchError, Observable, throwError, timeout, TimeoutError } from 'rxjs';
+import { catchError, Observable, throwError, timeout, TimeoutError, VirtualTimeScheduler } from 'rxjs';
 import request from 'supertest';
 import { DistributedLock, DistributedLockModule, LockService } from 'nestjs-distributed-lock';
 import { useRedis } from '../harness/use-redis.js';
 import { nextEvent, until } from '../harness/wait.js';
+
+/**
+ * The time of the timeout interceptor below: it passes only when the test says so (`flush()` runs every
+ * timeout due), so a request times out while its handler is inside, however slow the machine is (with
+ * real time, a 100 ms limit ran out before the lock was taken on a loaded machine, and the handler
+ * never entered).
+ */
+const timeouts = new VirtualTimeScheduler();
 
 /** Nest's documented timeout interceptor, with the limit taken from a header so each request picks its own. */
 @Injectable()
@@ -23,7 +31,7 @@ class TimeoutInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const limit = Number(context.switchToHttp().getRequest<{ headers: Record<string, string> }>().headers['x-timeout'] ?? 5000);
     return next.handle().pipe(
-      timeout(limit),
+      timeout({ each: limit, scheduler: timeouts }),
       catchError((error: unknown) => throwError(() => (error instanceof TimeoutError ? new RequestTimeoutException() : error))),
     );
   }
@@ -87,7 +95,13 @@ describe('an outer timeout() ends the request while the decorated handler still 
 
   it('control: without a lock, a second request enters while the first handler still runs', async () => {
     const server = app.getHttpServer();
-    expect((await request(server).post('/unlocked').set('x-timeout', '100')).status).toBe(408);
+    const first = request(server)
+      .post('/unlocked')
+      .set('x-timeout', '100')
+      .then((response) => response);
+    await until(() => unlocked.inside === 1, 'the first handler to enter');
+    timeouts.flush(); // its 100 ms pass
+    expect((await first).status).toBe(408);
     const second = request(server)
       .post('/unlocked')
       .set('x-timeout', '10000')
@@ -103,7 +117,13 @@ describe('an outer timeout() ends the request while the decorated handler still 
     const server = app.getHttpServer();
     const locks = app.get(LockService);
     // The first request times out (408) while its handler is still inside.
-    expect((await request(server).post('/locked').set('x-timeout', '100')).status).toBe(408);
+    const first = request(server)
+      .post('/locked')
+      .set('x-timeout', '100')
+      .then((response) => response);
+    await until(() => locked.inside === 1, 'the first handler to enter');
+    timeouts.flush(); // its 100 ms pass
+    expect((await first).status).toBe(408);
     expect(locked.inside).toBe(1);
     expect(await locks.isLocked('slow')).toBe(true);
 

@@ -145,17 +145,21 @@ const MAIN_ENTRY: Record<string, string[]> = {
   fencing: ['FencedResource', 'FencedBatch', 'FencedValue', 'FencingToken', 'FencedRedis'],
 };
 
+const ENTRY_DECLARATIONS = ['dist/index.d.ts', 'dist/testing/index.d.ts', 'dist/board/index.d.ts'].map((file) => join(LIBRARY, file));
+let entries: ts.Program | undefined;
+
+/** The names the entry point declared in `declarations` exports (one program for the three entries: their types are parsed once). */
 function exportsOf(declarations: string): string[] {
-  const program = ts.createProgram([declarations], {
+  entries ??= ts.createProgram(ENTRY_DECLARATIONS, {
     module: ts.ModuleKind.NodeNext,
     moduleResolution: ts.ModuleResolutionKind.NodeNext,
     target: ts.ScriptTarget.ES2022,
     lib: ['lib.es2022.d.ts', 'lib.esnext.disposable.d.ts'],
     skipLibCheck: true,
   });
-  const checker = program.getTypeChecker();
+  const checker = entries.getTypeChecker();
   return checker
-    .getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(declarations)!)!)
+    .getExportsOfModule(checker.getSymbolAtLocation(entries.getSourceFile(declarations)!)!)
     .map((symbol) => symbol.name)
     .sort();
 }

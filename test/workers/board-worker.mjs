@@ -9,7 +9,7 @@
 //   release NAME              -> {"type":"released","name"}; exit -> closes the client.
 // Prints {"type":"ready"} first and {"type":"lost","name"} when a hold is lost (e.g. force-unlocked).
 import { createInterface } from 'node:readline';
-import { LockClient } from 'nestjs-distributed-lock';
+import { LockClient } from './core.mjs';
 
 const send = (message) => console.log(JSON.stringify(message));
 const client = await LockClient.connect();

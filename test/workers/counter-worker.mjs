@@ -3,7 +3,7 @@
 // env: DISTRIBUTED_LOCK_REDIS_* (any deployment mode). Prints {"type":"ready"}, waits for "go" on stdin, prints {"type":"done"}.
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LockClient } from 'nestjs-distributed-lock';
+import { LockClient } from './core.mjs';
 
 const [protect, contexts, iterations, counterKey, lockName] = process.argv.slice(2);
 const client = await LockClient.connect(); // configured from DISTRIBUTED_LOCK_REDIS_* like a deployment

@@ -3,7 +3,7 @@
 // stdin: "acquire <tag>" -> a new lock context waits for the lock; once granted it RPUSHes <tag> to
 // LOG_KEY, prints {"type":"acquired","tag","token"} and releases at once. "exit" closes the client.
 import { createInterface } from 'node:readline';
-import { LockClient } from 'nestjs-distributed-lock';
+import { LockClient } from './core.mjs';
 
 const send = (message) => console.log(JSON.stringify(message));
 const client = await LockClient.connect();

@@ -3,18 +3,18 @@
 // Redis, never faulted), LOCK_NAME, CONTEXTS, WATCHDOG (ms), WAIT_MS, OPERATION_TIMEOUT (ms).
 // Each section: lock -> fenced read -> short work -> throwIfLost() -> fenced write -> unlock.
 // Prints {"type":"ready"}, then {"type":"progress", accepted, lastAccepted, errors} every 200 ms; at the
-// end, "done" with every accepted write's time, the counts, and any lock reported lost after its
+// end, "done" with every accepted write's time (on the shared monotonic clock, shared-clock.mjs), the counts, and any lock reported lost after its
 // unlock() had resolved (lostAfterUnlock).
 // stdin: "hold-next" -> the next holder reports {"type":"holding"} and lingers 300 ms in its section
 // (so the test can pause or kill it while it holds); "stop" -> {"type":"done", ...} and exit.
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { LockClient } from 'nestjs-distributed-lock';
+import { LockClient } from './core.mjs';
 import { FencedCounter } from '../harness/fenced-counter.mjs';
+import { sharedNow as now } from '../harness/shared-clock.mjs';
 
 const env = process.env;
-const now = () => performance.timeOrigin + performance.now();
 const send = (message) => console.log(JSON.stringify(message));
 const client = await LockClient.connect({ watchdogTimeout: Number(env.WATCHDOG ?? 1000), operationTimeout: Number(env.OPERATION_TIMEOUT ?? 500) });
 const resourceRedis = new Redis({ host: '127.0.0.1', port: Number(env.RESOURCE_PORT), maxRetriesPerRequest: 1 });

@@ -3,7 +3,7 @@
 // Prints {"type":"acquired","token"}, {"type":"renewed"}, {"type":"lost","reason"}, {"type":"aborted","reason"}
 // Commands on stdin: "unlock" -> {"type":"unlocked"} or {"type":"unlock-failed","code"}; "exit".
 import { createInterface } from 'node:readline';
-import { LockClient } from 'nestjs-distributed-lock';
+import { LockClient } from './core.mjs';
 
 const send = (message) => console.log(JSON.stringify(message));
 const client = await LockClient.connect({ watchdogTimeout: Number(process.env.WATCHDOG ?? 30000) });

@@ -3,7 +3,7 @@
 // Prints {"type":"ready"}, {"type":"elected","term"}, {"type":"revoked","term","reason"}, {"type":"renewed"}.
 // stdin: "resign" -> {"type":"resigned"}; "exit" closes the client.
 import { createInterface } from 'node:readline';
-import { LockClient } from 'nestjs-distributed-lock';
+import { LockClient } from './core.mjs';
 
 const send = (message) => console.log(JSON.stringify(message));
 const client = await LockClient.connect({ watchdogTimeout: Number(process.env.WATCHDOG) });

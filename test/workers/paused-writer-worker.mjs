@@ -11,7 +11,7 @@
 //   {"type":"late-timer", ...}    a timer due 100 ms after the lease deadline
 // Each carries what the code saw at that moment: isHeld, the signal captured at acquisition
 // (aborted?), and what throwIfLost() threw.
-import { LockClient } from 'nestjs-distributed-lock';
+import { LockClient } from './core.mjs';
 
 const send = (message) => console.log(JSON.stringify(message));
 const client = await LockClient.connect({});

@@ -3,7 +3,7 @@
 // Prints {"type":"acquired","token"}, then {"type":"renewed","startedAt"} at every renewal (startedAt:
 // Date.now() when that renewal was sent; its lease ends no earlier than startedAt + WATCHDOG). "exit" on stdin closes.
 import { createInterface } from 'node:readline';
-import { LockClient } from 'nestjs-distributed-lock';
+import { LockClient } from './core.mjs';
 
 const send = (message) => console.log(JSON.stringify(message));
 const client = await LockClient.connect({ watchdogTimeout: Number(process.env.WATCHDOG) });

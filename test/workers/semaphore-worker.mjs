@@ -5,7 +5,7 @@
 // env: DISTRIBUTED_LOCK_REDIS_* (any single-node mode). Prints {"type":"ready"}, waits for "go", prints {"type":"done","maxInUse"}.
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LockClient } from 'nestjs-distributed-lock';
+import { LockClient } from './core.mjs';
 
 const [protect, contexts, iterations, name, permits, inUseKey] = process.argv.slice(2);
 const client = await LockClient.connect();

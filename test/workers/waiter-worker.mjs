@@ -3,7 +3,7 @@
 // and prints {"type":"queued"} once it waits (subscribed), then {"type":"acquired","token"} and
 // releases at once. "exit" closes the client. Prints {"type":"ready"} first.
 import { createInterface } from 'node:readline';
-import { LockClient } from 'nestjs-distributed-lock';
+import { LockClient } from './core.mjs';
 
 const send = (message) => console.log(JSON.stringify(message));
 const client = await LockClient.connect();

@@ -1,8 +1,8 @@
 // The lock client of a worker process, from the environment: REDIS_* (any mode) for the library's own
 // ioredis connections; with LOCK_TEST_CLIENT=node-redis, a node-redis client, cluster or sentinel made
 // here from the same variables and given as `client` (single, cluster, sentinel). `data` is the
-// connection's plain GET/SET for the worker's own counter.
-import { LockClient } from 'nestjs-distributed-lock';
+// connection's plain GET/SET for the worker's own counter, and EVAL (`script`) for its checks.
+import { LockClient } from './core.mjs';
 
 const addresses = (list) =>
   list.split(',').map((address) => {
@@ -27,7 +27,13 @@ async function nodeRedisFromEnv(env) {
 export async function lockClientFromEnv(options = {}, env = process.env) {
   if (env.LOCK_TEST_CLIENT !== 'node-redis') {
     const client = await LockClient.connect(options);
-    return { client, data: client.redis, status: () => client.redis.status, close: () => client.close() };
+    const redis = client.redis;
+    const data = {
+      get: (key) => redis.get(key),
+      set: (key, value) => redis.set(key, value),
+      script: (lua, keys, args) => redis.eval(lua, keys.length, ...keys, ...args),
+    };
+    return { client, data, status: () => redis.status, close: () => client.close() };
   }
   const native = await nodeRedisFromEnv(env);
   native.on('error', () => undefined); // the lock client reports its own; node-redis throws an unheard one
@@ -35,7 +41,11 @@ export async function lockClientFromEnv(options = {}, env = process.env) {
   const client = await LockClient.connect({ ...options, client: native });
   return {
     client,
-    data: { get: (key) => native.get(key), set: (key, value) => native.set(key, String(value)) },
+    data: {
+      get: (key) => native.get(key),
+      set: (key, value) => native.set(key, String(value)),
+      script: (lua, keys, args) => native.eval(lua, { keys, arguments: args.map(String) }),
+    },
     status: () => (native.isReady ? 'ready' : native.isOpen ? 'reconnecting' : 'closed'),
     close: async () => {
       await client.close();

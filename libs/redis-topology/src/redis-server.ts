@@ -82,7 +82,8 @@ export class RedisServer {
     const configArgs = ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--logfile', '', '--daemonize', 'no', '--protected-mode', 'no'];
     const args = this.options.sentinel
       ? [join(this.dir, 'sentinel.conf'), '--sentinel', ...configArgs, ...(this.options.args ?? [])]
-      : ['--save', '', '--appendonly', 'no', ...configArgs, ...(this.options.args ?? [])];
+      : // A master starts a full sync at once: by default it waits 5 s for more replicas to share one transfer.
+        ['--save', '', '--appendonly', 'no', '--repl-diskless-sync-delay', '0', ...configArgs, ...(this.options.args ?? [])];
     if (this.options.sentinel) {
       // Sentinel rewrites its config file, so it needs a writable one of its own; monitors are added
       // with SENTINEL MONITOR once it runs.

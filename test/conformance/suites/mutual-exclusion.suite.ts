@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stopAllWorkers, WorkerProcess } from '../../harness/worker-process.js';
-import { itAcrossProcesses, type ModeFixture } from '../fixture.js';
+import { itWorkersOnly, type ModeFixture } from '../fixture.js';
 
 const PROCESSES = 3;
 const CONTEXTS = 4;
@@ -24,11 +24,11 @@ export function mutualExclusionSuite(fx: ModeFixture): void {
       return Number(await fx.data(reader).get(counterKey));
     }
 
-    itAcrossProcesses(fx)(`control: ${PROCESSES} processes x ${CONTEXTS} contexts without the lock lose updates`, async () => {
+    itWorkersOnly(fx)(`control: ${PROCESSES} processes x ${CONTEXTS} contexts without the lock lose updates`, async () => {
       expect(await runProcesses('none', 'counter:control')).toBeLessThan(TOTAL);
     });
 
-    itAcrossProcesses(fx)(`${PROCESSES} processes x ${CONTEXTS} contexts under the lock lose no update`, async () => {
+    itWorkersOnly(fx)(`${PROCESSES} processes x ${CONTEXTS} contexts under the lock lose no update`, async () => {
       expect(await runProcesses('lock', 'counter:locked')).toBe(TOTAL);
       expect(await fx.keyExistsAnywhere('lock:{counter:locked:lock}')).toBe(false);
     });

