@@ -124,6 +124,18 @@ export const MUTANTS: readonly Mutant[] = [
     }),
   },
   {
+    name: 'grant-takeover-keeps-token',
+    description:
+      "taking over a grant keeps the placeholder's token: a failover brought back a grant whose take-over the promoted replica never saw, and its token, already used, was handed out again (found by this simulator)",
+    server: {
+      name: 'grant-takeover-keeps-token',
+      lua: luaRewrite(
+        "if holder == false or (client ~= '' and holder == client .. ':grant') then\n  local token = next_token(fence_key)",
+        "if holder == false or (client ~= '' and holder == client .. ':grant') then\n  local token = holder == false and next_token(fence_key) or tonumber(redis.call('hget', lock_key, 'token'))",
+      ),
+    },
+  },
+  {
     name: 'registration-two-commands',
     description: "a process's registration written as HSET then PEXPIRE: one that died between them left a key that never expired (found by this simulator)",
     apply: replaceMethod(

@@ -30,8 +30,9 @@ const QUEUE_ARG = { 'others-wait': '1', last: '0', 'not-queued': '' } as const;
  * - `renew` in the hash says whether the holder's watchdog renews the lease (1) or not (0), for
  *   inspection only; a reentrant acquisition by the watchdog turns it on.
  * - A lock granted to the caller's client (placeholder owner `<client>:grant`, see
- *   grant-to-longest-waiting) is taken over: the caller becomes the owner with its lease, keeping the
- *   grant's token.
+ *   grant-to-longest-waiting) is taken over: the caller becomes the owner with its lease and a new
+ *   token. Not the grant's: a placeholder a failover brought back (the promoted replica had not seen
+ *   its take-over) holds a token that was already used (simulator seed 1006).
  * - A caller that will wait and fails marks its client as waiting unless it is already marked: the
  *   lock's next release grants it to the client marked first. A caller that gets the lock while others
  *   of its client still wait marks the client again, at the back (round robin between processes); the
@@ -54,12 +55,7 @@ local renew = ARGV[5] or '0'
 
 local holder = redis.call('hget', lock_key, 'owner')
 if holder == false or (client ~= '' and holder == client .. ':grant') then
-  local token
-  if holder == false then
-    token = next_token(fence_key)
-  else
-    token = tonumber(redis.call('hget', lock_key, 'token'))
-  end
+  local token = next_token(fence_key)
   redis.call('hset', lock_key, 'owner', owner_id, 'holds', 1, 'token', token, 'renew', renew)
   redis.call('pexpire', lock_key, lease_ms)
   if client ~= '' and queue == '1' then
