@@ -1,5 +1,9 @@
-import { InvalidLockConfigError, LockClient } from 'nestjs-distributed-lock';
-import { RedisServer } from 'redis-topology';
+import { InvalidLockConfigError, LockBackendError, LockClient } from 'nestjs-distributed-lock';
+import { FaultProxy, RedisServer, stopAllFaultProxies } from 'redis-topology';
+import { Redis as IORedis } from 'ioredis';
+import { until } from '../harness/wait.js';
+import { countScriptRuns } from '../conformance/fixture.js';
+import { reentrantAcquire } from '../../libs/distributed-lock/src/core/locks/reentrant/reentrant-acquire.script.js';
 import type { Redis } from 'ioredis';
 
 /**
@@ -41,6 +45,73 @@ describe('RedLock over an array of clients', () => {
     const next = await waiting;
     expect(next && next.token).toBeGreaterThan(held.token);
     if (next) await next.unlock();
+  });
+
+  it('an unlock only one master answered is not a success: two masters may still hold it, and the release goes on until they answer', async () => {
+    const proxies = await Promise.all(servers.map((server) => FaultProxy.start({ targetPort: server.port })));
+    const given = proxies.map((proxy) => new IORedis({ host: proxy.host, port: proxy.port, maxRetriesPerRequest: null }));
+    const direct = servers.map((server) => server.client());
+    connections.push(...direct);
+    const client = await LockClient.connect({ client: given, operationTimeout: '200ms' });
+    try {
+      const held = await client.lock('rl:quorum-unlock', '30s');
+      proxies[1]!.blackhole();
+      proxies[2]!.blackhole();
+      // Control: without the majority rule this unlock resolved on the first master's answer alone.
+      const unlocked = await held.unlock().then(
+        () => 'resolved',
+        (error: unknown) => error,
+      );
+      expect(unlocked).toBeInstanceOf(LockBackendError);
+      expect(await direct[1]!.exists('lock:{rl:quorum-unlock}')).toBe(1);
+      proxies[1]!.heal();
+      proxies[2]!.heal();
+      // The release, retried in the background, reaches every master once they answer again.
+      await until(
+        async () => (await Promise.all(direct.map((redis) => redis.exists('lock:{rl:quorum-unlock}')))).every((exists) => exists === 0),
+        'the lock to be released on every master',
+      );
+    } finally {
+      await client.close();
+      for (const connection of given) connection.disconnect();
+      await stopAllFaultProxies();
+    }
+  });
+
+  it('with a master down and a short operation timeout, a caller waiting without a deadline is served, not failed', async () => {
+    const proxies = await Promise.all(servers.map((server) => FaultProxy.start({ targetPort: server.port })));
+    const given = proxies.map((proxy) => new IORedis({ host: proxy.host, port: proxy.port, maxRetriesPerRequest: null }));
+    const clientsHere: LockClient[] = [];
+    try {
+      const holder = await LockClient.connect({ client: given, operationTimeout: '40ms' });
+      clientsHere.push(holder);
+      const waiter = await LockClient.connect({ client: given.map((redis) => redis.duplicate()), operationTimeout: '40ms' });
+      clientsHere.push(waiter);
+      const held = await holder.lock('rl:short-timeout', '30s');
+      proxies[0]!.blackhole();
+      // Each of the waiter's attempts is refused by the two masters left and waits for the third: a step
+      // of 50 ms per node outlasted the whole operation timeout, and two such failures ended a wait that
+      // has no deadline (control: fails without a node timeout under a third of the operation timeout).
+      const attempts = countScriptRuns(reentrantAcquire);
+      let failed: unknown;
+      const waiting = waiter.lock('rl:short-timeout', '30s');
+      waiting.catch((error: unknown) => (failed = error));
+      try {
+        // Its first attempt and the one after it subscribed, each answered by the two masters left.
+        await until(() => failed !== undefined || attempts.answered >= 4, 'the waiter to try twice');
+      } finally {
+        attempts.restore();
+      }
+      expect(failed).toBeUndefined();
+      await held.unlock();
+      const next = await waiting;
+      expect(next.token).toBeGreaterThan(held.token as number);
+      await next.unlock();
+    } finally {
+      await Promise.all(clientsHere.map((client) => client.close()));
+      for (const connection of given) connection.disconnect();
+      await stopAllFaultProxies();
+    }
   });
 
   it('fewer than 3 clients is a configuration error, before any connection', () => {

@@ -6,6 +6,8 @@ interface LeaseView {
   readonly validUntil: number;
   readonly owner: string;
   readonly token: number;
+  /** When its acquisition started, by its process's clock. */
+  readonly acquiredAt: number;
 }
 
 /** The families of lock state that exclude each other: one Redis hash (or set) per name and family. */
@@ -20,6 +22,8 @@ export interface HoldingProcess {
   readonly name: string;
   readonly dead: boolean;
   readonly clock: Clock;
+  /** The virtual time at which its clock read `localMs`. */
+  virtualTimeOf(localMs: number): number;
 }
 
 /**
@@ -56,7 +60,14 @@ export class Hold {
     readonly acquiredAt: number,
   ) {
     this.leases = leasesOf(handle);
+    this.grantedFrom = Math.min(...this.leases.map((lease) => process.virtualTimeOf(lease.acquiredAt)));
   }
+
+  /**
+   * Virtual time at which the first of its leases started to be acquired: Redis may have granted it
+   * from then on (a multi-lock's first lock long before its caller learnt of the last one).
+   */
+  readonly grantedFrom: number;
 
   get owner(): string {
     return this.leases[0]!.owner;

@@ -122,7 +122,7 @@ export class Invariants {
   private refused(hold: Hold, cell: Cell): void {
     const newer = cell.maxHold;
     if (!hold.valid || !newer) return;
-    if (newer.acquiredAt > hold.acquiredAt) {
+    if (newer.grantedFrom > hold.grantedFrom) {
       // A hold granted after this one, with a higher token, while this one is still valid: two holders.
       if (!this.exempt(hold, newer)) this.violate('exclusive', `${hold.describe()} was fenced out by ${newer.describe()}, granted while it was valid`);
     } else {
@@ -152,9 +152,12 @@ export class Invariants {
     }
   }
 
-  /** Two holds of which one was granted before Redis last lost data: exclusion is not promised between them. */
+  /**
+   * Two holds of which one may have been granted before Redis last lost data: exclusion is not promised
+   * between them (its grant may be what was lost).
+   */
   private exempt(a: Hold, b: Hold): boolean {
-    return Math.min(a.acquiredAt, b.acquiredAt) < this.dataLostAt;
+    return Math.min(a.grantedFrom, b.grantedFrom) < this.dataLostAt;
   }
 
   private cell(key: string): Cell {

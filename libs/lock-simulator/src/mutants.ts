@@ -2,6 +2,8 @@ import { LeaseKeeper } from '../../distributed-lock/src/core/engine/lease-keeper
 import type { HeldLock } from '../../distributed-lock/src/core/engine/held-locks.js';
 import { InstanceRegistration } from '../../distributed-lock/src/core/inspection/instance-registration.js';
 import { Acquisition } from '../../distributed-lock/src/core/locks/acquisition.js';
+import { LockQuorumError } from '../../distributed-lock/src/core/errors/lock-quorum.error.js';
+import { RedLock } from '../../distributed-lock/src/core/locks/redlock/red-lock.js';
 import { NOT_AFTER } from '../../distributed-lock/src/core/scripts/lock-script.js';
 import type { ServerMutation } from './sim-server.js';
 
@@ -134,6 +136,22 @@ export const MUTANTS: readonly Mutant[] = [
         "if holder == false or (client ~= '' and holder == client .. ':grant') then\n  local token = holder == false and next_token(fence_key) or tonumber(redis.call('hget', lock_key, 'token'))",
       ),
     },
+  },
+  {
+    name: 'redlock-unlock-one-answer',
+    description:
+      "a RedLock release answered by fewer than a majority of the masters counts as done: an unlock succeeded on one master's answer while two slow ones kept the hold (found by this simulator)",
+    apply: (() => {
+      const release = RedLock.prototype.release;
+      return replaceMethod(RedLock.prototype, 'release', async function (this: RedLock, ...args: Parameters<RedLock['release']>) {
+        try {
+          return await release.apply(this, args);
+        } catch (error) {
+          if (error instanceof LockQuorumError && error.answered > 0) return { outcome: 'released', remaining: 0, toAnotherProcess: false };
+          throw error;
+        }
+      });
+    })(),
   },
   {
     name: 'registration-two-commands',

@@ -31,6 +31,11 @@ export class ProcessClock implements Clock {
     return this.origin + (this.scheduler.now - this.startedAt) * this.rate;
   }
 
+  /** The virtual time at which this clock read (or will read) `localMs`. */
+  virtualTimeOf(localMs: number): number {
+    return this.startedAt + (localMs - this.origin) / this.rate;
+  }
+
   wallNow(): number {
     return SIM_EPOCH_MS + this.scheduler.now * this.rate + this.wallSkewMs;
   }

@@ -50,6 +50,10 @@ export class SimProcess implements EventOwner, HoldingProcess, CallingProcess {
     });
   }
 
+  virtualTimeOf(localMs: number): number {
+    return this.clock.virtualTimeOf(localMs);
+  }
+
   /** Runs `fn` as an event of this process (it waits while paused, never runs once dead). */
   soon(fn: () => void): void {
     this.world.scheduler.after(0, fn, this);

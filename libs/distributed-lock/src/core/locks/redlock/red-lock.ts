@@ -17,7 +17,11 @@ import { BaseLock } from '../base-lock.js';
 import { OWNER_FIELDS } from '../exclusive/exclusive-keys.js';
 import type { AttemptArgs, AttemptResult } from '../lock-kind.js';
 
-/** Longest a single node may take to answer one step; a slower node counts as not answering. */
+/**
+ * Longest a single node may take to answer one step; a slower node counts as not answering. At most a
+ * third of the operation timeout (see nodeTimeoutMs): an attempt is two steps (the grants, then the
+ * fencing counter's raise) and must fit in one operation timeout with a master down.
+ */
 export const REDLOCK_NODE_TIMEOUT_MS = 50;
 /** Clock drift allowance: 1 % of the lease plus 2 ms (the RedLock algorithm's). */
 export const redlockDrift = (leaseMs: number): number => Math.ceil(leaseMs * 0.01) + 2;
@@ -58,6 +62,15 @@ export class RedLock extends BaseLock {
     return this.services.nodes;
   }
 
+  /**
+   * A node's time to answer one step: REDLOCK_NODE_TIMEOUT_MS, or a third of the operation timeout if
+   * that is shorter. With 50 ms per step against an operation timeout of 50 ms, every contended attempt
+   * with a master down timed out, and a caller waiting without a deadline failed (simulator seed 3534).
+   */
+  private get nodeTimeoutMs(): number {
+    return Math.max(1, Math.min(REDLOCK_NODE_TIMEOUT_MS, Math.floor(this.services.operationTimeoutMs / 3)));
+  }
+
   private get quorum(): number {
     return Math.floor(this.nodes.length / 2) + 1;
   }
@@ -71,7 +84,7 @@ export class RedLock extends BaseLock {
     const startedAt = this.services.clock.now();
     const replies = await this.onEveryNode(
       (node) => node.run(reentrantAcquire, { lock: this.id, fence: this.fenceKey, owner, leaseMs, waitingClient: '', queue: 'not-queued', watchdog }),
-      REDLOCK_NODE_TIMEOUT_MS,
+      this.nodeTimeoutMs,
       (sofar) => sofar.filter((reply) => reply?.ok && reply.value.acquired).length >= this.quorum,
     );
     const granted = replies.flatMap((reply, i) =>
@@ -88,7 +101,7 @@ export class RedLock extends BaseLock {
       token = held?.active && Math.max(...granted.map((g) => g.holds)) > 1 ? held.token : Math.max(...granted.map((g) => g.token));
       const raised = await this.onEveryNode(
         (node) => node.run(fenceRaise, { fence: this.fenceKey, lock: this.id, owner, token }),
-        REDLOCK_NODE_TIMEOUT_MS,
+        this.nodeTimeoutMs,
         (sofar) => sofar.filter((reply) => reply?.ok).length >= this.quorum,
       );
       success = raised.filter((reply) => reply.ok).length >= this.quorum && leaseMs - (this.services.clock.now() - startedAt) - redlockDrift(leaseMs) > 0;
@@ -126,7 +139,7 @@ export class RedLock extends BaseLock {
     const startedAt = this.services.clock.now();
     const replies = await this.onEveryNode(
       (node) => node.run(exclusiveRenew, { lock: this.id, owner, leaseMs }),
-      REDLOCK_NODE_TIMEOUT_MS,
+      this.nodeTimeoutMs,
       (sofar) => sofar.filter((reply) => reply?.ok && reply.value).length >= this.quorum,
     );
     const renewed = replies.filter((reply) => reply.ok && reply.value).length;
@@ -145,7 +158,14 @@ export class RedLock extends BaseLock {
     );
     this.keepStraggling(owner, replies);
     const answers = replies.flatMap((reply) => (reply.ok ? [reply.value] : []));
+    // Fewer than a majority answered: the outcome is unknown (a node that did not answer may still hold
+    // it, and a majority of holders is a holder), so the release is retried (simulator seed 4744: one
+    // master's answer made an unlock succeed while two slow ones kept the hold).
     if (answers.length === 0) throw (replies[0] as { error: unknown }).error;
+    if (answers.length < this.quorum) {
+      const failure = replies.find((reply) => !reply.ok) as { error: unknown };
+      throw new LockQuorumError(this.name, answers.length, this.nodes.length, failure.error, 'unlock');
+    }
     // A node that still had a hold answers with what is left; 'already applied' counts as done there.
     const remaining = Math.max(0, ...answers.map((answer) => (answer.outcome === 'released' ? answer.remaining : 0)));
     if (remaining > 0 || answers.some((answer) => answer.outcome === 'released')) return { outcome: 'released', remaining, toAnotherProcess: false };
@@ -211,7 +231,7 @@ export class RedLock extends BaseLock {
    */
   private onEveryNode<T>(
     step: (node: LockNode) => Promise<T>,
-    timeoutMs = REDLOCK_NODE_TIMEOUT_MS,
+    timeoutMs = this.nodeTimeoutMs,
     enough?: (replies: readonly (NodeReply<T> | undefined)[]) => boolean,
   ): Promise<NodeReply<T>[]> {
     const pendings = this.nodes.map((node) => step(node));
