@@ -30,7 +30,7 @@ import type {
 import { assertKnownKeys, assertLockName, isPlainObject } from './util/validate.js';
 import { InvalidLockArgumentError } from './errors/invalid-lock-argument.error.js';
 import { createSemaphore, type Semaphore, type SemaphoreOptions } from './locks/semaphore/semaphore.js';
-import { createLockServices, type LockServices } from './locks/lock-services.js';
+import { createLockRuntime, type LockRuntime } from './locks/lock-runtime.js';
 import { InstanceRegistration } from './inspection/instance-registration.js';
 import { LockInspector } from './inspection/lock-inspector.js';
 import { LockLines } from './waiting/lock-lines.js';
@@ -70,8 +70,8 @@ export class LockClient {
   readonly mode: RedisMode | 'client';
   protected readonly engine: LockEngine;
   protected readonly connections: LockConnections;
-  /** What this client's lock objects are given (see LockServices). */
-  private readonly services: LockServices;
+  /** What this client's lock objects are given (see LockRuntime). */
+  private readonly runtime: LockRuntime;
   /** This process's label for lock inspection, written when it first takes part in locking. */
   private readonly instance: InstanceRegistration;
   private readonly inspector: LockInspector;
@@ -121,7 +121,7 @@ export class LockClient {
       waitedMs: (channel) => lines.waitedMs(channel),
       query: (operation, name, run) => engine.query(operation, name, run),
     });
-    this.services = createLockServices(engine, (name, kind) => this.inspector.inspect(name, kind));
+    this.runtime = createLockRuntime(engine, (name, kind) => this.inspector.inspect(name, kind));
     // Waiters whose attempts failed while a command connection was down look again as soon as it is back.
     this.connections.onCommandReady(() => lines.wakeAll());
     // A new connection may lead to another server (a failover): its clock is read again (see NodeClock).
@@ -212,7 +212,7 @@ export class LockClient {
     let lock = this.plainLocks.get(name);
     if (lock) return lock;
     assertLockName(name);
-    lock = this.mode === 'redlock' ? new RedLock(this.services, name) : new ReentrantLock(this.services, name);
+    lock = this.mode === 'redlock' ? new RedLock(this.runtime, name) : new ReentrantLock(this.runtime, name);
     // Lock objects hold no state of their own: keep recent ones, so a hot name does not rebuild its keys.
     if (this.plainLocks.size >= PLAIN_LOCK_CACHE_SIZE) this.plainLocks.clear();
     this.plainLocks.set(name, lock);
@@ -229,7 +229,7 @@ export class LockClient {
     assertKnownKeys(options, ['queueTimeout'], 'fair lock options');
     const queueTimeoutMs = options.queueTimeout === undefined ? undefined : toMilliseconds(options.queueTimeout, 'queueTimeout', { min: 30 });
     this.assertSingleNode(name, 'use a fair lock');
-    return new FairLock(this.services, name, queueTimeoutMs);
+    return new FairLock(this.runtime, name, queueTimeoutMs);
   }
 
   /**
@@ -239,7 +239,7 @@ export class LockClient {
   getReadWriteLock(name: string): ReadWriteLock {
     assertLockName(name);
     this.assertSingleNode(name, 'use a read-write lock');
-    return new ReadWriteLock(this.services, name);
+    return new ReadWriteLock(this.runtime, name);
   }
 
   /**
@@ -250,7 +250,7 @@ export class LockClient {
   getMultiLock(locks: readonly (string | BaseLock)[]): MultiLock {
     if (!Array.isArray(locks)) throw new InvalidLockArgumentError('multi-lock names', `expected an array of lock names, got ${describe(locks)}.`);
     return new MultiLock(
-      this.services,
+      this.runtime,
       locks.map((lock: unknown, i) => {
         if (lock instanceof BaseLock) return lock;
         if (typeof lock === 'object' && lock !== null) {
@@ -389,7 +389,7 @@ export class LockClient {
    * (UnsupportedLockOperationError).
    */
   getSemaphore(name: string, options: SemaphoreOptions): Semaphore {
-    return createSemaphore(this.services, this.mode, name, options);
+    return createSemaphore(this.runtime, this.mode, name, options);
   }
 
   /**

@@ -6,7 +6,7 @@ import type { LockLines } from '../waiting/lock-lines.js';
 import type { Succession } from '../waiting/lock-line.js';
 import type { BackgroundWork } from './background-work.js';
 import type { HeldLock, HeldLocks } from './held-locks.js';
-import type { HandOverReply, LeaseResource } from './lease-resource.js';
+import type { HandoverReply, LeaseResource } from './lease-resource.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import type { RoundTrips } from './round-trips.js';
 
@@ -57,7 +57,7 @@ export class ReleaseProtocol {
     const last = expected === 1 && this.registry.acquisitionsInFlight(held.key) === 0;
     if (expected === 1 && resource.handover && !held.replicaAck && !this.outcomes.isClosed()) {
       const successor = this.lines.nextHandover(resource.channel, held.acquiredAt);
-      if (successor) return this.handOver(held, successor, last);
+      if (successor) return this.releaseTo(held, successor, last);
     }
     let reply: ReleaseReply;
     try {
@@ -103,14 +103,14 @@ export class ReleaseProtocol {
    * The successor's lease counts from the start of this call (Redis granted it later, so the local
    * deadline is never the later one). A successor that stopped waiting meanwhile gives the lock back.
    */
-  private async handOver(held: HeldLock, successor: Succession, all: boolean): Promise<void> {
+  private async releaseTo(held: HeldLock, successor: Succession, all: boolean): Promise<void> {
     const { resource } = held;
     const { terms } = successor;
     const startedAt = this.roundTrips.clock.now();
-    let reply: HandOverReply;
+    let reply: HandoverReply;
     try {
       reply = await this.roundTrips.bounded(
-        resource.handover!.handOver({
+        resource.handover!.releaseTo({
           owner: held.owner,
           successor: terms.owner,
           leaseMs: terms.leaseMs,

@@ -17,7 +17,7 @@ export type Holds = Pick<LockEngine, 'currentOwner' | 'byName' | 'held' | 'relea
  * process's holds, the acquisitions' port, and inspection. Each kind uses the part it needs; none
  * reaches past it.
  */
-export interface LockServices {
+export interface LockRuntime {
   /** Where lock state lives: the one node of every mode but redlock (RedLock: each independent master). */
   readonly nodes: readonly LockNode[];
   readonly keys: LockKeys;
@@ -43,8 +43,8 @@ export interface LockServices {
   inspect(name: string, kind: InspectedLockKind): Promise<LockInspection>;
 }
 
-/** The services of one client's lock objects, from its engine and its inspector. */
-export function createLockServices(engine: LockEngine, inspect: (name: string, kind: InspectedLockKind) => Promise<LockInspection>): LockServices {
+/** The runtime of one client's lock objects, from its engine and its inspector. */
+export function createLockRuntime(engine: LockEngine, inspect: (name: string, kind: InspectedLockKind) => Promise<LockInspection>): LockRuntime {
   return {
     nodes: engine.nodes,
     keys: engine.keys,
