@@ -47,7 +47,7 @@ interface KeeperInternals {
   roundTrips: { bounded<T>(operation: Promise<T>): Promise<T> };
 }
 interface AcquisitionInternals {
-  port: KeeperInternals;
+  runtime: KeeperInternals;
   lock: { name: string; release(owner: string, all: boolean): Promise<unknown> };
   owner: string;
 }
@@ -110,8 +110,8 @@ export const MUTANTS: readonly Mutant[] = [
     description:
       "a late grant is given back without its token, whatever the kind: a semaphore's later attempt that took that very lease, or a later lifetime of the lock, lost its hold in Redis while its caller held it (found by this simulator)",
     apply: replaceMethod(Acquisition.prototype, 'giveBackLateGrant', function (this: AcquisitionInternals) {
-      const { port, lock } = this;
-      port.background.run('release', lock.name, () => port.roundTrips.bounded(lock.release(this.owner, false)));
+      const { runtime, lock } = this;
+      runtime.background.run('release', lock.name, () => runtime.roundTrips.bounded(lock.release(this.owner, false)));
     }),
   },
   {

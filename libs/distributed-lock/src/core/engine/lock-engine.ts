@@ -17,85 +17,82 @@ import { LockKeys } from '../scripts/lock-keys.js';
 import type { LockNode } from '../connection/lock-node.js';
 import { ReleaseProtocol } from './release-protocol.js';
 import { RoundTrips } from './round-trips.js';
+import type { HoldTerms, LockRuntime, Owner } from './lock-runtime.js';
+import { InstanceRegistration } from '../inspection/instance-registration.js';
+import { LockInspector } from '../inspection/lock-inspector.js';
+import type { InspectedLockKind, LockInspection } from '../inspection/lock-inspection.js';
+import type { PublishCommand } from '../scripts/lock-script.js';
 
-export interface LockEngineSettings {
-  keyPrefix: string;
-  watchdogTimeoutMs: number;
-  operationTimeoutMs: number;
-  /** Sharded or plain pub/sub for unlock notifications (decided once the server is known: PubSubSelector). */
-  pubsub: { readonly sharded: boolean };
-  /** Every lock's default; a lock may override it. */
-  replicaAck: ReplicaAck | undefined;
-  /** Every script's keys in one hash slot (the fencing counter per slot) although the client is not a cluster client. */
-  oneSlotPerScript?: boolean;
+/** What a client's engine is built from (LockClient's composition root gives it). */
+export interface LockEngineOptions {
+  readonly clientId: string;
+  /** Where lock state lives: one node, or RedLock's independent masters. */
+  readonly nodes: readonly LockNode[];
+  /** This process's waiting callers (built with the same clientId). */
+  readonly lines: LockLines;
+  readonly events: LockEvents;
   /** Every clock read and timer of the client's locks. */
-  clock: Clock;
-}
-
-/** Who acquires: an owner id, and whether it was made outside any lock context (see LockEngine.byName). */
-export interface Owner {
-  readonly id: string;
-  readonly outsideContext: boolean;
-}
-
-/** What a successful acquisition establishes, for `register` (one owner's hold on one lock). */
-export interface HoldTerms {
-  readonly resource: LeaseResource;
-  readonly owner: Owner;
-  /** registryKey(owner.id, resource), as the acquisition computed it. */
-  readonly key: RegistryKey;
-  readonly token: number;
-  readonly holds: number;
-  readonly leaseMs: number;
-  /** How long the hold is valid, counted from `startedAt` (the start of the round trip that got it). */
-  readonly validityMs: number;
-  readonly startedAt: number;
-  readonly watchdog: boolean;
+  readonly clock: Clock;
+  readonly keyPrefix: string;
+  readonly watchdogTimeoutMs: number;
+  readonly operationTimeoutMs: number;
+  /** Every lock's default; a lock may override it. */
   readonly replicaAck: ReplicaAck | undefined;
+  /** Sharded or plain pub/sub for unlock notifications (decided once the server is known: PubSubSelector). */
+  readonly pubsub: { readonly sharded: boolean };
+  /** Every script's keys in one hash slot (the fencing counter per slot) although the client is not a cluster client. */
+  readonly oneSlotPerScript?: boolean;
+  /** This process's label in inspection (see InstanceRegistration). */
+  readonly instanceName?: string;
+  /** Replicas that may answer reads that are stale by design (master-slave mode). */
+  readonly staleReaders?: readonly RedisCommands[];
 }
 
 /**
  * What one client's locks share, assembled from parts with one job each: the registry of held locks
  * (HeldLocks), bounded round trips (RoundTrips), the leases (LeaseKeeper), the release protocol
- * (ReleaseProtocol), background work, and this process's lock lines (waiting/). It owns what ties
- * them together: owner ids, registering an acquisition, losing a lock, and closing.
+ * (ReleaseProtocol), background work, this process's lock lines (waiting/), its label for inspection
+ * (InstanceRegistration) and the inspector. It owns what ties them together: owner ids, registering an
+ * acquisition, losing a lock, and closing. Lock objects see it as their LockRuntime.
  */
-export class LockEngine implements LockReleaser {
+export class LockEngine implements LockRuntime, LockReleaser {
+  readonly clientId: string;
+  readonly nodes: readonly LockNode[];
+  readonly lines: LockLines;
+  readonly events: LockEvents;
+  readonly clock: Clock;
+  readonly watchdogTimeoutMs: number;
+  readonly operationTimeoutMs: number;
+  readonly replicaAck: ReplicaAck | undefined;
   readonly keys: LockKeys;
   readonly roundTrips: RoundTrips;
   readonly background: BackgroundWork;
   readonly held: HeldLocks;
   readonly releases: ReleaseProtocol;
+  /** This process's label for lock inspection, written when it first takes part in locking. */
+  readonly instance: InstanceRegistration;
+  readonly inspector: LockInspector;
   private readonly leases: LeaseKeeper;
   /** Recent hold durations by lock name, for when to retry a busy lock. */
   private readonly holdTimes = new HoldTimes();
+  private readonly pubsub: { readonly sharded: boolean };
+  private readonly staleReaders: readonly RedisCommands[];
   private staleReaderIndex = 0;
   private closed = false;
 
-  /**
-   * `nodes`: where lock state lives (one node, or RedLock's independent masters). `lines`: this
-   * process's waiting callers (built with this engine's clientId). `staleReaders`: replicas that may
-   * answer reads that are stale by design (master-slave mode). `announce`: called at each acquisition
-   * (this process's label for inspection is written once, at the first).
-   */
-  constructor(
-    readonly clientId: string,
-    readonly nodes: LockNode[],
-    readonly lines: LockLines,
-    readonly settings: LockEngineSettings,
-    readonly events: LockEvents,
-    readonly announce: () => void,
-    private readonly staleReaders: RedisCommands[] = [],
-  ) {
-    this.keys = new LockKeys(settings.keyPrefix, settings.oneSlotPerScript === true || nodes[0]!.redis.isCluster);
-    this.held = new HeldLocks(settings.clock);
-    this.roundTrips = new RoundTrips(settings.operationTimeoutMs, settings.clock);
-    this.background = new BackgroundWork(events, this.roundTrips);
+  constructor(options: LockEngineOptions) {
+    ({ clientId: this.clientId, nodes: this.nodes, lines: this.lines, events: this.events, clock: this.clock } = options);
+    ({ watchdogTimeoutMs: this.watchdogTimeoutMs, operationTimeoutMs: this.operationTimeoutMs, replicaAck: this.replicaAck, pubsub: this.pubsub } = options);
+    this.staleReaders = options.staleReaders ?? [];
+    this.keys = new LockKeys(options.keyPrefix, options.oneSlotPerScript === true || this.node.redis.isCluster);
+    this.held = new HeldLocks(this.clock);
+    this.roundTrips = new RoundTrips(this.operationTimeoutMs, this.clock);
+    this.background = new BackgroundWork(this.events, this.roundTrips);
     this.leases = new LeaseKeeper(
-      settings.watchdogTimeoutMs,
+      this.watchdogTimeoutMs,
       this.roundTrips,
       this.background,
-      events,
+      this.events,
       (held, reason) => this.markLost(held, reason),
       (held) => this.held.acquisitionsInFlight(held.key) > 0,
     );
@@ -108,11 +105,21 @@ export class LockEngine implements LockReleaser {
       },
       isClosed: () => this.closed,
     });
+    this.instance = new InstanceRegistration(this.node.redis, options.keyPrefix, this.clientId, options.instanceName, this.clock, (error) =>
+      this.background.report('register', undefined, error),
+    );
+    this.inspector = new LockInspector({
+      node: this.node,
+      keys: this.keys,
+      clientId: this.clientId,
+      waitedMs: (channel) => this.lines.waitedMs(channel),
+      query: (operation, name, run) => this.query(operation, name, run),
+    });
   }
 
   /** What release scripts publish unlock notifications with. */
-  get publishCommand(): 'publish' | 'spublish' {
-    return this.settings.pubsub.sharded ? 'spublish' : 'publish';
+  publishCommand(): PublishCommand {
+    return this.pubsub.sharded ? 'spublish' : 'publish';
   }
 
   /** The node of every mode but redlock (RedLock: the first node, used for plain reads). */
@@ -222,6 +229,16 @@ export class LockEngine implements LockReleaser {
     return new HeldLockHandle(held, this);
   }
 
+  /** Called at each acquisition: this process's label for inspection is written at the first. */
+  announce(): void {
+    this.instance.announce();
+  }
+
+  /** The lock `name` as `kind` sees it (see LockInspector). */
+  inspect(name: string, kind?: InspectedLockKind): Promise<LockInspection> {
+    return this.inspector.inspect(name, kind);
+  }
+
   /** Claims the permits `key` holds by a grant's message (see LeaseKeeper.claim). */
   claim(key: RegistryKey): void {
     const held = this.held.find(key);
@@ -249,7 +266,7 @@ export class LockEngine implements LockReleaser {
     return new LockAcquireTimeoutError(
       name,
       waitedMs,
-      this.holdTimes.retryAfterMs(name, remainingLeaseMs, waitedMs, this.settings.watchdogTimeoutMs),
+      this.holdTimes.retryAfterMs(name, remainingLeaseMs, waitedMs, this.watchdogTimeoutMs),
       remainingLeaseMs,
       busy,
     );
@@ -264,7 +281,7 @@ export class LockEngine implements LockReleaser {
       name: held.resource.name,
       kind: held.resource.kind,
       reason,
-      heldMs: this.settings.clock.now() - held.acquiredAt,
+      heldMs: this.clock.now() - held.acquiredAt,
       token: held.token,
     });
   }
@@ -282,8 +299,10 @@ export class LockEngine implements LockReleaser {
    */
   async close(): Promise<void> {
     if (this.closed) return;
+    // This process's label goes with the rest of the close, within the same bound.
+    this.background.run('register', undefined, () => this.roundTrips.bounded(this.instance.stop()));
     this.closed = true;
-    const closeBy = this.settings.clock.now() + this.settings.operationTimeoutMs;
+    const closeBy = this.clock.now() + this.operationTimeoutMs;
     this.leases.stop();
     this.lines.close();
     for (const held of this.held.all()) {
@@ -292,7 +311,7 @@ export class LockEngine implements LockReleaser {
     }
     // Waiters woken by the close above leave in the next turns, some with clean-up in Redis (their
     // process's waiting mark): let that start before waiting for the background work.
-    await new Promise<void>((resolve) => this.settings.clock.soon(resolve));
+    await new Promise<void>((resolve) => this.clock.soon(resolve));
     const unfinished = await this.background.settledBy(closeBy);
     this.roundTrips.stop();
     if (unfinished.size > 0) {
@@ -300,7 +319,7 @@ export class LockEngine implements LockReleaser {
       this.events.emit('background-error', {
         operation: 'close',
         error: new Error(
-          `close() gave up on work Redis did not answer within the operation timeout (${this.settings.operationTimeoutMs} ms): ${what}. ` +
+          `close() gave up on work Redis did not answer within the operation timeout (${this.operationTimeoutMs} ms): ${what}. ` +
             'Locks whose release was given up stay in Redis until their leases run out.',
         ),
       });
@@ -312,7 +331,7 @@ export class LockEngine implements LockReleaser {
     held.holds = remaining;
     if (remaining !== 0) return;
     this.forget(held);
-    const heldMs = this.settings.clock.now() - held.acquiredAt;
+    const heldMs = this.clock.now() - held.acquiredAt;
     this.holdTimes.record(held.resource.name, heldMs);
     if (this.events.listenerCount('released') > 0)
       this.events.emit('released', { name: held.resource.name, kind: held.resource.kind, heldMs, token: held.token });

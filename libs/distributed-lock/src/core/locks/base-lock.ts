@@ -1,7 +1,7 @@
 import type { ReplicaAck } from '../config/replica-ack.js';
 import { getLockContext } from '../context/lock-context.js';
 import type { LockHandover, RenewResult } from '../engine/lease-resource.js';
-import type { Owner } from '../engine/lock-engine.js';
+import type { Owner } from '../engine/lock-runtime.js';
 import type { LockHandle } from '../context/lock-handle.js';
 import { registryKey } from '../engine/held-locks.js';
 import { LockNotHeldError } from '../errors/lock-not-held.error.js';
@@ -10,10 +10,9 @@ import type { ReleaseReply } from '../scripts/lock-script.js';
 import type { LockInspection } from '../inspection/lock-inspection.js';
 import type { Duration } from '../util/duration.js';
 import { lockRequest, tryLockRequest, type AcquireRequest, type LockOptions, type TryLockOptions } from './acquire-options.js';
-import { Acquisition } from './acquisition.js';
-import type { AcquireOutcome } from './acquisition-port.js';
+import { Acquisition, type AcquireOutcome } from './acquisition.js';
 import type { AttemptArgs, AttemptResult, LockKindContract } from './lock-kind.js';
-import type { LockRuntime } from './lock-runtime.js';
+import type { LockRuntime } from '../engine/lock-runtime.js';
 import { withLockOn } from './with-lock.js';
 
 /**
@@ -92,15 +91,15 @@ export abstract class BaseLock implements LockKindContract {
    */
   async lock(leaseTimeOrOptions?: Duration | LockOptions): Promise<LockHandle> {
     const request = lockRequest(leaseTimeOrOptions);
-    const outcome = await this.acquire(this.runtime.holds.currentOwner(), request);
-    if ('ttl' in outcome) throw this.runtime.holds.timeoutError(this.name, request.waitMs, outcome.ttl);
+    const outcome = await this.acquire(this.runtime.currentOwner(), request);
+    if ('ttl' in outcome) throw this.runtime.timeoutError(this.name, request.waitMs, outcome.ttl);
     return outcome;
   }
 
   /** Acquires if possible within `waitTime` (default: no wait); resolves false otherwise. */
   async tryLock(waitTimeOrOptions?: Duration | TryLockOptions, leaseTime?: Duration): Promise<LockHandle | false> {
     const request = tryLockRequest(waitTimeOrOptions, leaseTime);
-    const outcome = await this.acquire(this.runtime.holds.currentOwner(), request);
+    const outcome = await this.acquire(this.runtime.currentOwner(), request);
     return 'ttl' in outcome ? false : outcome;
   }
 
@@ -118,24 +117,24 @@ export abstract class BaseLock implements LockKindContract {
    * process: `lock(name)` then `unlock(name)` works there too (see LockEngine.byName).
    */
   async unlock(): Promise<void> {
-    const named = this.runtime.holds.byName(this);
+    const named = this.runtime.byName(this);
     if (named.owner === undefined) throw new LockNotHeldError(this.name, named.why);
-    const held = this.runtime.holds.held.find(registryKey(named.owner, this));
+    const held = this.runtime.held.find(registryKey(named.owner, this));
     if (!held)
       throw new LockNotHeldError(
         this.name,
         getLockContext() ? 'the current lock context does not hold it' : 'no acquisition made outside a context holds it in this process',
       );
-    await this.runtime.holds.release(held);
+    await this.runtime.release(held);
   }
 
   /** @internal Acquires for `owner`, waiting per `request` (see Acquisition). */
   acquire(owner: Owner, request: AcquireRequest): Promise<AcquireOutcome> {
-    return new Acquisition(this, this.runtime.acquisitions, owner, request).run();
+    return new Acquisition(this, this.runtime, owner, request).run();
   }
 
   /** The owner whose holds a by-name query counts (see LockEngine.byName), or undefined. */
   protected ownerByName(): string | undefined {
-    return this.runtime.holds.byName(this).owner;
+    return this.runtime.byName(this).owner;
   }
 }

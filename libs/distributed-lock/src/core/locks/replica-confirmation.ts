@@ -1,7 +1,7 @@
 import type { ReplicaAck } from '../config/replica-ack.js';
 import type { RenewResult } from '../engine/lease-resource.js';
 import { ReplicaAckError } from '../errors/replica-ack.error.js';
-import type { LockRuntime } from './lock-runtime.js';
+import type { LockRuntime } from '../engine/lock-runtime.js';
 
 /** What replica acknowledgement needs to know about the resource it confirms. */
 export interface ConfirmedResource {
@@ -20,7 +20,7 @@ export interface ConfirmedResource {
 export async function confirmGrant(runtime: LockRuntime, resource: ConfirmedResource, replicaAck: ReplicaAck, undo: () => Promise<unknown>): Promise<void> {
   const acknowledged = await runtime.nodes[0]!.waitForReplicas(resource.id, replicaAck.replicas, replicaAck.timeoutMs);
   if (acknowledged < replicaAck.replicas) {
-    await undo().catch((error: unknown) => runtime.report('release', resource.name, error));
+    await undo().catch((error: unknown) => runtime.background.report('release', resource.name, error));
     throw new ReplicaAckError(resource.name, acknowledged, replicaAck.replicas, replicaAck.timeoutMs);
   }
 }
@@ -37,7 +37,7 @@ export async function confirmRenewal(
   if (replicaAck) {
     const acknowledged = await runtime.nodes[0]!.waitForReplicas(resource.id, replicaAck.replicas, replicaAck.timeoutMs);
     if (acknowledged < replicaAck.replicas) {
-      runtime.report('renew', resource.name, new ReplicaAckError(resource.name, acknowledged, replicaAck.replicas, replicaAck.timeoutMs));
+      runtime.background.report('renew', resource.name, new ReplicaAckError(resource.name, acknowledged, replicaAck.replicas, replicaAck.timeoutMs));
       return { renewed: false, lost: false };
     }
   }

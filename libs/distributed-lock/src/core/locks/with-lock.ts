@@ -1,5 +1,5 @@
 import { getLockContext, runInLockContext, runWithCurrentLock } from '../context/lock-context.js';
-import type { LockRuntime } from './lock-runtime.js';
+import type { LockRuntime } from '../engine/lock-runtime.js';
 import type { LockHandle } from '../context/lock-handle.js';
 
 /**
@@ -21,7 +21,7 @@ export function withLockOn<H extends LockHandle, T>(
       return await runWithCurrentLock(context, handle, () => fn(handle));
     } finally {
       if (handle.isHeld) {
-        await handle.unlock().catch((error: unknown) => runtime.report('release', name, error));
+        await handle.unlock().catch((error: unknown) => runtime.background.report('release', name, error));
       }
     }
   });

@@ -1,5 +1,5 @@
 import { OWNER_FIELDS, type ExclusiveKeys } from './exclusive-keys.js';
-import type { LockRuntime } from '../lock-runtime.js';
+import type { LockRuntime } from '../../engine/lock-runtime.js';
 import type { ReleaseReply } from '../../scripts/lock-script.js';
 import type { RenewResult } from '../../engine/lease-resource.js';
 import type { ReplicaAck } from '../../config/replica-ack.js';
@@ -113,7 +113,7 @@ export abstract class ExclusiveHashLock extends BaseLock {
 
   async forceUnlock(): Promise<boolean> {
     const deleted = await this.runtime.query('forceUnlock', this.name, () => this.hash.forceDelete());
-    this.runtime.holds.markResourceLost(this, 'force-unlocked');
+    this.runtime.markResourceLost(this, 'force-unlocked');
     return deleted;
   }
 

@@ -1,5 +1,5 @@
 import type { ReleaseReply } from '../../scripts/lock-script.js';
-import type { LockRuntime } from '../lock-runtime.js';
+import type { LockRuntime } from '../../engine/lock-runtime.js';
 import { fairAcquire } from './fair-acquire.script.js';
 import { fairLeave } from './fair-leave.script.js';
 import { ExclusiveHashLock } from '../exclusive/exclusive-hash-lock.js';
@@ -60,7 +60,7 @@ export class FairLock extends ExclusiveHashLock {
 
   /** @internal See LockKindContract. */
   async abandon(owner: string): Promise<void> {
-    await this.runtime.bounded(
+    await this.runtime.roundTrips.bounded(
       this.runtime.nodes[0]!.run(fairLeave, {
         lock: this.id,
         channel: this.channel,

@@ -1,7 +1,7 @@
 import { LockBackendError } from '../../errors/lock-backend.error.js';
 import { systemClock } from '../../util/clock.js';
 import type { BaseLock } from '../base-lock.js';
-import type { LockRuntime } from '../lock-runtime.js';
+import type { LockRuntime } from '../../engine/lock-runtime.js';
 import { MultiLock, MultiLockHandle } from './multi-lock.js';
 
 /**
@@ -21,10 +21,9 @@ function scriptedLock(name: string, answers: (() => Promise<unknown>)[]): BaseLo
 const runtime = {
   operationTimeoutMs: 100,
   clock: systemClock,
-  holds: { assertOpen: () => undefined },
-  report: () => undefined,
-  acquisitions: { background: { run: () => undefined } },
-} as unknown as LockRuntime;
+  assertOpen: () => undefined,
+  background: { run: () => undefined, report: () => undefined },
+} satisfies Partial<LockRuntime> as unknown as LockRuntime;
 const owner = { id: 'me:1', outsideContext: false };
 const refused = (): Promise<unknown> => Promise.reject(new LockBackendError('lock', 'a', new Error('refused: run past its deadline')));
 

@@ -1,8 +1,8 @@
 import { InvalidLockArgumentError } from '../../errors/invalid-lock-argument.error.js';
 import { LockBackendError } from '../../errors/lock-backend.error.js';
 import { LockNotHeldError } from '../../errors/lock-not-held.error.js';
-import type { Owner } from '../../engine/lock-engine.js';
-import type { LockRuntime } from '../lock-runtime.js';
+import type { Owner } from '../../engine/lock-runtime.js';
+import type { LockRuntime } from '../../engine/lock-runtime.js';
 import { LockHandle } from '../../context/lock-handle.js';
 import { type HeldLockHandle } from '../../engine/held-lock-handle.js';
 import { settleWithin } from '../../util/late-timer.js';
@@ -112,15 +112,15 @@ export class MultiLock {
   /** Acquires all, waiting as long as it takes (or up to `waitTime`, then LockAcquireTimeoutError). */
   async lock(leaseTimeOrOptions?: Duration | LockOptions): Promise<MultiLockHandle> {
     const request = lockRequest(leaseTimeOrOptions);
-    const outcome = await this.acquire(this.runtime.holds.currentOwner(), request);
-    if ('ttl' in outcome) throw this.runtime.holds.timeoutError(this.name, request.waitMs, outcome.ttl);
+    const outcome = await this.acquire(this.runtime.currentOwner(), request);
+    if ('ttl' in outcome) throw this.runtime.timeoutError(this.name, request.waitMs, outcome.ttl);
     return outcome;
   }
 
   /** Acquires all within `waitTime` (default: no wait), or none and resolves false. */
   async tryLock(waitTimeOrOptions?: Duration | TryLockOptions, leaseTime?: Duration): Promise<MultiLockHandle | false> {
     const request = tryLockRequest(waitTimeOrOptions, leaseTime);
-    const outcome = await this.acquire(this.runtime.holds.currentOwner(), request);
+    const outcome = await this.acquire(this.runtime.currentOwner(), request);
     return 'ttl' in outcome ? false : outcome;
   }
 
@@ -154,7 +154,7 @@ export class MultiLock {
    * within the same bound (then in the background).
    */
   async acquire(owner: Owner, request: AcquireRequest): Promise<MultiLockHandle | { ttl: number }> {
-    this.runtime.holds.assertOpen(`acquire multi-lock "${this.name}"`);
+    this.runtime.assertOpen(`acquire multi-lock "${this.name}"`);
     const deadline = this.runtime.clock.now() + request.waitMs;
     const answerBy = deadline + this.runtime.operationTimeoutMs;
     const taken: HeldLockHandle[] = [];
@@ -199,10 +199,10 @@ export class MultiLock {
    */
   private async undo(handles: HeldLockHandle[], answerBy: number): Promise<void> {
     if (handles.length === 0) return;
-    const released = Promise.all(handles.map((handle) => handle.unlock().catch((error: unknown) => this.runtime.report('release', handle.name, error)))).then(
-      () => true,
-    );
+    const released = Promise.all(
+      handles.map((handle) => handle.unlock().catch((error: unknown) => this.runtime.background.report('release', handle.name, error))),
+    ).then(() => true);
     const done = await settleWithin(this.runtime.clock, released, answerBy - this.runtime.clock.now(), () => false);
-    if (!done) this.runtime.acquisitions.background.run('release', this.name, () => released);
+    if (!done) this.runtime.background.run('release', this.name, () => released);
   }
 }

@@ -4,7 +4,7 @@ import type { LockInspection } from '../../inspection/lock-inspection.js';
 import { UnsupportedLockOperationError } from '../../errors/unsupported-lock-operation.error.js';
 import type { LockScript, ReleaseReply } from '../../scripts/lock-script.js';
 import { BaseLock } from '../base-lock.js';
-import type { LockRuntime } from '../lock-runtime.js';
+import type { LockRuntime } from '../../engine/lock-runtime.js';
 import { confirmGrant, confirmRenewal } from '../replica-confirmation.js';
 import type { WriteAttemptReply } from './read-write.lua.js';
 import { readAcquire, type ReadWriteAcquireArgs } from './read-acquire.script.js';
@@ -107,7 +107,7 @@ abstract class ReadWriteHalf extends BaseLock {
         publish: this.runtime.publishCommand(),
       }),
     );
-    this.runtime.holds.markResourceLost(this, 'force-unlocked');
+    this.runtime.markResourceLost(this, 'force-unlocked');
     return deleted;
   }
 }

@@ -3,7 +3,7 @@ import { LockQuorumError } from '../../errors/lock-quorum.error.js';
 import type { RenewResult } from '../../engine/lease-resource.js';
 import type { LockNode } from '../../connection/lock-node.js';
 import type { ReleaseReply } from '../../scripts/lock-script.js';
-import type { LockRuntime } from '../lock-runtime.js';
+import type { LockRuntime } from '../../engine/lock-runtime.js';
 import { registryKey } from '../../engine/held-locks.js';
 import { settleWithin } from '../../util/late-timer.js';
 import { GRANT_LEASE_MS } from '../../waiting/lock-line.js';
@@ -84,7 +84,7 @@ export class RedLock extends BaseLock {
 
     let token = 0;
     if (success) {
-      const held = this.runtime.holds.held.find(registryKey(owner, this));
+      const held = this.runtime.held.find(registryKey(owner, this));
       token = held?.active && Math.max(...granted.map((g) => g.holds)) > 1 ? held.token : Math.max(...granted.map((g) => g.token));
       const raised = await this.onEveryNode(
         (node) => node.run(fenceRaise, { fence: this.fenceKey, lock: this.id, owner, token }),
@@ -175,7 +175,7 @@ export class RedLock extends BaseLock {
     const replies = await this.read('forceUnlock', (node) =>
       node.run(forceUnlock, { lock: this.id, channel: this.channel, publish: this.runtime.publishCommand() }),
     );
-    this.runtime.holds.markResourceLost(this, 'force-unlocked');
+    this.runtime.markResourceLost(this, 'force-unlocked');
     return replies.some((deleted) => deleted);
   }
 
@@ -183,7 +183,7 @@ export class RedLock extends BaseLock {
     return node
       .run(exclusiveRelease, this.releaseArgs(owner, false, undefined))
       .then(() => undefined)
-      .catch((error: unknown) => this.runtime.report('release', this.name, error));
+      .catch((error: unknown) => this.runtime.background.report('release', this.name, error));
   }
 
   private releaseArgs(owner: string, all: boolean, expectedHolds: number | undefined): ExclusiveReleaseArgs {
@@ -260,7 +260,7 @@ export class RedLock extends BaseLock {
 
   /** A read that needs a majority of answers. */
   private async read<T>(operation: string, step: (node: LockNode) => Promise<T>): Promise<T[]> {
-    this.runtime.holds.assertOpen(`${operation} "${this.name}"`);
+    this.runtime.assertOpen(`${operation} "${this.name}"`);
     const replies = await this.onEveryNode(step, this.runtime.operationTimeoutMs);
     const answers = replies.flatMap((reply) => (reply.ok ? [reply.value] : []));
     if (answers.length < this.quorum) {

@@ -4,7 +4,7 @@ import { pause } from '../../util/late-timer.js';
 import { GRANT_LEASE_MS } from '../../waiting/lock-line.js';
 import { ExclusiveHashLock } from '../exclusive/exclusive-hash-lock.js';
 import type { AttemptArgs, AttemptResult } from '../lock-kind.js';
-import type { LockRuntime } from '../lock-runtime.js';
+import type { LockRuntime } from '../../engine/lock-runtime.js';
 import { reentrantAcquire } from './reentrant-acquire.script.js';
 import { reentrantHandover } from './reentrant-handover.script.js';
 import { reentrantWithdraw } from './reentrant-withdraw.script.js';
@@ -39,7 +39,7 @@ export class ReentrantLock extends ExclusiveHashLock implements LockHandover {
       owner,
       leaseMs,
       waitingClient: willWait ? this.runtime.clientId : '',
-      queue: !queued ? 'not-queued' : this.runtime.waitersHere(this.channel) > 1 ? 'others-wait' : 'last',
+      queue: !queued ? 'not-queued' : this.runtime.lines.count(this.channel) > 1 ? 'others-wait' : 'last',
       watchdog,
     });
     if (reply.acquired && replicaAck) await this.confirmGrant(owner, replicaAck);
@@ -47,7 +47,7 @@ export class ReentrantLock extends ExclusiveHashLock implements LockHandover {
   }
 
   release(owner: string, all: boolean, expectedHolds?: number, token?: number): Promise<ReleaseReply> {
-    return this.hash.release(owner, all, expectedHolds, this.runtime.waitersHere(this.channel) > 0, token);
+    return this.hash.release(owner, all, expectedHolds, this.runtime.lines.count(this.channel) > 0, token);
   }
 
   /** @internal See LockHandover. */
@@ -79,9 +79,9 @@ export class ReentrantLock extends ExclusiveHashLock implements LockHandover {
     const args = { lock, fence, channel, client: this.runtime.clientId, publish: this.runtime.publishCommand(), grantLeaseMs: GRANT_LEASE_MS };
     for (let attempt = 0; ; attempt++) {
       try {
-        return void (await this.runtime.bounded(this.runtime.nodes[0]!.run(reentrantWithdraw, args)));
+        return void (await this.runtime.roundTrips.bounded(this.runtime.nodes[0]!.run(reentrantWithdraw, args)));
       } catch (error) {
-        if (attempt >= 2 || this.runtime.acquisitions.isClosed) throw error;
+        if (attempt >= 2 || this.runtime.isClosed) throw error;
         await pause(this.runtime.clock, 100 * 2 ** attempt);
       }
     }

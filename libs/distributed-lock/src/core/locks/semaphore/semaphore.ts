@@ -2,7 +2,7 @@ import { nextOwnerSequence } from '../../context/lock-context.js';
 import type { ReplicaAck } from '../../config/replica-ack.js';
 import type { RenewResult } from '../../engine/lease-resource.js';
 import type { ReleaseReply } from '../../scripts/lock-script.js';
-import type { LockRuntime } from '../lock-runtime.js';
+import type { LockRuntime } from '../../engine/lock-runtime.js';
 import type { LockInspection } from '../../inspection/lock-inspection.js';
 import { InvalidLockArgumentError } from '../../errors/invalid-lock-argument.error.js';
 import { UnsupportedLockOperationError } from '../../errors/unsupported-lock-operation.error.js';
@@ -12,9 +12,9 @@ import { semaphorePermits, type SemaphorePermitsOperation, type SemaphorePermits
 import { semaphoreRelease } from './semaphore-release.script.js';
 import { semaphoreRenew } from './semaphore-renew.script.js';
 import { processChannel, type SemaphoreKeys } from '../../scripts/lock-keys.js';
-import { describe, toMilliseconds, type Duration } from '../../util/duration.js';
+import { describe, type Duration } from '../../util/duration.js';
 import { assertKnownKeys, assertLockName, isPlainObject } from '../../util/validate.js';
-import { lockRequest, tryLockRequest, type AcquireRequest, type LockOptions, type TryLockOptions } from '../acquire-options.js';
+import { lockRequest, queueTimeoutMs, tryLockRequest, type AcquireRequest, type LockOptions, type TryLockOptions } from '../acquire-options.js';
 import { Acquisition } from '../acquisition.js';
 import type { AttemptArgs, AttemptResult, LockKindContract } from '../lock-kind.js';
 import { PermitsHandle } from './permits-handle.js';
@@ -48,7 +48,7 @@ export function createSemaphore(runtime: LockRuntime, mode: string, name: string
   if (!isPlainObject(options)) throw new InvalidLockArgumentError('semaphore options', `expected { size, queueTimeout? }, got ${describe(options)}.`);
   assertKnownKeys(options, ['size', 'queueTimeout'], 'semaphore options');
   const size = permitCount(options.size, 'semaphore size', 0);
-  const queueTimeoutMs = options.queueTimeout === undefined ? undefined : toMilliseconds(options.queueTimeout, 'queueTimeout', { min: 30 });
+  const queueTimeout = queueTimeoutMs(options.queueTimeout);
   if (mode === 'redlock') {
     throw new UnsupportedLockOperationError(
       name,
@@ -56,7 +56,7 @@ export function createSemaphore(runtime: LockRuntime, mode: string, name: string
       'permits counted on independent masters do not add up (with 2 permits on 3 nodes, three holders can each win a different majority while no node counts more than 2), so more holders than permits could run at once. Use single, master-slave, sentinel or cluster mode for semaphores.',
     );
   }
-  return new Semaphore(runtime, name, size, queueTimeoutMs);
+  return new Semaphore(runtime, name, size, queueTimeout);
 }
 
 /** The checked count of permits of one request or one size. */
@@ -120,7 +120,7 @@ export class Semaphore {
     const count = permitCount(permits, 'permits', 1);
     const request = lockRequest(leaseTimeOrOptions);
     const outcome = await this.take(count, request);
-    if ('ttl' in outcome) throw this.runtime.holds.timeoutError(this.name, request.waitMs, outcome.ttl, this.busy(count));
+    if ('ttl' in outcome) throw this.runtime.timeoutError(this.name, request.waitMs, outcome.ttl, this.busy(count));
     return outcome;
   }
 
@@ -224,7 +224,7 @@ export class Semaphore {
 
   /** @internal A waiter leaves the line (see LockKindContract.abandon). */
   async leave(owner: string): Promise<void> {
-    await this.runtime.bounded(this.runtime.nodes[0]!.run(semaphoreLeave, { keys: this.keys, owner, publish: this.runtime.publishCommand() }));
+    await this.runtime.roundTrips.bounded(this.runtime.nodes[0]!.run(semaphoreLeave, { keys: this.keys, owner, publish: this.runtime.publishCommand() }));
   }
 
   /**
@@ -234,7 +234,7 @@ export class Semaphore {
    */
   private async take(permits: number, request: AcquireRequest): Promise<PermitsHandle | { ttl: number }> {
     const owner = { id: `${this.runtime.clientId}:${nextOwnerSequence()}`, outsideContext: false };
-    const outcome = await new Acquisition(new PermitsRequest(this, permits), this.runtime.acquisitions, owner, request).run();
+    const outcome = await new Acquisition(new PermitsRequest(this, permits), this.runtime, owner, request).run();
     return 'ttl' in outcome ? outcome : new PermitsHandle(outcome, permits);
   }
 
