@@ -1,7 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { describePubSubChoice } from '../core/events/pubsub-choice.js';
+import { describePubSubChoice, configDuration } from '../core/internal.js';
 import { InvalidLockConfigError, LockClient } from '../core/index.js';
-import { configDuration } from '../core/config/resolve-lock-client-options.js';
 import { MODULE_ONLY_OPTION_KEYS, type DistributedLockModuleOptions } from './distributed-lock-module.options.js';
 import { OutageLog } from './outage-log.js';
 
