@@ -42,7 +42,7 @@ function replaceMethod(target: object, name: string, method: (this: never, ...ar
 
 /** What the library's private members look like to a mutant that puts old code back. */
 interface KeeperInternals {
-  lost(held: HeldLock, reason: string): void;
+  lose(held: HeldLock, reason: string): void;
   background: { run(operation: string, name: string, work: () => Promise<unknown>): void };
   roundTrips: { bounded<T>(operation: Promise<T>): Promise<T> };
 }
@@ -119,7 +119,7 @@ export const MUTANTS: readonly Mutant[] = [
     description:
       'a lease found over locally is freed in Redis even while the same owner acquires the lock again: the re-entry had lengthened it there, and registered a lock another caller was given (found by this simulator)',
     apply: replaceMethod(LeaseKeeper.prototype, 'leaseOver', function (this: KeeperInternals, held: HeldLock) {
-      this.lost(held, 'lease-expired');
+      this.lose(held, 'lease-expired');
       this.background.run('release', held.resource.name, () => this.roundTrips.bounded(held.resource.release(held.owner, true, undefined, held.token)));
     }),
   },

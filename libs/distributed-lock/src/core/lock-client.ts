@@ -1,6 +1,5 @@
 import type { LockClientOptions } from './config/lock-client-options.js';
 import type { RedisClient } from './config/redis-client.js';
-import type { LockConnections } from './connection/lock-connections.js';
 import type { PubSubChoice } from './events/pubsub-choice.js';
 import { getLockContext, runInNewLockContext } from './context/lock-context.js';
 import type { LockEvents } from './events/lock-events.js';
@@ -17,7 +16,6 @@ import { ReentrantLock } from './locks/reentrant/reentrant-lock.js';
 import type { RedisMode } from './config/connection-config.js';
 import type { Clock } from './util/clock.js';
 import type { Duration } from './util/duration.js';
-import type { ClientMetrics } from './metrics/client-metrics.js';
 import type {
   InspectedLockKind,
   ListLockNamesOptions,
@@ -28,18 +26,11 @@ import type {
 } from './inspection/lock-inspection.js';
 import { assertLockName } from './util/validate.js';
 import { createSemaphore, type Semaphore, type SemaphoreOptions } from './locks/semaphore/semaphore.js';
-import type { PubSubPort, RedisPort } from './redis/redis-port.js';
-import { composeLockClient } from './lock-client.composition.js';
+import { LockClientParts, type HealthTargets, type LockClientStats } from './lock-client.composition.js';
 import { createElection, type LeaderElection, type LeaderElectionOptions } from './leader/leader-election.js';
 
 /** How many plain lock objects `getLock` keeps for reuse before it starts afresh. */
 const PLAIN_LOCK_CACHE_SIZE = 1000;
-
-export interface LockClientStats {
-  held: number;
-  renewing: number;
-  waitingChannels: number;
-}
 
 /**
  * Distributed locks on Redis, without any framework: Redisson's RLock semantics (reentrant,
@@ -54,27 +45,16 @@ export class LockClient {
   readonly target: string;
   /** The deployment mode ('client' when an ioredis client was given). */
   readonly mode: RedisMode | 'client';
+  private readonly parts: LockClientParts;
   /** What this client's lock objects run on (their LockRuntime). */
   private readonly engine: LockEngine;
-  private readonly connections: LockConnections;
-  private readonly metrics: ClientMetrics;
-  private readonly lazyConnect: boolean;
-  private connecting: Promise<void> | undefined;
-  private closing: Promise<void> | undefined;
   /** Recently used plain lock objects by name (see getLock). */
   private readonly plainLocks = new Map<string, BaseLock>();
 
   /** Validates the options (throws InvalidLockConfigError) and prepares connections; `connect()` opens them. */
   constructor(options: LockClientOptions = {}, extraOptionKeys: readonly string[] = []) {
-    ({
-      events: this.events,
-      connections: this.connections,
-      engine: this.engine,
-      metrics: this.metrics,
-      lazyConnect: this.lazyConnect,
-    } = composeLockClient(options, extraOptionKeys));
-    this.target = this.connections.target;
-    this.mode = this.connections.mode;
+    this.parts = new LockClientParts(options, extraOptionKeys);
+    ({ events: this.events, target: this.target, mode: this.mode, engine: this.engine } = this.parts);
   }
 
   /** Creates a client and connects it: fails with LockConnectionError if Redis is unreachable or refuses us. */
@@ -90,10 +70,7 @@ export class LockClient {
    * enough and the others keep reconnecting. Idempotent.
    */
   connect(): Promise<void> {
-    this.connecting ??= (
-      this.lazyConnect ? Promise.resolve() : this.connections.establish((target, error) => this.engine.background.report('connection', target, error))
-    ).then(() => this.metrics.start());
-    return this.connecting;
+    return this.parts.connect();
   }
 
   /**
@@ -101,7 +78,7 @@ export class LockClient {
    * `connect()`, or, with lazyConnect, after the first lock call.
    */
   get unlockNotifications(): PubSubChoice | undefined {
-    return this.connections.pubsub.current;
+    return this.parts.connections.pubsub.current;
   }
 
   /**
@@ -109,12 +86,7 @@ export class LockClient {
    * client holds, and closes the connections it opened (never a client given in options). Idempotent.
    */
   close(): Promise<void> {
-    this.closing ??= (async () => {
-      this.metrics.stop();
-      await this.engine.close();
-      await this.connections.close();
-    })();
-    return this.closing;
+    return this.parts.close();
   }
 
   get keyPrefix(): string {
@@ -135,11 +107,7 @@ export class LockClient {
    * lock names with a pub/sub subscription (someone waiting). All zero when idle.
    */
   stats(): LockClientStats {
-    return {
-      held: this.engine.held.size,
-      renewing: this.engine.renewingCount,
-      waitingChannels: this.engine.lines.activeChannels,
-    };
+    return this.parts.stats();
   }
 
   /** The ioredis client lock scripts run on (RedLock: the first node), for your own data; a node-redis client you passed is returned as is. */
@@ -152,18 +120,12 @@ export class LockClient {
    * first connect, and every reconnect after an outage.
    */
   onConnectionReady(listener: () => void): void {
-    this.connections.onCommandReady(listener);
+    this.parts.connections.onCommandReady(listener);
   }
 
-  /**
-   * @internal The connections a health check looks at (DistributedLockHealthIndicator): where lock
-   * scripts run, and the subscribers that receive unlock notifications.
-   */
-  healthTargets(): { commands: { target: string; client: RedisPort }[]; subscribers: { target: string; client: PubSubPort }[] } {
-    return {
-      commands: this.engine.nodes.map((node) => ({ target: node.target, client: node.redis })),
-      subscribers: this.connections.nodes.map((node) => ({ target: `${node.target} (subscriber)`, client: node.subscriber })),
-    };
+  /** @internal The connections a health check looks at (DistributedLockHealthIndicator). */
+  healthTargets(): HealthTargets {
+    return this.parts.healthTargets();
   }
 
   /** A Redisson-style lock object for `name` (RedLock over all nodes in redlock mode). Cheap: create one per use. */

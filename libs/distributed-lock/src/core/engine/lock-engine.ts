@@ -1,9 +1,9 @@
 import type { ReplicaAck } from '../config/replica-ack.js';
 import type { RedisCommands, RedisPort } from '../redis/redis-port.js';
-import { getLockContext, nextOwnerSequence, type LockContext } from '../context/lock-context.js';
+import { getLockContext, nextOwnerSequence } from '../context/lock-context.js';
 import { LockAcquireTimeoutError } from '../errors/lock-acquire-timeout.error.js';
 import { LockClientClosedError } from '../errors/lock-client-closed.error.js';
-import { LockLostError, type LockLostReason } from '../errors/lock-lost.error.js';
+import type { LockLostReason } from '../errors/lock-lost.error.js';
 import type { LockEvents } from '../events/lock-events.js';
 import type { Clock } from '../util/clock.js';
 import type { LockLines } from '../waiting/lock-lines.js';
@@ -24,20 +24,13 @@ import type { InspectedLockKind, LockInspection } from '../inspection/lock-inspe
 import type { PublishCommand } from '../scripts/lock-script.js';
 
 /** What a client's engine is built from (LockClient's composition root gives it). */
-export interface LockEngineOptions {
-  readonly clientId: string;
-  /** Where lock state lives: one node, or RedLock's independent masters. */
-  readonly nodes: readonly LockNode[];
+export interface LockEngineOptions extends Pick<
+  LockRuntime,
+  'clientId' | 'nodes' | 'events' | 'clock' | 'watchdogTimeoutMs' | 'operationTimeoutMs' | 'replicaAck'
+> {
   /** This process's waiting callers (built with the same clientId). */
   readonly lines: LockLines;
-  readonly events: LockEvents;
-  /** Every clock read and timer of the client's locks. */
-  readonly clock: Clock;
   readonly keyPrefix: string;
-  readonly watchdogTimeoutMs: number;
-  readonly operationTimeoutMs: number;
-  /** Every lock's default; a lock may override it. */
-  readonly replicaAck: ReplicaAck | undefined;
   /** Sharded or plain pub/sub for unlock notifications (decided once the server is known: PubSubSelector). */
   readonly pubsub: { readonly sharded: boolean };
   /** Every script's keys in one hash slot (the fencing counter per slot) although the client is not a cluster client. */
@@ -88,23 +81,15 @@ export class LockEngine implements LockRuntime, LockReleaser {
     this.held = new HeldLocks(this.clock);
     this.roundTrips = new RoundTrips(this.operationTimeoutMs, this.clock);
     this.background = new BackgroundWork(this.events, this.roundTrips);
-    this.leases = new LeaseKeeper(
-      this.watchdogTimeoutMs,
-      this.roundTrips,
-      this.background,
-      this.events,
-      (held, reason) => this.markLost(held, reason),
-      (held) => this.held.acquisitionsInFlight(held.key) > 0,
-    );
-    this.releases = new ReleaseProtocol(this.roundTrips, this.background, this.lines, this.leases, this.held, {
-      released: (held, remaining) => this.released(held, remaining),
-      lost: (held, reason) => this.markLost(held, reason),
-      handedOver: (held, to) => {
-        // Only when someone listens (the metrics): no allocation per hand-over otherwise.
-        if (this.events.listenerCount('handover') > 0) this.events.emit('handover', { name: held.resource.name, kind: held.resource.kind, to });
-      },
-      isClosed: () => this.closed,
+    this.leases = new LeaseKeeper({
+      watchdogTimeoutMs: this.watchdogTimeoutMs,
+      roundTrips: this.roundTrips,
+      background: this.background,
+      events: this.events,
+      registry: this.held,
+      holdTimes: this.holdTimes,
     });
+    this.releases = new ReleaseProtocol(this.roundTrips, this.background, this.lines, this.leases, this.held, this.events);
     this.instance = new InstanceRegistration(this.node.redis, options.keyPrefix, this.clientId, options.instanceName, this.clock, (error) =>
       this.background.report('register', undefined, error),
     );
@@ -161,14 +146,10 @@ export class LockEngine implements LockRuntime, LockReleaser {
     }
   }
 
-  ownerOf(context: LockContext): string {
-    return `${this.clientId}:${context.id}`;
-  }
-
   /** Who an acquisition made here is for: the current lock context, or a fresh owner outside any context. */
   currentOwner(): Owner {
     const context = getLockContext();
-    return context ? { id: this.ownerOf(context), outsideContext: false } : { id: `${this.clientId}:${nextOwnerSequence()}`, outsideContext: true };
+    return context ? { id: `${this.clientId}:${context.id}`, outsideContext: false } : { id: `${this.clientId}:${nextOwnerSequence()}`, outsideContext: true };
   }
 
   /**
@@ -179,7 +160,7 @@ export class LockEngine implements LockRuntime, LockReleaser {
    */
   byName(resource: LeaseResource): { owner: string } | { owner: undefined; why: string } {
     const context = getLockContext();
-    if (context) return { owner: this.ownerOf(context) };
+    if (context) return { owner: `${this.clientId}:${context.id}` };
     const holders = this.held.heldOutsideContext(resource);
     if (holders.length === 1) return { owner: holders[0]!.owner };
     if (holders.length > 1) {
@@ -203,7 +184,7 @@ export class LockEngine implements LockRuntime, LockReleaser {
     let held = this.held.find(terms.key);
     if (held && held.token !== terms.token) {
       // Redis granted a new lifetime: the one we remember expired there before our timer noticed.
-      this.markLost(held, 'lease-expired');
+      this.leases.lose(held, 'lease-expired');
       held = undefined;
     }
     if (held) {
@@ -272,23 +253,9 @@ export class LockEngine implements LockRuntime, LockReleaser {
     );
   }
 
-  /** The lock is gone for its holder: abort its signal, stop renewing, tell listeners. */
-  markLost(held: HeldLock, reason: LockLostReason): void {
-    if (!held.active) return;
-    this.forget(held);
-    held.abort(new LockLostError(held.resource.name, reason));
-    this.events.emit('lost', {
-      name: held.resource.name,
-      kind: held.resource.kind,
-      reason,
-      heldMs: this.clock.now() - held.acquiredAt,
-      token: held.token,
-    });
-  }
-
   /** Marks every local holder of `resource` as lost (after a force unlock). */
   markResourceLost(resource: LeaseResource, reason: LockLostReason): void {
-    for (const held of this.held.holdersOf(resource)) this.markLost(held, reason);
+    for (const held of this.held.holdersOf(resource)) this.leases.lose(held, reason);
   }
 
   /**
@@ -302,11 +269,12 @@ export class LockEngine implements LockRuntime, LockReleaser {
     // This process's label goes with the rest of the close, within the same bound.
     this.background.run('register', undefined, () => this.roundTrips.bounded(this.instance.stop()));
     this.closed = true;
+    this.releases.close();
     const closeBy = this.clock.now() + this.operationTimeoutMs;
     this.leases.stop();
     this.lines.close();
     for (const held of this.held.all()) {
-      this.markLost(held, 'client-closed');
+      this.leases.lose(held, 'client-closed');
       this.background.run('release', held.resource.name, () => this.roundTrips.bounded(held.resource.release(held.owner, true, undefined, held.token)));
     }
     // Waiters woken by the close above leave in the next turns, some with clean-up in Redis (their
@@ -324,22 +292,5 @@ export class LockEngine implements LockRuntime, LockReleaser {
         ),
       });
     }
-  }
-
-  /** A release's reply: holds left, and at zero the lock is gone for this owner. */
-  private released(held: HeldLock, remaining: number): void {
-    held.holds = remaining;
-    if (remaining !== 0) return;
-    this.forget(held);
-    const heldMs = this.clock.now() - held.acquiredAt;
-    this.holdTimes.record(held.resource.name, heldMs);
-    if (this.events.listenerCount('released') > 0)
-      this.events.emit('released', { name: held.resource.name, kind: held.resource.kind, heldMs, token: held.token });
-  }
-
-  private forget(held: HeldLock): void {
-    held.active = false;
-    this.leases.stopKeeping(held);
-    this.held.remove(held);
   }
 }
