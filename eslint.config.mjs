@@ -71,11 +71,11 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { paths: TIME_MODULES, patterns: [NO_TEST_DOUBLES] }],
     },
   },
-  // The Nest layer sits on the public core: it imports core/ only through the entry users import
-  // (core/index.ts) or the one documented internal entry (core/internal.ts), never a file deeper in.
-  // (This block repeats the rules above because a later block replaces a rule's options, not adds to them.)
+  // The Nest layer and the lock board sit on the public core: they import core/ only through the entry
+  // users import (core/index.ts) or the one documented internal entry (core/internal.ts), never a file
+  // deeper in. (This block repeats the rules above: a later block replaces a rule's options.)
   {
-    files: ['libs/distributed-lock/src/nest/**/*.ts'],
+    files: ['libs/distributed-lock/src/{nest,board}/**/*.ts'],
     ignores: ['**/*.spec.ts'],
     rules: {
       'no-restricted-imports': [
@@ -86,7 +86,8 @@ export default tseslint.config(
             NO_TEST_DOUBLES,
             {
               group: ['../core/*', '!../core/index.js', '!../core/internal.js', '../core/*/**'],
-              message: 'nest/ imports core only through ../core/index.js (public) or ../core/internal.js (internal entry): export what it needs there.',
+              message:
+                'nest/ and board/ import core only through ../core/index.js (public) or ../core/internal.js (internal entry): export what they need there.',
             },
           ],
         },

@@ -1,8 +1,8 @@
 /**
- * The one internal entry of the core, for the library's own Nest layer (`nest/`): what it
- * needs beyond the public API (`index.ts`), and nothing a user should import. `nest/` imports core only
- * through `index.ts` and this file (`npm run lint` forbids deeper imports), so what the Nest layer
- * depends on is listed here, in one place.
+ * The one internal entry of the core, for the library's own Nest layer (`nest/`) and lock board
+ * (`board/`): what they need beyond the public API (`index.ts`), and nothing a user should import.
+ * They import core only through `index.ts` and this file (`npm run lint` forbids deeper imports), so
+ * what they depend on is listed here, in one place.
  */
 
 // Lock contexts: the owner of an acquisition is the running code's lock context (AsyncLocalStorage).
@@ -19,3 +19,5 @@ export { afterTimeout, settleWithin } from './util/late-timer.js';
 export { describePubSubChoice } from './events/pubsub-choice.js';
 export { LOCK_SCRIPTS } from './lock-scripts.js';
 export type { RedisCommands, RedisConnection } from './redis/redis-port.js';
+// The lock board's filter matches names as Redis' SCAN does (the in-memory store's SCAN uses it too).
+export { redisGlob } from './util/redis-glob.js';
