@@ -3,6 +3,14 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const TIME_PORT = 'Time is a port: use the Clock this code is given.';
+/** Modules of Node.js that read the clock or set timers (see the time-port rules below). */
+const TIME_MODULES = ['node:perf_hooks', 'node:timers', 'node:timers/promises'].map((name) => ({ name, message: TIME_PORT }));
+const NO_TEST_DOUBLES = {
+  group: ['**/memory/**', '**/testing/**'],
+  message: 'Production code never imports the in-memory store: it reaches the library through its port.',
+};
+
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'results/**', '.tmp/**', '.cache/**', 'coverage/**', '**/*.d.mts'] },
   js.configs.recommended,
@@ -60,18 +68,26 @@ export default tseslint.config(
         { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'Time is a port: use new Date(clock.wallNow()).' },
         { selector: "MemberExpression[object.name='process'][property.name='hrtime']", message: 'Time is a port: use clock.now().' },
       ],
+      'no-restricted-imports': ['error', { paths: TIME_MODULES, patterns: [NO_TEST_DOUBLES] }],
+    },
+  },
+  // The Nest layer and the lock board sit on the public core: they import core/ only through the entry
+  // users import (core/index.ts) or the one documented internal entry (core/internal.ts), never a file
+  // deeper in. (This block repeats the rules above: a later block replaces a rule's options.)
+  {
+    files: ['libs/distributed-lock/src/{nest,board}/**/*.ts'],
+    ignores: ['**/*.spec.ts'],
+    rules: {
       'no-restricted-imports': [
         'error',
         {
-          paths: [
-            { name: 'node:perf_hooks', message: 'Time is a port: use the Clock this code is given.' },
-            { name: 'node:timers', message: 'Time is a port: use the Clock this code is given.' },
-            { name: 'node:timers/promises', message: 'Time is a port: use the Clock this code is given.' },
-          ],
+          paths: TIME_MODULES,
           patterns: [
+            NO_TEST_DOUBLES,
             {
-              group: ['**/memory/**', '**/testing/**'],
-              message: 'Production code never imports the in-memory store: it reaches the library through its port.',
+              group: ['../core/*', '!../core/index.js', '!../core/internal.js', '../core/*/**'],
+              message:
+                'nest/ and board/ import core only through ../core/index.js (public) or ../core/internal.js (internal entry): export what they need there.',
             },
           ],
         },

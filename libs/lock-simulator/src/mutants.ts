@@ -44,12 +44,12 @@ function replaceMethod(target: object, name: string, method: (this: never, ...ar
 
 /** What the library's private members look like to a mutant that puts old code back. */
 interface KeeperInternals {
-  lost(held: HeldLock, reason: string): void;
+  lose(held: HeldLock, reason: string): void;
   background: { run(operation: string, name: string, work: () => Promise<unknown>): void };
   roundTrips: { bounded<T>(operation: Promise<T>): Promise<T> };
 }
 interface AcquisitionInternals {
-  port: KeeperInternals;
+  runtime: KeeperInternals;
   lock: { name: string; release(owner: string, all: boolean): Promise<unknown> };
   owner: string;
 }
@@ -112,8 +112,8 @@ export const MUTANTS: readonly Mutant[] = [
     description:
       "a late grant is given back without its token, whatever the kind: a semaphore's later attempt that took that very lease, or a later lifetime of the lock, lost its hold in Redis while its caller held it (found by this simulator)",
     apply: replaceMethod(Acquisition.prototype, 'giveBackLateGrant', function (this: AcquisitionInternals) {
-      const { port, lock } = this;
-      port.background.run('release', lock.name, () => port.roundTrips.bounded(lock.release(this.owner, false)));
+      const { runtime, lock } = this;
+      runtime.background.run('release', lock.name, () => runtime.roundTrips.bounded(lock.release(this.owner, false)));
     }),
   },
   {
@@ -121,7 +121,7 @@ export const MUTANTS: readonly Mutant[] = [
     description:
       'a lease found over locally is freed in Redis even while the same owner acquires the lock again: the re-entry had lengthened it there, and registered a lock another caller was given (found by this simulator)',
     apply: replaceMethod(LeaseKeeper.prototype, 'leaseOver', function (this: KeeperInternals, held: HeldLock) {
-      this.lost(held, 'lease-expired');
+      this.lose(held, 'lease-expired');
       this.background.run('release', held.resource.name, () => this.roundTrips.bounded(held.resource.release(held.owner, true, undefined, held.token)));
     }),
   },

@@ -12,28 +12,3 @@ export function scanPatternOf(filter: string | undefined): string | undefined {
   if (text === '') return '*';
   return /[*?[]/.test(text) ? text : `*${text.replace(/\\/g, '\\\\')}*`;
 }
-
-/** A Redis glob (`*`, `?`, `[...]`, backslash escapes) as a regular expression over whole names. */
-export function globToRegExp(glob: string): RegExp {
-  let source = '';
-  for (let i = 0; i < glob.length; i++) {
-    const char = glob[i]!;
-    if (char === '\\' && i + 1 < glob.length) source += escapeRegExp(glob[++i]!);
-    else if (char === '*') source += '[\\s\\S]*';
-    else if (char === '?') source += '[\\s\\S]';
-    else if (char === '[') {
-      const close = glob.indexOf(']', i + 1);
-      if (close < 0) source += '\\[';
-      else {
-        const body = glob.slice(i + 1, close).replace(/\\/g, '\\\\');
-        source += body.startsWith('^') ? `[^${body.slice(1)}]` : `[${body}]`;
-        i = close;
-      }
-    } else source += escapeRegExp(char);
-  }
-  return new RegExp(`^${source}$`);
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-}

@@ -1,6 +1,7 @@
 import type { LockClient, LockInspection, LockInstanceInfo, LockNameList } from '../core/index.js';
 import { boardLockOf, LEADER_PREFIX } from './board-lock.js';
-import { globToRegExp, scanPatternOf } from './board-glob.js';
+import { redisGlob } from '../core/internal.js';
+import { scanPatternOf } from './board-glob.js';
 import type { BoardSettings } from './board.options.js';
 import type { BoardLock, BoardQuery, BoardSnapshot } from './board-snapshot.js';
 import type { LockStats } from './lock-stats.js';
@@ -80,7 +81,7 @@ export class BoardReader {
       const shown = entries.slice((page - 1) * pageSize, page * pageSize);
       const inspections = await Promise.all(shown.map((entry) => this.locks.inspect(entry.name, entry.kind)));
       const rows = this.boardLocks(inspections);
-      const matches = globToRegExp(pattern);
+      const matches = redisGlob(pattern);
       return {
         ...base,
         self: instances.find((instance) => instance.self)?.label ?? base.self,

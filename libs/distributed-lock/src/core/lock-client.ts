@@ -1,24 +1,21 @@
 import type { LockClientOptions } from './config/lock-client-options.js';
-import { resolveLockClientOptions } from './config/resolve-lock-client-options.js';
 import type { RedisClient } from './config/redis-client.js';
-import { LockConnections } from './connection/lock-connections.js';
 import type { PubSubChoice } from './events/pubsub-choice.js';
 import { getLockContext, runInNewLockContext } from './context/lock-context.js';
-import { UnsupportedLockOperationError } from './errors/unsupported-lock-operation.error.js';
-import { LockEvents } from './events/lock-events.js';
-import { LockEngine } from './engine/lock-engine.js';
+import type { LockEvents } from './events/lock-events.js';
+import type { LockEngine } from './engine/lock-engine.js';
 import type { LockHandle } from './context/lock-handle.js';
 import type { LockOptions, TryLockOptions } from './locks/acquire-options.js';
-import { BaseLock } from './locks/base-lock.js';
-import { FairLock } from './locks/fair/fair-lock.js';
-import { MultiLock } from './locks/multi/multi-lock.js';
-import { ReadWriteLock } from './locks/read-write/read-write-lock.js';
+import type { BaseLock } from './locks/base-lock.js';
+import type { FairLock } from './locks/fair/fair-lock.js';
+import type { MultiLock } from './locks/multi/multi-lock.js';
+import type { ReadWriteLock } from './locks/read-write/read-write-lock.js';
+import { createFairLock, createMultiLock, createReadWriteLock, type FairLockOptions } from './locks/lock-objects.js';
 import { RedLock } from './locks/redlock/red-lock.js';
 import { ReentrantLock } from './locks/reentrant/reentrant-lock.js';
 import type { RedisMode } from './config/connection-config.js';
 import type { Clock } from './util/clock.js';
-import { describe, toMilliseconds, type Duration } from './util/duration.js';
-import { ClientMetrics } from './metrics/client-metrics.js';
+import type { Duration } from './util/duration.js';
 import type {
   InspectedLockKind,
   ListLockNamesOptions,
@@ -27,33 +24,13 @@ import type {
   LockInstanceInfo,
   LockNameList,
 } from './inspection/lock-inspection.js';
-import { assertKnownKeys, assertLockName, isPlainObject } from './util/validate.js';
-import { InvalidLockArgumentError } from './errors/invalid-lock-argument.error.js';
+import { assertLockName } from './util/validate.js';
 import { createSemaphore, type Semaphore, type SemaphoreOptions } from './locks/semaphore/semaphore.js';
-import { createLockServices, type LockServices } from './locks/lock-services.js';
-import { InstanceRegistration } from './inspection/instance-registration.js';
-import { LockInspector } from './inspection/lock-inspector.js';
-import { LockLines } from './waiting/lock-lines.js';
-import { LOCK_SCRIPT_BATCH } from './lock-scripts.js';
+import { LockClientParts, type HealthTargets, type LockClientStats } from './lock-client.composition.js';
 import { createElection, type LeaderElection, type LeaderElectionOptions } from './leader/leader-election.js';
 
 /** How many plain lock objects `getLock` keeps for reuse before it starts afresh. */
 const PLAIN_LOCK_CACHE_SIZE = 1000;
-
-/** Options of `getFairLock`. */
-export interface FairLockOptions {
-  /**
-   * How long a queued waiter's place survives without a refresh (default 5 s; waiters refresh every
-   * third of it): the longest a crashed waiter can hold up the ones behind it.
-   */
-  queueTimeout?: Duration;
-}
-
-export interface LockClientStats {
-  held: number;
-  renewing: number;
-  waitingChannels: number;
-}
 
 /**
  * Distributed locks on Redis, without any framework: Redisson's RLock semantics (reentrant,
@@ -63,76 +40,21 @@ export interface LockClientStats {
  * owner and is released through its handle.
  */
 export class LockClient {
-  readonly events = new LockEvents();
+  readonly events: LockEvents;
   /** Where this client connects, for logs (no credentials). */
   readonly target: string;
   /** The deployment mode ('client' when an ioredis client was given). */
   readonly mode: RedisMode | 'client';
-  protected readonly engine: LockEngine;
-  protected readonly connections: LockConnections;
-  /** What this client's lock objects are given (see LockServices). */
-  private readonly services: LockServices;
-  /** This process's label for lock inspection, written when it first takes part in locking. */
-  private readonly instance: InstanceRegistration;
-  private readonly inspector: LockInspector;
-  private readonly lazyConnect: boolean;
-  private connecting: Promise<void> | undefined;
+  private readonly parts: LockClientParts;
+  /** What this client's lock objects run on (their LockRuntime). */
+  private readonly engine: LockEngine;
   /** Recently used plain lock objects by name (see getLock). */
   private readonly plainLocks = new Map<string, BaseLock>();
-  private closing: Promise<void> | undefined;
-  /** OpenTelemetry metrics: started by connect() when a meter provider is there, stopped by close(). */
-  private readonly metrics: ClientMetrics;
 
   /** Validates the options (throws InvalidLockConfigError) and prepares connections; `connect()` opens them. */
   constructor(options: LockClientOptions = {}, extraOptionKeys: readonly string[] = []) {
-    const resolved = resolveLockClientOptions(options, extraOptionKeys);
-    this.connections = new LockConnections(resolved, this.events);
-    this.target = this.connections.target;
-    this.mode = this.connections.mode;
-    this.lazyConnect = resolved.lazyConnect;
-    const { clientId, clock } = resolved;
-    const nodes = this.connections.lockNodes(resolved.operationTimeoutMs, LOCK_SCRIPT_BATCH, resolved.oneSlotPerScript);
-    const lines = new LockLines(this.connections.subscriberPort(), this.events, clock, clientId, resolved.handoverTurnMs);
-    this.instance = new InstanceRegistration(nodes[0]!.redis, resolved.keyPrefix, clientId, resolved.instanceName, clock, (error) =>
-      this.engine.background.report('register', undefined, error),
-    );
-    this.engine = new LockEngine(
-      clientId,
-      nodes,
-      lines,
-      {
-        keyPrefix: resolved.keyPrefix,
-        watchdogTimeoutMs: resolved.watchdogTimeoutMs,
-        operationTimeoutMs: resolved.operationTimeoutMs,
-        pubsub: this.connections.pubsub,
-        replicaAck: resolved.replicaAck,
-        oneSlotPerScript: resolved.oneSlotPerScript,
-        clock,
-      },
-      this.events,
-      () => this.instance.announce(),
-      [...this.connections.replicaReaders],
-    );
-    const { engine } = this;
-    this.inspector = new LockInspector({
-      node: nodes[0]!,
-      keys: engine.keys,
-      clientId,
-      waitedMs: (channel) => lines.waitedMs(channel),
-      query: (operation, name, run) => engine.query(operation, name, run),
-    });
-    this.services = createLockServices(engine, (name, kind) => this.inspector.inspect(name, kind));
-    // Waiters whose attempts failed while a command connection was down look again as soon as it is back.
-    this.connections.onCommandReady(() => lines.wakeAll());
-    // A new connection may lead to another server (a failover): its clock is read again (see NodeClock).
-    this.connections.onCommandReady(() => nodes.forEach((node) => node.clock.reset()));
-    // Redis may have lost this process's inspection label (a restart): write it again.
-    this.connections.onCommandReady(() => this.instance.refresh());
-    this.metrics = new ClientMetrics(resolved.metrics, {
-      events: this.events,
-      waiting: () => lines.waiting,
-      heldByKind: () => engine.held.countByKind(),
-    });
+    this.parts = new LockClientParts(options, extraOptionKeys);
+    ({ events: this.events, target: this.target, mode: this.mode, engine: this.engine } = this.parts);
   }
 
   /** Creates a client and connects it: fails with LockConnectionError if Redis is unreachable or refuses us. */
@@ -148,10 +70,7 @@ export class LockClient {
    * enough and the others keep reconnecting. Idempotent.
    */
   connect(): Promise<void> {
-    this.connecting ??= (
-      this.lazyConnect ? Promise.resolve() : this.connections.establish((target, error) => this.engine.background.report('connection', target, error))
-    ).then(() => this.metrics.start());
-    return this.connecting;
+    return this.parts.connect();
   }
 
   /**
@@ -159,7 +78,7 @@ export class LockClient {
    * `connect()`, or, with lazyConnect, after the first lock call.
    */
   get unlockNotifications(): PubSubChoice | undefined {
-    return this.connections.pubsub.current;
+    return this.parts.connections.pubsub.current;
   }
 
   /**
@@ -167,14 +86,7 @@ export class LockClient {
    * client holds, and closes the connections it opened (never a client given in options). Idempotent.
    */
   close(): Promise<void> {
-    this.closing ??= (async () => {
-      this.metrics.stop();
-      // This process's label goes with the rest of the close (within its bound, see LockEngine.close).
-      this.engine.background.run('register', undefined, () => this.engine.roundTrips.bounded(this.instance.stop()));
-      await this.engine.close();
-      await this.connections.close();
-    })();
-    return this.closing;
+    return this.parts.close();
   }
 
   get keyPrefix(): string {
@@ -182,12 +94,12 @@ export class LockClient {
   }
 
   get watchdogTimeoutMs(): number {
-    return this.engine.settings.watchdogTimeoutMs;
+    return this.engine.watchdogTimeoutMs;
   }
 
   /** The clock every lease, timeout and wait of this client runs on (see LockClientOptions.clock). */
   get clock(): Clock {
-    return this.engine.settings.clock;
+    return this.engine.clock;
   }
 
   /**
@@ -195,11 +107,7 @@ export class LockClient {
    * lock names with a pub/sub subscription (someone waiting). All zero when idle.
    */
   stats(): LockClientStats {
-    return {
-      held: this.engine.held.size,
-      renewing: this.engine.renewingCount,
-      waitingChannels: this.engine.lines.activeChannels,
-    };
+    return this.parts.stats();
   }
 
   /** The ioredis client lock scripts run on (RedLock: the first node), for your own data; a node-redis client you passed is returned as is. */
@@ -207,12 +115,25 @@ export class LockClient {
     return this.engine.redis.native as RedisClient;
   }
 
+  /**
+   * @internal For the Nest layer: `listener` runs each time a command connection is ready (again): the
+   * first connect, and every reconnect after an outage.
+   */
+  onConnectionReady(listener: () => void): void {
+    this.parts.connections.onCommandReady(listener);
+  }
+
+  /** @internal The connections a health check looks at (DistributedLockHealthIndicator). */
+  healthTargets(): HealthTargets {
+    return this.parts.healthTargets();
+  }
+
   /** A Redisson-style lock object for `name` (RedLock over all nodes in redlock mode). Cheap: create one per use. */
   getLock(name: string): BaseLock {
     let lock = this.plainLocks.get(name);
     if (lock) return lock;
     assertLockName(name);
-    lock = this.mode === 'redlock' ? new RedLock(this.services, name) : new ReentrantLock(this.services, name);
+    lock = this.mode === 'redlock' ? new RedLock(this.engine, name) : new ReentrantLock(this.engine, name);
     // Lock objects hold no state of their own: keep recent ones, so a hot name does not rebuild its keys.
     if (this.plainLocks.size >= PLAIN_LOCK_CACHE_SIZE) this.plainLocks.clear();
     this.plainLocks.set(name, lock);
@@ -224,12 +145,7 @@ export class LockClient {
    * crashed waiters (see FairLock). Not available in redlock mode (UnsupportedLockOperationError).
    */
   getFairLock(name: string, options: FairLockOptions = {}): FairLock {
-    assertLockName(name);
-    if (!isPlainObject(options)) throw new InvalidLockArgumentError('fair lock options', `expected an object, got ${describe(options)}.`);
-    assertKnownKeys(options, ['queueTimeout'], 'fair lock options');
-    const queueTimeoutMs = options.queueTimeout === undefined ? undefined : toMilliseconds(options.queueTimeout, 'queueTimeout', { min: 30 });
-    this.assertSingleNode(name, 'use a fair lock');
-    return new FairLock(this.services, name, queueTimeoutMs);
+    return createFairLock(this.engine, this.mode, name, options);
   }
 
   /**
@@ -237,9 +153,7 @@ export class LockClient {
    * and fenced (see ReadWriteLock). Not available in redlock mode (UnsupportedLockOperationError).
    */
   getReadWriteLock(name: string): ReadWriteLock {
-    assertLockName(name);
-    this.assertSingleNode(name, 'use a read-write lock');
-    return new ReadWriteLock(this.services, name);
+    return createReadWriteLock(this.engine, this.mode, name);
   }
 
   /**
@@ -248,35 +162,7 @@ export class LockClient {
    * In a cluster the names may live in different slots.
    */
   getMultiLock(locks: readonly (string | BaseLock)[]): MultiLock {
-    if (!Array.isArray(locks)) throw new InvalidLockArgumentError('multi-lock names', `expected an array of lock names, got ${describe(locks)}.`);
-    return new MultiLock(
-      this.services,
-      locks.map((lock: unknown, i) => {
-        if (lock instanceof BaseLock) return lock;
-        if (typeof lock === 'object' && lock !== null) {
-          throw new InvalidLockArgumentError(
-            `multi-lock names[${i}]`,
-            `expected a lock name or a lock object from this client (getLock, getFairLock, readLock()...), got ${lock.constructor?.name ?? 'an object'}.`,
-          );
-        }
-        return this.getLockNamed(lock, `multi-lock names[${i}]`);
-      }),
-    );
-  }
-
-  private getLockNamed(name: unknown, argument: string): BaseLock {
-    assertLockName(name, argument);
-    return this.getLock(name);
-  }
-
-  private assertSingleNode(name: string, operation: string): void {
-    if (this.mode === 'redlock') {
-      throw new UnsupportedLockOperationError(
-        name,
-        `${operation} in redlock mode`,
-        'its queue or reader set would live on independent masters that can disagree on order, so no waiter might ever win a majority. Use single, master-slave, sentinel or cluster mode for fair and read-write locks (plain locks and multi-locks work in redlock mode).',
-      );
-    }
+    return createMultiLock(this.engine, locks, (name) => this.getLock(name));
   }
 
   /** Acquires `name`, waiting as long as it takes (or up to `waitTime`, then LockAcquireTimeoutError). */
@@ -339,7 +225,7 @@ export class LockClient {
    * mode, as the first node sees it.
    */
   inspect(name: string, kind?: InspectedLockKind): Promise<LockInspection> {
-    return this.inspector.inspect(name, kind);
+    return this.engine.inspector.inspect(name, kind);
   }
 
   /**
@@ -348,7 +234,7 @@ export class LockClient {
    * at most `limit` names (default 100).
    */
   list(pattern?: string, options?: ListLocksOptions): Promise<LockInspection[]> {
-    return this.inspector.list(pattern, options);
+    return this.engine.inspector.list(pattern, options);
   }
 
   /**
@@ -357,12 +243,12 @@ export class LockClient {
    * To page through many locks: list the names, then `inspect` one page.
    */
   listNames(pattern?: string, options?: ListLockNamesOptions): Promise<LockNameList> {
-    return this.inspector.names(pattern, options);
+    return this.engine.inspector.names(pattern, options);
   }
 
   /** The processes registered for inspection now (each lock client registers at its first acquisition), by SCAN. */
   listInstances(): Promise<LockInstanceInfo[]> {
-    return this.inspector.instances();
+    return this.engine.inspector.instances();
   }
 
   /**
@@ -389,7 +275,7 @@ export class LockClient {
    * (UnsupportedLockOperationError).
    */
   getSemaphore(name: string, options: SemaphoreOptions): Semaphore {
-    return createSemaphore(this.services, this.mode, name, options);
+    return createSemaphore(this.engine, this.mode, name, options);
   }
 
   /**
@@ -405,7 +291,7 @@ export class LockClient {
       name,
       options,
       (error) => this.engine.background.report('elect', name, error),
-      this.engine.settings.clock,
+      this.engine.clock,
     );
   }
 }

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { LuaVm, preloadLuaVm, whenLuaLoaded } from './lua-vm.js';
 import { afterThisTask, MemoryKeyspace, type MemorySubscriber } from './memory-keyspace.js';
-import { redisGlob } from './redis-glob.js';
+import { redisGlob } from '../core/util/redis-glob.js';
 import { ScriptKeyAudit, type StrictKeys } from './strict-keys.js';
 import { nameScript } from '../core/util/script-names.js';
 import { describe } from '../core/util/duration.js';

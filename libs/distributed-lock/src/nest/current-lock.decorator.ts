@@ -1,5 +1,5 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import { getLockContext } from '../core/context/lock-context.js';
+import { getLockContext } from '../core/internal.js';
 import { DISTRIBUTED_LOCK_METADATA } from './distributed-lock.options.js';
 import { CURRENT_LOCK_PENDING } from './locked-method.js';
 

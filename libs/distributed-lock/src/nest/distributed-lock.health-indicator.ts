@@ -1,11 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { Duration } from '../core/index.js';
-import type { RedisCommands, RedisConnection } from '../core/redis/redis-port.js';
-import { LOCK_SCRIPTS } from '../core/lock-scripts.js';
-import { toMilliseconds } from '../core/util/duration.js';
-import { settleWithin } from '../core/util/late-timer.js';
+import { type RedisCommands, type RedisConnection, LOCK_SCRIPTS, toMilliseconds, settleWithin } from '../core/internal.js';
+import type { Clock } from '../core/index.js';
 import { LockService } from './lock.service.js';
-import type { Clock } from '../core/util/clock.js';
 
 /** One check of the indicator: what was found, and whether it is acceptable. */
 export interface LockHealthCheck {

@@ -1,8 +1,6 @@
 import type { ExecutionContext } from '@nestjs/common';
 import { InvalidLockArgumentError, type Duration, type LockAcquireTimeoutError, type LockHandle, type LockKind, type LockLostError } from '../core/index.js';
-import { leaseMs, waitMs } from '../core/locks/acquire-options.js';
-import { describe, toMilliseconds } from '../core/util/duration.js';
-import { assertKnownKeys, isPlainObject } from '../core/util/validate.js';
+import { leaseMs, waitMs, describe, toMilliseconds, assertKnownKeys, isPlainObject } from '../core/internal.js';
 import { LockNameTemplate, type LockNameSource } from './lock-name.resolver.js';
 
 /** Metadata key under which @DistributedLock (and @ScheduledLock, @DistributedSemaphore) stores its compiled metadata on a method. */

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { LockBackendError, type LockHandle } from '../core/index.js';
-import { afterTimeout, settleWithin } from '../core/util/late-timer.js';
+import { afterTimeout, settleWithin } from '../core/internal.js';
 import type { DistributedLockMetadata } from './distributed-lock.options.js';
 import { LockedCall, type LockedCallPorts } from './locked-call.js';
 import { loadLockTracing } from './lock-tracing.js';

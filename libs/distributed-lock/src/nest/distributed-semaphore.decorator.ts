@@ -1,7 +1,5 @@
 import { InvalidLockArgumentError, type Duration } from '../core/index.js';
-import { permitCount } from '../core/locks/semaphore/semaphore.js';
-import { describe, toMilliseconds } from '../core/util/duration.js';
-import { isPlainObject } from '../core/util/validate.js';
+import { describe, isPlainObject, permitCount, queueTimeoutMs } from '../core/internal.js';
 import { lockDecorator } from './distributed-lock.decorator.js';
 import {
   toLockMetadata,
@@ -74,7 +72,7 @@ export function DistributedSemaphore(options: DistributedSemaphoreOptions | Dist
       `${perCall} is more than the semaphore's ${size} permits; no call could ever run.`,
     );
   }
-  const queueTimeoutMs = queueTimeout === undefined ? undefined : toMilliseconds(queueTimeout, 'queueTimeout', { min: 30 });
+  const queueMs = queueTimeoutMs(queueTimeout);
   const metadata = toLockMetadata(lockOptions as { name: string | LockNameFactory; nameFromArgs?: LockNameFromArgs }, undefined, '@DistributedSemaphore');
-  return lockDecorator({ ...metadata, semaphore: { size, perCall, queueTimeoutMs } });
+  return lockDecorator({ ...metadata, semaphore: { size, perCall, queueTimeoutMs: queueMs } });
 }

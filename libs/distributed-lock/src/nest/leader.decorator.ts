@@ -1,7 +1,6 @@
 import { SetMetadata } from '@nestjs/common';
 import { InvalidLockArgumentError, type Duration } from '../core/index.js';
-import { describe, toMilliseconds } from '../core/util/duration.js';
-import { assertKnownKeys, assertLockName, isPlainObject } from '../core/util/validate.js';
+import { describe, toMilliseconds, assertKnownKeys, assertLockName, isPlainObject } from '../core/internal.js';
 
 /** Metadata key under which @Leader stores its options on a method. */
 export const LEADER_METADATA = 'nestjs-distributed-lock:leader';

@@ -1,5 +1,5 @@
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { settleWithin } from '../core/util/late-timer.js';
+import { settleWithin } from '../core/internal.js';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { LeaderElection, Leadership } from '../core/index.js';
 import { LEADER_METADATA, type LeaderMetadata } from './leader.decorator.js';

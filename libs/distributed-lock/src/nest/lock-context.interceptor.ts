@@ -1,6 +1,6 @@
 import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import type { Observable } from 'rxjs';
-import { getLockContext, runInNewLockContext } from '../core/context/lock-context.js';
+import { getLockContext, runInNewLockContext } from '../core/internal.js';
 import { LockService } from './lock.service.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { ExecutionContext } from '@nestjs/common';
 import { InvalidLockArgumentError, LockNameTemplateError } from '../core/index.js';
-import { assertLockName } from '../core/util/validate.js';
+import { assertLockName } from '../core/internal.js';
 
 /**
  * Where a template placeholder may read from: parts of the request (HTTP: params, query, body, user,

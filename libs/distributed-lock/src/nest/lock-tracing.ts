@@ -4,7 +4,7 @@
  * are no spans and no cost. Only the parts of the API used here are typed (structurally), so the
  * library's type declarations never mention the package.
  */
-import type { Clock } from '../core/util/clock.js';
+import type { Clock } from '../core/index.js';
 
 type AttributeValue = string | number | boolean;
 

@@ -1,8 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { describePubSubChoice } from '../core/events/pubsub-choice.js';
+import { describePubSubChoice, configDuration } from '../core/internal.js';
 import { InvalidLockConfigError, LockClient } from '../core/index.js';
-import type { PubSubPort, RedisPort } from '../core/redis/redis-port.js';
-import { configDuration } from '../core/config/resolve-lock-client-options.js';
 import { MODULE_ONLY_OPTION_KEYS, type DistributedLockModuleOptions } from './distributed-lock-module.options.js';
 import { OutageLog } from './outage-log.js';
 
@@ -61,15 +59,6 @@ export class LockService extends LockClient {
       else if (operation === 'connection') this.outage.failed(`Redis connection to ${this.target}`, error);
       else this.outage.failed(`background ${operation}`, error, name);
     });
-    this.connections.onCommandReady(() => this.outage.recovered());
-  }
-
-  /**
-   * @internal The connections a health check looks at (used by DistributedLockHealthIndicator):
-   * where lock scripts run, and the subscribers that receive unlock notifications.
-   */
-  healthTargets(): { commands: { target: string; client: RedisPort }[]; subscribers: { target: string; client: PubSubPort }[] } {
-    const nodes = this.engine.nodes.map((node) => ({ target: node.target, client: node.redis }));
-    return { commands: nodes, subscribers: this.connections.nodes.map((node) => ({ target: `${node.target} (subscriber)`, client: node.subscriber })) };
+    this.onConnectionReady(() => this.outage.recovered());
   }
 }

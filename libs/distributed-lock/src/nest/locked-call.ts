@@ -1,6 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import { isObservable, Observable, type Subscription } from 'rxjs';
-import { getLockContext, runInLockContext, runWithCurrentLock, type LockContext } from '../core/context/lock-context.js';
+import { getLockContext, runInLockContext, runWithCurrentLock, type LockContext } from '../core/internal.js';
 import {
   InvalidLockArgumentError,
   LockAcquireAbortedError,

@@ -1,6 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import type { LockEventMap, LockEvents } from '../core/index.js';
-import type { Clock } from '../core/util/clock.js';
+import type { Clock } from '../core/index.js';
 
 /** The untyped view of LockEvents used to put one listener on events of different payloads. */
 interface EventTarget {

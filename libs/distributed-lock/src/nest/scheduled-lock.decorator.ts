@@ -1,6 +1,5 @@
 import { InvalidLockArgumentError, type Duration } from '../core/index.js';
-import { toMilliseconds } from '../core/util/duration.js';
-import { assertKnownKeys, isPlainObject } from '../core/util/validate.js';
+import { toMilliseconds, assertKnownKeys, isPlainObject } from '../core/internal.js';
 import { lockDecorator } from './distributed-lock.decorator.js';
 import { toLockMetadata, type DistributedLockMetadata, type OnBusy, type OnLost } from './distributed-lock.options.js';
 import { LockNameTemplate } from './lock-name.resolver.js';

@@ -2,6 +2,7 @@ import type { RedisPort } from '../redis/redis-port.js';
 import { LATE_REPLY, NOT_AFTER, type AnyLockScript, type LockScript, type ScriptArgument } from '../scripts/lock-script.js';
 import type { ScriptBatch } from '../scripts/script-batch.js';
 import type { Clock } from '../util/clock.js';
+import { hashedPart } from '../util/key-slot.js';
 import { NodeClock } from './node-clock.js';
 
 /** Thrown when a guarded script was not run because its caller can no longer be waiting for it (see NodeClock). */
@@ -132,7 +133,7 @@ export class LockNode {
       return new Promise<R>((resolve, reject) => this.sendAlone({ script, keys, argv, tag: '', resolve: resolve as (value: unknown) => void, reject }));
     }
     return new Promise<R>((resolve, reject) => {
-      this.queue.push({ script, keys, argv, tag: hashTag(keys[0]), resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ script, keys, argv, tag: keys[0] === undefined ? '' : hashedPart(keys[0]), resolve: resolve as (value: unknown) => void, reject });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         this.localClock.soon(this.flushQueue);
@@ -219,12 +220,4 @@ export class LockNode {
   waitForReplicas(key: string, replicas: number, timeoutMs: number): Promise<number> {
     return this.redis.waitForReplicas(key, replicas, timeoutMs);
   }
-}
-
-/** The `{hash tag}` of a lock key (all keys of one lock share it, hence one cluster slot). */
-function hashTag(key: string | undefined): string {
-  if (!key) return '';
-  const open = key.indexOf('{');
-  const close = open >= 0 ? key.indexOf('}', open + 1) : -1;
-  return close > open + 1 ? key.slice(open + 1, close) : key;
 }

@@ -115,17 +115,44 @@ describe('HeldLocks', () => {
   });
 });
 
+/** A LeaseKeeper that records the holds it ends (the engine's registry and events are real). */
+class RecordingKeeper extends LeaseKeeper {
+  readonly lost: [HeldLock, LockLostReason][] = [];
+  /** The reasons of `lost`, in order. */
+  readonly reasons: LockLostReason[] = [];
+  readonly releasedTo: [HeldLock, number][] = [];
+
+  override lose(held: HeldLock, reason: LockLostReason): void {
+    if (held.active) {
+      this.lost.push([held, reason]);
+      this.reasons.push(reason);
+    }
+    super.lose(held, reason);
+  }
+
+  override released(held: HeldLock, remaining: number): void {
+    this.releasedTo.push([held, remaining]);
+    super.released(held, remaining);
+  }
+}
+
+function keeperOn(trips: RoundTrips, events: LockEvents, watchdogTimeoutMs: number, registry = new HeldLocks(trips.clock)): RecordingKeeper {
+  return new RecordingKeeper({
+    watchdogTimeoutMs,
+    roundTrips: trips,
+    background: new BackgroundWork(events, trips),
+    events,
+    registry,
+    holdTimes: new HoldTimes(),
+  });
+}
+
 describe('LeaseKeeper', () => {
   const setup = (timeoutMs = 1000): { keeper: LeaseKeeper; lost: [HeldLock, LockLostReason][]; events: LockEvents; trips: RoundTrips } => {
     const events = new LockEvents();
     const trips = new RoundTrips(timeoutMs, systemClock);
-    const lost: [HeldLock, LockLostReason][] = [];
-    const keeper = new LeaseKeeper(90, trips, new BackgroundWork(events, trips), events, (held, reason) => {
-      held.active = false;
-      keeper.stopKeeping(held);
-      lost.push([held, reason]);
-    });
-    return { keeper, lost, events, trips };
+    const keeper = keeperOn(trips, events, 90);
+    return { keeper, lost: keeper.lost, events, trips };
   };
 
   it('a lease that runs out is lost when its deadline passes, and its key is freed (owner-checked)', async () => {
@@ -168,20 +195,14 @@ describe('LeaseKeeper: a lease found over while its owner acquires the same lock
     const clock = new ManualClock();
     const events = new LockEvents();
     const trips = new RoundTrips(5000, clock);
-    const keeper = new LeaseKeeper(
-      30_000,
-      trips,
-      new BackgroundWork(events, trips),
-      events,
-      (held) => {
-        held.active = false;
-        keeper.stopKeeping(held);
-      },
-      () => reentering,
-    );
+    const registry = new HeldLocks(clock);
+    const keeper = keeperOn(trips, events, 30_000, registry);
     const resource = new ScriptedResource();
-    keeper.keep(heldOn(resource, { validUntil: clock.now() + 35 }));
+    const held = heldOn(resource, { validUntil: clock.now() + 35 });
+    const reentry = reentering ? registry.beginAcquisition(held.key) : () => undefined;
+    keeper.keep(held);
     await clock.advance(40);
+    reentry();
     trips.stop();
     return resource;
   }
@@ -217,12 +238,8 @@ describe('LeaseKeeper: a deadline that passes while a renewal is in flight', () 
     };
     const events = new LockEvents();
     const trips = new RoundTrips(5000, counting);
-    const lost: LockLostReason[] = [];
-    const keeper = new LeaseKeeper(90, trips, new BackgroundWork(events, trips), events, (held, reason) => {
-      held.active = false;
-      keeper.stopKeeping(held);
-      lost.push(reason);
-    });
+    const keeper = keeperOn(trips, events, 90);
+    const lost = keeper.reasons;
     let answer!: (result: RenewResult | Error) => void;
     const resource = new ScriptedResource();
     resource.renew = () => new Promise<RenewResult>((resolve, reject) => (answer = (result) => (result instanceof Error ? reject(result) : resolve(result))));
@@ -269,23 +286,11 @@ describe('ReleaseProtocol', () => {
     const trips = new RoundTrips(50, systemClock);
     const background = new BackgroundWork(events, trips);
     const lines = new LockLines(silentPort, events, systemClock, 'me');
-    const keeper = new LeaseKeeper(1000, trips, background, events, () => undefined);
-    const released: [HeldLock, number][] = [];
-    const lost: string[] = [];
+    const keeper = keeperOn(trips, events, 1000);
     const handedOver: string[] = [];
-    const protocol = new ReleaseProtocol(trips, background, lines, keeper, new HeldLocks(systemClock), {
-      released: (held, remaining) => {
-        held.holds = remaining;
-        if (remaining === 0) held.active = false;
-        released.push([held, remaining]);
-      },
-      lost: (held, reason) => {
-        held.active = false;
-        lost.push(reason);
-      },
-      handedOver: (_held, to) => handedOver.push(to),
-      isClosed: () => false,
-    });
+    events.on('handover', ({ to }) => handedOver.push(to));
+    const protocol = new ReleaseProtocol(trips, background, lines, keeper, new HeldLocks(systemClock), events);
+    const { releasedTo: released, reasons: lost } = keeper;
     return { protocol, released, lost, handedOver, trips };
   };
 

@@ -1,9 +1,10 @@
-import type { LockLostReason } from '../errors/lock-lost.error.js';
+import { LockLostError, type LockLostReason } from '../errors/lock-lost.error.js';
 import type { LockEvents } from '../events/lock-events.js';
 import type { Clock } from '../util/clock.js';
 import { afterTimeout } from '../util/late-timer.js';
 import type { BackgroundWork } from './background-work.js';
-import type { HeldLock } from './held-locks.js';
+import type { HeldLock, HeldLocks } from './held-locks.js';
+import type { HoldTimes } from './hold-times.js';
 import { LeaseWatchdog } from './lease-watchdog.js';
 import type { RoundTrips } from './round-trips.js';
 
@@ -16,28 +17,65 @@ export const MAX_CLOCK_DRIFT = 0.001;
 /** Redis reads its clock to the millisecond (scripts, key expiry): a lease may end up to 1 ms early there. */
 const SERVER_CLOCK_STEP_MS = 1;
 
+/** What a LeaseKeeper works with (the engine builds it). */
+export interface LeaseKeeperParts {
+  readonly watchdogTimeoutMs: number;
+  readonly roundTrips: RoundTrips;
+  readonly background: BackgroundWork;
+  readonly events: LockEvents;
+  /** The registry of held locks: a hold that ends leaves it; an acquisition in flight keeps a lease found over from being freed. */
+  readonly registry: HeldLocks;
+  /** Hold durations by lock name (for when to retry a busy lock): each release to zero holds records one. */
+  readonly holdTimes: HoldTimes;
+}
+
 /**
- * Keeps the leases of the locks this process holds: a deadline timer per lock (monotonic, counted
- * from the start of the round trip that granted or renewed it, so never later than Redis's own
- * expiry), the watchdog's renewals for locks taken without leaseTime, and the check made when a
- * handle is read. A lease that runs out, or a renewal that finds the lock gone, is reported to
- * `lost`; the rest (forgetting it, aborting its signal) is the engine's.
+ * Keeps the leases of the locks this process holds, and ends them: a deadline timer per lock
+ * (monotonic, counted from the start of the round trip that granted or renewed it, so never later
+ * than Redis's own expiry), the watchdog's renewals for locks taken without leaseTime, the check made
+ * when a handle is read, and the two ends of a hold: released to zero holds (`released`), or lost
+ * (`lose`: a lease that ran out, a renewal or release that found the lock gone, a force unlock, close),
+ * each leaving the registry and told as an event.
  */
 export class LeaseKeeper {
   private readonly watchdog: LeaseWatchdog;
   private readonly clock: Clock;
+  private readonly roundTrips: RoundTrips;
+  private readonly background: BackgroundWork;
+  private readonly events: LockEvents;
+  private readonly registry: HeldLocks;
+  private readonly holdTimes: HoldTimes;
 
-  constructor(
-    watchdogTimeoutMs: number,
-    private readonly roundTrips: RoundTrips,
-    private readonly background: BackgroundWork,
-    private readonly events: LockEvents,
-    private readonly lost: (held: HeldLock, reason: LockLostReason) => void,
-    /** Whether an acquisition of `held`'s owner and lock is in flight. */
-    private readonly acquiring: (held: HeldLock) => boolean = () => false,
-  ) {
-    this.clock = roundTrips.clock;
-    this.watchdog = new LeaseWatchdog(this.clock, Math.floor(watchdogTimeoutMs / 3), (held) => this.renew(held));
+  constructor(parts: LeaseKeeperParts) {
+    ({ roundTrips: this.roundTrips, background: this.background, events: this.events, registry: this.registry, holdTimes: this.holdTimes } = parts);
+    this.clock = this.roundTrips.clock;
+    this.watchdog = new LeaseWatchdog(this.clock, Math.floor(parts.watchdogTimeoutMs / 3), (held) => this.renew(held));
+  }
+
+  /** The lock is gone for its holder: stop keeping it, abort its signal, tell listeners (`lost`). */
+  lose(held: HeldLock, reason: LockLostReason): void {
+    if (!held.active) return;
+    this.forget(held);
+    held.abort(new LockLostError(held.resource.name, reason));
+    const heldMs = this.clock.now() - held.acquiredAt;
+    this.events.emit('lost', { name: held.resource.name, kind: held.resource.kind, reason, heldMs, token: held.token });
+  }
+
+  /** A release's reply: `remaining` holds left; at zero the lock is gone for this owner (`released`). */
+  released(held: HeldLock, remaining: number): void {
+    held.holds = remaining;
+    if (remaining !== 0) return;
+    this.forget(held);
+    const heldMs = this.clock.now() - held.acquiredAt;
+    this.holdTimes.record(held.resource.name, heldMs);
+    if (this.events.listenerCount('released') > 0)
+      this.events.emit('released', { name: held.resource.name, kind: held.resource.kind, heldMs, token: held.token });
+  }
+
+  private forget(held: HeldLock): void {
+    held.active = false;
+    this.stopKeeping(held);
+    this.registry.remove(held);
   }
 
   /**
@@ -130,12 +168,12 @@ export class LeaseKeeper {
 
   /** The lease ran out: lost for the holder; free the key if it is still ours for a moment. */
   private leaseOver(held: HeldLock): void {
-    this.lost(held, 'lease-expired');
+    this.lose(held, 'lease-expired');
     // Our deadline is never later than Redis's: if the key is still ours for a moment, free it now
     // so that waiters do not sit out the rest of the lease. Owner-checked, so harmless otherwise;
     // except while the same owner acquires the same lock again (a re-entry in flight): Redis may have
     // run it already, lengthening the lease, and that acquisition will hold what this would free.
-    if (this.acquiring(held)) return;
+    if (this.registry.acquisitionsInFlight(held.key) > 0) return;
     this.background.run('release', held.resource.name, () => this.roundTrips.bounded(held.resource.release(held.owner, true, undefined, held.token)));
   }
 
@@ -163,7 +201,7 @@ export class LeaseKeeper {
       if (!held.active) return;
       if (!result.renewed) {
         // Lost: stop now. Unconfirmed: keep the old deadline; the next round may confirm.
-        if (result.lost) this.lost(held, 'not-owner');
+        if (result.lost) this.lose(held, 'not-owner');
         return;
       }
       // A renewal sets the lease's end in Redis (its run time plus the lease), replacing the one before:

@@ -9,8 +9,8 @@ import type { ReleaseReply } from '../scripts/lock-script.js';
  */
 export type RenewResult = { renewed: true; validityMs: number } | { renewed: false; lost: boolean };
 
-/** What a hand-over came to (see LockHandover.handOver). */
-export type HandOverReply =
+/** What a hand-over came to (see LockHandover.releaseTo). */
+export type HandoverReply =
   | { readonly outcome: 'not-owner' }
   /** The owner holds more than this hold (and `all` was not set): one hold dropped, nothing handed over. */
   | { readonly outcome: 'held'; readonly remaining: number }
@@ -20,7 +20,7 @@ export type HandOverReply =
   | { readonly outcome: 'yielded' };
 
 /** What a hand-over needs: who releases, who takes over and for how long, and whether to yield. */
-export interface HandOverArgs {
+export interface HandoverArgs {
   /** The releasing owner; its last hold goes. */
   readonly owner: string;
   /** The waiter of this process that takes the lock over. */
@@ -46,7 +46,7 @@ export interface HandOverArgs {
  */
 export interface LockHandover {
   /** Drops the owner's last hold and gives the lock to the successor in one step. */
-  handOver(args: HandOverArgs): Promise<HandOverReply>;
+  releaseTo(args: HandoverArgs): Promise<HandoverReply>;
   /** This process no longer waits for the lock: its waiting mark goes, and a grant to it is passed on. */
   withdraw(): Promise<void>;
 }

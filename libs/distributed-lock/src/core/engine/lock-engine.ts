@@ -1,9 +1,9 @@
 import type { ReplicaAck } from '../config/replica-ack.js';
 import type { RedisCommands, RedisPort } from '../redis/redis-port.js';
-import { getLockContext, nextOwnerSequence, type LockContext } from '../context/lock-context.js';
+import { getLockContext, nextOwnerSequence } from '../context/lock-context.js';
 import { LockAcquireTimeoutError } from '../errors/lock-acquire-timeout.error.js';
 import { LockClientClosedError } from '../errors/lock-client-closed.error.js';
-import { LockLostError, type LockLostReason } from '../errors/lock-lost.error.js';
+import type { LockLostReason } from '../errors/lock-lost.error.js';
 import type { LockEvents } from '../events/lock-events.js';
 import type { Clock } from '../util/clock.js';
 import type { LockLines } from '../waiting/lock-lines.js';
@@ -17,102 +17,94 @@ import { LockKeys } from '../scripts/lock-keys.js';
 import type { LockNode } from '../connection/lock-node.js';
 import { ReleaseProtocol } from './release-protocol.js';
 import { RoundTrips } from './round-trips.js';
+import type { HoldTerms, LockRuntime, Owner } from './lock-runtime.js';
+import { InstanceRegistration } from '../inspection/instance-registration.js';
+import { LockInspector } from '../inspection/lock-inspector.js';
+import type { InspectedLockKind, LockInspection } from '../inspection/lock-inspection.js';
+import type { PublishCommand } from '../scripts/lock-script.js';
 
-export interface LockEngineSettings {
-  keyPrefix: string;
-  watchdogTimeoutMs: number;
-  operationTimeoutMs: number;
+/** What a client's engine is built from (LockClient's composition root gives it). */
+export interface LockEngineOptions extends Pick<
+  LockRuntime,
+  'clientId' | 'nodes' | 'events' | 'clock' | 'watchdogTimeoutMs' | 'operationTimeoutMs' | 'replicaAck'
+> {
+  /** This process's waiting callers (built with the same clientId). */
+  readonly lines: LockLines;
+  readonly keyPrefix: string;
   /** Sharded or plain pub/sub for unlock notifications (decided once the server is known: PubSubSelector). */
-  pubsub: { readonly sharded: boolean };
-  /** Every lock's default; a lock may override it. */
-  replicaAck: ReplicaAck | undefined;
+  readonly pubsub: { readonly sharded: boolean };
   /** Every script's keys in one hash slot (the fencing counter per slot) although the client is not a cluster client. */
-  oneSlotPerScript?: boolean;
-  /** Every clock read and timer of the client's locks. */
-  clock: Clock;
-}
-
-/** Who acquires: an owner id, and whether it was made outside any lock context (see LockEngine.byName). */
-export interface Owner {
-  readonly id: string;
-  readonly outsideContext: boolean;
-}
-
-/** What a successful acquisition establishes, for `register` (one owner's hold on one lock). */
-export interface HoldTerms {
-  readonly resource: LeaseResource;
-  readonly owner: Owner;
-  /** registryKey(owner.id, resource), as the acquisition computed it. */
-  readonly key: RegistryKey;
-  readonly token: number;
-  readonly holds: number;
-  readonly leaseMs: number;
-  /** How long the hold is valid, counted from `startedAt` (the start of the round trip that got it). */
-  readonly validityMs: number;
-  readonly startedAt: number;
-  readonly watchdog: boolean;
-  readonly replicaAck: ReplicaAck | undefined;
+  readonly oneSlotPerScript?: boolean;
+  /** This process's label in inspection (see InstanceRegistration). */
+  readonly instanceName?: string;
+  /** Replicas that may answer reads that are stale by design (master-slave mode). */
+  readonly staleReaders?: readonly RedisCommands[];
 }
 
 /**
  * What one client's locks share, assembled from parts with one job each: the registry of held locks
  * (HeldLocks), bounded round trips (RoundTrips), the leases (LeaseKeeper), the release protocol
- * (ReleaseProtocol), background work, and this process's lock lines (waiting/). It owns what ties
- * them together: owner ids, registering an acquisition, losing a lock, and closing.
+ * (ReleaseProtocol), background work, this process's lock lines (waiting/), its label for inspection
+ * (InstanceRegistration) and the inspector. It owns what ties them together: owner ids, registering an
+ * acquisition, losing a lock, and closing. Lock objects see it as their LockRuntime.
  */
-export class LockEngine implements LockReleaser {
+export class LockEngine implements LockRuntime, LockReleaser {
+  readonly clientId: string;
+  readonly nodes: readonly LockNode[];
+  readonly lines: LockLines;
+  readonly events: LockEvents;
+  readonly clock: Clock;
+  readonly watchdogTimeoutMs: number;
+  readonly operationTimeoutMs: number;
+  readonly replicaAck: ReplicaAck | undefined;
   readonly keys: LockKeys;
   readonly roundTrips: RoundTrips;
   readonly background: BackgroundWork;
   readonly held: HeldLocks;
   readonly releases: ReleaseProtocol;
+  /** This process's label for lock inspection, written when it first takes part in locking. */
+  readonly instance: InstanceRegistration;
+  readonly inspector: LockInspector;
   private readonly leases: LeaseKeeper;
   /** Recent hold durations by lock name, for when to retry a busy lock. */
   private readonly holdTimes = new HoldTimes();
+  private readonly pubsub: { readonly sharded: boolean };
+  private readonly staleReaders: readonly RedisCommands[];
   private staleReaderIndex = 0;
   private closed = false;
 
-  /**
-   * `nodes`: where lock state lives (one node, or RedLock's independent masters). `lines`: this
-   * process's waiting callers (built with this engine's clientId). `staleReaders`: replicas that may
-   * answer reads that are stale by design (master-slave mode). `announce`: called at each acquisition
-   * (this process's label for inspection is written once, at the first).
-   */
-  constructor(
-    readonly clientId: string,
-    readonly nodes: LockNode[],
-    readonly lines: LockLines,
-    readonly settings: LockEngineSettings,
-    readonly events: LockEvents,
-    readonly announce: () => void,
-    private readonly staleReaders: RedisCommands[] = [],
-  ) {
-    this.keys = new LockKeys(settings.keyPrefix, settings.oneSlotPerScript === true || nodes[0]!.redis.isCluster);
-    this.held = new HeldLocks(settings.clock);
-    this.roundTrips = new RoundTrips(settings.operationTimeoutMs, settings.clock);
-    this.background = new BackgroundWork(events, this.roundTrips);
-    this.leases = new LeaseKeeper(
-      settings.watchdogTimeoutMs,
-      this.roundTrips,
-      this.background,
-      events,
-      (held, reason) => this.markLost(held, reason),
-      (held) => this.held.acquisitionsInFlight(held.key) > 0,
+  constructor(options: LockEngineOptions) {
+    ({ clientId: this.clientId, nodes: this.nodes, lines: this.lines, events: this.events, clock: this.clock } = options);
+    ({ watchdogTimeoutMs: this.watchdogTimeoutMs, operationTimeoutMs: this.operationTimeoutMs, replicaAck: this.replicaAck, pubsub: this.pubsub } = options);
+    this.staleReaders = options.staleReaders ?? [];
+    this.keys = new LockKeys(options.keyPrefix, options.oneSlotPerScript === true || this.node.redis.isCluster);
+    this.held = new HeldLocks(this.clock);
+    this.roundTrips = new RoundTrips(this.operationTimeoutMs, this.clock);
+    this.background = new BackgroundWork(this.events, this.roundTrips);
+    this.leases = new LeaseKeeper({
+      watchdogTimeoutMs: this.watchdogTimeoutMs,
+      roundTrips: this.roundTrips,
+      background: this.background,
+      events: this.events,
+      registry: this.held,
+      holdTimes: this.holdTimes,
+    });
+    this.releases = new ReleaseProtocol(this.roundTrips, this.background, this.lines, this.leases, this.held, this.events);
+    this.instance = new InstanceRegistration(this.node.redis, options.keyPrefix, this.clientId, options.instanceName, this.clock, (error) =>
+      this.background.report('register', undefined, error),
     );
-    this.releases = new ReleaseProtocol(this.roundTrips, this.background, this.lines, this.leases, this.held, {
-      released: (held, remaining) => this.released(held, remaining),
-      lost: (held, reason) => this.markLost(held, reason),
-      handedOver: (held, to) => {
-        // Only when someone listens (the metrics): no allocation per hand-over otherwise.
-        if (this.events.listenerCount('handover') > 0) this.events.emit('handover', { name: held.resource.name, kind: held.resource.kind, to });
-      },
-      isClosed: () => this.closed,
+    this.inspector = new LockInspector({
+      node: this.node,
+      keys: this.keys,
+      clientId: this.clientId,
+      waitedMs: (channel) => this.lines.waitedMs(channel),
+      query: (operation, name, run) => this.query(operation, name, run),
     });
   }
 
   /** What release scripts publish unlock notifications with. */
-  get publishCommand(): 'publish' | 'spublish' {
-    return this.settings.pubsub.sharded ? 'spublish' : 'publish';
+  publishCommand(): PublishCommand {
+    return this.pubsub.sharded ? 'spublish' : 'publish';
   }
 
   /** The node of every mode but redlock (RedLock: the first node, used for plain reads). */
@@ -154,14 +146,10 @@ export class LockEngine implements LockReleaser {
     }
   }
 
-  ownerOf(context: LockContext): string {
-    return `${this.clientId}:${context.id}`;
-  }
-
   /** Who an acquisition made here is for: the current lock context, or a fresh owner outside any context. */
   currentOwner(): Owner {
     const context = getLockContext();
-    return context ? { id: this.ownerOf(context), outsideContext: false } : { id: `${this.clientId}:${nextOwnerSequence()}`, outsideContext: true };
+    return context ? { id: `${this.clientId}:${context.id}`, outsideContext: false } : { id: `${this.clientId}:${nextOwnerSequence()}`, outsideContext: true };
   }
 
   /**
@@ -172,7 +160,7 @@ export class LockEngine implements LockReleaser {
    */
   byName(resource: LeaseResource): { owner: string } | { owner: undefined; why: string } {
     const context = getLockContext();
-    if (context) return { owner: this.ownerOf(context) };
+    if (context) return { owner: `${this.clientId}:${context.id}` };
     const holders = this.held.heldOutsideContext(resource);
     if (holders.length === 1) return { owner: holders[0]!.owner };
     if (holders.length > 1) {
@@ -196,7 +184,7 @@ export class LockEngine implements LockReleaser {
     let held = this.held.find(terms.key);
     if (held && held.token !== terms.token) {
       // Redis granted a new lifetime: the one we remember expired there before our timer noticed.
-      this.markLost(held, 'lease-expired');
+      this.leases.lose(held, 'lease-expired');
       held = undefined;
     }
     if (held) {
@@ -220,6 +208,16 @@ export class LockEngine implements LockReleaser {
       this.leases.keep(held);
     }
     return new HeldLockHandle(held, this);
+  }
+
+  /** Called at each acquisition: this process's label for inspection is written at the first. */
+  announce(): void {
+    this.instance.announce();
+  }
+
+  /** The lock `name` as `kind` sees it (see LockInspector). */
+  inspect(name: string, kind?: InspectedLockKind): Promise<LockInspection> {
+    return this.inspector.inspect(name, kind);
   }
 
   /** Claims the permits `key` holds by a grant's message (see LeaseKeeper.claim). */
@@ -249,29 +247,15 @@ export class LockEngine implements LockReleaser {
     return new LockAcquireTimeoutError(
       name,
       waitedMs,
-      this.holdTimes.retryAfterMs(name, remainingLeaseMs, waitedMs, this.settings.watchdogTimeoutMs),
+      this.holdTimes.retryAfterMs(name, remainingLeaseMs, waitedMs, this.watchdogTimeoutMs),
       remainingLeaseMs,
       busy,
     );
   }
 
-  /** The lock is gone for its holder: abort its signal, stop renewing, tell listeners. */
-  markLost(held: HeldLock, reason: LockLostReason): void {
-    if (!held.active) return;
-    this.forget(held);
-    held.abort(new LockLostError(held.resource.name, reason));
-    this.events.emit('lost', {
-      name: held.resource.name,
-      kind: held.resource.kind,
-      reason,
-      heldMs: this.settings.clock.now() - held.acquiredAt,
-      token: held.token,
-    });
-  }
-
   /** Marks every local holder of `resource` as lost (after a force unlock). */
   markResourceLost(resource: LeaseResource, reason: LockLostReason): void {
-    for (const held of this.held.holdersOf(resource)) this.markLost(held, reason);
+    for (const held of this.held.holdersOf(resource)) this.leases.lose(held, reason);
   }
 
   /**
@@ -282,17 +266,20 @@ export class LockEngine implements LockReleaser {
    */
   async close(): Promise<void> {
     if (this.closed) return;
+    // This process's label goes with the rest of the close, within the same bound.
+    this.background.run('register', undefined, () => this.roundTrips.bounded(this.instance.stop()));
     this.closed = true;
-    const closeBy = this.settings.clock.now() + this.settings.operationTimeoutMs;
+    this.releases.close();
+    const closeBy = this.clock.now() + this.operationTimeoutMs;
     this.leases.stop();
     this.lines.close();
     for (const held of this.held.all()) {
-      this.markLost(held, 'client-closed');
+      this.leases.lose(held, 'client-closed');
       this.background.run('release', held.resource.name, () => this.roundTrips.bounded(held.resource.release(held.owner, true, undefined, held.token)));
     }
     // Waiters woken by the close above leave in the next turns, some with clean-up in Redis (their
     // process's waiting mark): let that start before waiting for the background work.
-    await new Promise<void>((resolve) => this.settings.clock.soon(resolve));
+    await new Promise<void>((resolve) => this.clock.soon(resolve));
     const unfinished = await this.background.settledBy(closeBy);
     this.roundTrips.stop();
     if (unfinished.size > 0) {
@@ -300,27 +287,10 @@ export class LockEngine implements LockReleaser {
       this.events.emit('background-error', {
         operation: 'close',
         error: new Error(
-          `close() gave up on work Redis did not answer within the operation timeout (${this.settings.operationTimeoutMs} ms): ${what}. ` +
+          `close() gave up on work Redis did not answer within the operation timeout (${this.operationTimeoutMs} ms): ${what}. ` +
             'Locks whose release was given up stay in Redis until their leases run out.',
         ),
       });
     }
-  }
-
-  /** A release's reply: holds left, and at zero the lock is gone for this owner. */
-  private released(held: HeldLock, remaining: number): void {
-    held.holds = remaining;
-    if (remaining !== 0) return;
-    this.forget(held);
-    const heldMs = this.settings.clock.now() - held.acquiredAt;
-    this.holdTimes.record(held.resource.name, heldMs);
-    if (this.events.listenerCount('released') > 0)
-      this.events.emit('released', { name: held.resource.name, kind: held.resource.kind, heldMs, token: held.token });
-  }
-
-  private forget(held: HeldLock): void {
-    held.active = false;
-    this.leases.stopKeeping(held);
-    this.held.remove(held);
   }
 }

@@ -1,4 +1,4 @@
-import type { LockLostReason } from '../errors/lock-lost.error.js';
+import type { LockEvents } from '../events/lock-events.js';
 import { LockNotHeldError } from '../errors/lock-not-held.error.js';
 import type { ReleaseReply } from '../scripts/lock-script.js';
 import { pause, settleWithin } from '../util/late-timer.js';
@@ -6,20 +6,9 @@ import type { LockLines } from '../waiting/lock-lines.js';
 import type { Succession } from '../waiting/lock-line.js';
 import type { BackgroundWork } from './background-work.js';
 import type { HeldLock, HeldLocks } from './held-locks.js';
-import type { HandOverReply, LeaseResource } from './lease-resource.js';
+import type { HandoverReply, LeaseResource } from './lease-resource.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import type { RoundTrips } from './round-trips.js';
-
-/** What the release protocol reports back to the engine, which keeps the registry and the events. */
-export interface ReleaseOutcomes {
-  /** A release's reply: `remaining` holds are left (0: the owner holds nothing any more). */
-  released(held: HeldLock, remaining: number): void;
-  /** Redis no longer records this owner as the holder. */
-  lost(held: HeldLock, reason: LockLostReason): void;
-  /** The release gave the lock to a waiter: a caller of this process, or another waiting process. */
-  handedOver(held: HeldLock, to: 'local' | 'process'): void;
-  isClosed(): boolean;
-}
 
 /**
  * Releasing a lock: one hold at a time, owner-checked in Redis. When a caller of this process waits
@@ -28,14 +17,22 @@ export interface ReleaseOutcomes {
  * outcome is known, so the lock does not sit in Redis for the rest of its lease.
  */
 export class ReleaseProtocol {
+  private closed = false;
+
+  /** `keeper` ends the holds a release drops to zero or finds lost; `lines` name the waiter a release hands over to. */
   constructor(
     private readonly roundTrips: RoundTrips,
     private readonly background: BackgroundWork,
     private readonly lines: LockLines,
     private readonly keeper: LeaseKeeper,
     private readonly registry: HeldLocks,
-    private readonly outcomes: ReleaseOutcomes,
+    private readonly events: LockEvents,
   ) {}
+
+  /** The client is closing: no more hand-overs, and retried releases stop (close releases what is held). */
+  close(): void {
+    this.closed = true;
+  }
 
   /**
    * Drops one hold of `held` in Redis. LockNotHeldError if it is no longer ours.
@@ -55,9 +52,9 @@ export class ReleaseProtocol {
     const expected = held.holds;
     const { resource } = held;
     const last = expected === 1 && this.registry.acquisitionsInFlight(held.key) === 0;
-    if (expected === 1 && resource.handover && !held.replicaAck && !this.outcomes.isClosed()) {
+    if (expected === 1 && resource.handover && !held.replicaAck && !this.closed) {
       const successor = this.lines.nextHandover(resource.channel, held.acquiredAt);
-      if (successor) return this.handOver(held, successor, last);
+      if (successor) return this.releaseTo(held, successor, last);
     }
     let reply: ReleaseReply;
     try {
@@ -103,14 +100,14 @@ export class ReleaseProtocol {
    * The successor's lease counts from the start of this call (Redis granted it later, so the local
    * deadline is never the later one). A successor that stopped waiting meanwhile gives the lock back.
    */
-  private async handOver(held: HeldLock, successor: Succession, all: boolean): Promise<void> {
+  private async releaseTo(held: HeldLock, successor: Succession, all: boolean): Promise<void> {
     const { resource } = held;
     const { terms } = successor;
     const startedAt = this.roundTrips.clock.now();
-    let reply: HandOverReply;
+    let reply: HandoverReply;
     try {
       reply = await this.roundTrips.bounded(
-        resource.handover!.handOver({
+        resource.handover!.releaseTo({
           owner: held.owner,
           successor: terms.owner,
           leaseMs: terms.leaseMs,
@@ -131,8 +128,8 @@ export class ReleaseProtocol {
     }
     switch (reply.outcome) {
       case 'handed-over':
-        this.outcomes.handedOver(held, 'local');
-        this.outcomes.released(held, 0);
+        this.handedOver(held, 'local');
+        this.keeper.released(held, 0);
         if (!successor.settle({ granted: true, token: reply.token, startedAt })) this.releaseFor(resource, terms.owner);
         successor.wake();
         return;
@@ -141,8 +138,8 @@ export class ReleaseProtocol {
         // be told (grant or release) when it is their turn, so the successor sleeps on.
         successor.settle({ granted: false });
         successor.forget();
-        this.outcomes.handedOver(held, 'process');
-        this.outcomes.released(held, 0);
+        this.handedOver(held, 'process');
+        this.keeper.released(held, 0);
         return;
       case 'held':
         successor.settle({ granted: false });
@@ -156,14 +153,20 @@ export class ReleaseProtocol {
     }
   }
 
+  /** The release gave the lock to a waiter: a caller of this process, or another waiting process (the `handover` event). */
+  private handedOver(held: HeldLock, to: 'local' | 'process'): void {
+    // Only when someone listens (the metrics): no allocation per hand-over otherwise.
+    if (this.events.listenerCount('handover') > 0) this.events.emit('handover', { name: held.resource.name, kind: held.resource.kind, to });
+  }
+
   /** A release's reply: the holds left (0: gone for this owner), or not the owner any more (LockNotHeldError). */
   private applyReply(held: HeldLock, reply: ReleaseReply): void {
     if (reply.outcome !== 'released') {
-      this.outcomes.lost(held, 'not-owner');
+      this.keeper.lose(held, 'not-owner');
       throw new LockNotHeldError(held.resource.name, 'its lease ran out or it was force-unlocked, so another owner may hold it now');
     }
-    if (reply.toAnotherProcess) this.outcomes.handedOver(held, 'process');
-    this.outcomes.released(held, reply.remaining);
+    if (reply.toAnotherProcess) this.handedOver(held, 'process');
+    this.keeper.released(held, reply.remaining);
   }
 
   /**
@@ -174,9 +177,9 @@ export class ReleaseProtocol {
   private retry(held: HeldLock, expected: number): void {
     this.keeper.pauseRenewals(held);
     held.releasing = (async () => {
-      for (let attempt = 0; held.active && !this.outcomes.isClosed() && this.roundTrips.clock.now() < held.validUntil; attempt++) {
+      for (let attempt = 0; held.active && !this.closed && this.roundTrips.clock.now() < held.validUntil; attempt++) {
         await pause(this.roundTrips.clock, Math.min(100 * 2 ** attempt, 1000));
-        if (!held.active || this.outcomes.isClosed()) return;
+        if (!held.active || this.closed) return;
         let reply: ReleaseReply;
         try {
           reply = await this.roundTrips.bounded(held.resource.release(held.owner, false, expected, held.token));
@@ -188,15 +191,15 @@ export class ReleaseProtocol {
         // ran out meanwhile); if holds were to remain, the lock was lost under them, and is said so.
         // Already applied: that release did go through. Released: this one did it (and may have granted
         // it to another process).
-        if (reply.outcome === 'not-owner' && expected > 1) return this.outcomes.lost(held, 'not-owner');
-        if (reply.outcome === 'released' && reply.toAnotherProcess) this.outcomes.handedOver(held, 'process');
-        this.outcomes.released(held, reply.outcome === 'not-owner' ? 0 : reply.outcome === 'already-applied' ? expected - 1 : reply.remaining);
+        if (reply.outcome === 'not-owner' && expected > 1) return this.keeper.lose(held, 'not-owner');
+        if (reply.outcome === 'released' && reply.toAnotherProcess) this.handedOver(held, 'process');
+        this.keeper.released(held, reply.outcome === 'not-owner' ? 0 : reply.outcome === 'already-applied' ? expected - 1 : reply.remaining);
         this.keeper.resumeRenewals(held);
         return;
       }
       // The lease ran out with the outcome still unknown: whatever Redis did, it is not held any more,
       // and its holder (the owner's other handles, a re-entry's outer hold) must be told.
-      if (held.active) this.outcomes.lost(held, 'lease-expired');
+      if (held.active) this.keeper.lose(held, 'lease-expired');
     })().finally(() => {
       held.releasing = undefined;
     });

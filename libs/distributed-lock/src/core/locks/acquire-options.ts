@@ -43,6 +43,17 @@ export function waitMs(value: unknown): number {
   return toMilliseconds(value, 'waitTime', { min: 0 });
 }
 
+/**
+ * Shortest `queueTimeout` of a queue kept in Redis (the fair lock's, a semaphore's): its waiters
+ * refresh their place every third of it, and a refresh must not come round faster than every 10 ms.
+ */
+export const MIN_QUEUE_TIMEOUT_MS = 30;
+
+/** The `queueTimeout` option of a fair lock or a semaphore, checked: undefined when not given (the kind's default). */
+export function queueTimeoutMs(value: unknown): number | undefined {
+  return value === undefined ? undefined : toMilliseconds(value, 'queueTimeout', { min: MIN_QUEUE_TIMEOUT_MS });
+}
+
 function fromOptions(options: Record<string, unknown>, defaultWaitMs: number, argument: string): AcquireRequest {
   assertKnownKeys(options, OPTION_KEYS, argument);
   const signal = options.signal;

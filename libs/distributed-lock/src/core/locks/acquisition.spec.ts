@@ -3,7 +3,7 @@ import { BackgroundWork } from '../engine/background-work.js';
 import type { HeldLockHandle } from '../engine/held-lock-handle.js';
 import { HeldLocks } from '../engine/held-locks.js';
 import type { RenewResult } from '../engine/lease-resource.js';
-import type { HoldTerms } from '../engine/lock-engine.js';
+import type { HoldTerms, LockRuntime } from '../engine/lock-runtime.js';
 import { RoundTrips } from '../engine/round-trips.js';
 import { LockBackendError } from '../errors/lock-backend.error.js';
 import { LockEvents } from '../events/lock-events.js';
@@ -11,11 +11,10 @@ import type { ReleaseReply } from '../scripts/lock-script.js';
 import { systemClock } from '../util/clock.js';
 import { LockLines } from '../waiting/lock-lines.js';
 import { Acquisition } from './acquisition.js';
-import type { AcquisitionPort } from './acquisition-port.js';
 import type { AttemptArgs, AttemptResult, LockKindContract } from './lock-kind.js';
 
 /**
- * One acquisition on its own, without Redis: a scripted lock kind answers its attempts, a fake port
+ * One acquisition on its own, without Redis: a scripted lock kind answers its attempts, a fake runtime
  * stands for the engine (the real lines, registry, round trips and background work; releases and
  * registration recorded). Lock semantics themselves are tested against Redis in test/conformance.
  */
@@ -78,10 +77,10 @@ class InstantPort implements SubscriberPort {
   }
 }
 
-function fakePort(
+function fakeRuntime(
   timeoutMs = 100,
   localTimeOf: (serverMs: number) => number | undefined = () => undefined,
-): { port: AcquisitionPort; registered: HoldTerms[]; releasedFor: string[]; claimed: string[]; subscriber: InstantPort; stop(): void } {
+): { runtime: LockRuntime; registered: HoldTerms[]; releasedFor: string[]; claimed: string[]; subscriber: InstantPort; stop(): void } {
   const events = new LockEvents();
   const roundTrips = new RoundTrips(timeoutMs, systemClock);
   const subscriber = new InstantPort();
@@ -89,25 +88,28 @@ function fakePort(
   const releasedFor: string[] = [];
   const claimed: string[] = [];
   const lines = new LockLines(subscriber, events, systemClock, 'me');
-  const port: AcquisitionPort = {
-    settings: { watchdogTimeoutMs: 30_000, operationTimeoutMs: timeoutMs, replicaAck: undefined, clock: systemClock },
+  const runtime = {
+    watchdogTimeoutMs: 30_000,
+    operationTimeoutMs: timeoutMs,
+    replicaAck: undefined,
+    clock: systemClock,
     events,
     lines,
     held: new HeldLocks(systemClock),
-    releases: { settled: () => Promise.resolve(true), releaseFor: (_resource, owner) => void releasedFor.push(owner) },
+    releases: { settled: () => Promise.resolve(true), releaseFor: (_resource: unknown, owner: string) => void releasedFor.push(owner) },
     roundTrips,
     background: new BackgroundWork(events, roundTrips),
     isClosed: false,
     assertOpen: () => undefined,
     announce: () => undefined,
-    register: (terms) => {
+    register: (terms: HoldTerms) => {
       registered.push(terms);
       return { token: terms.token } as unknown as HeldLockHandle;
     },
-    claim: (key) => void claimed.push(key),
+    claim: (key: string) => void claimed.push(key),
     localTimeOf,
-  };
-  return { port, registered, releasedFor, claimed, subscriber, stop: () => (roundTrips.stop(), lines.close()) };
+  } satisfies Partial<LockRuntime> as unknown as LockRuntime;
+  return { runtime, registered, releasedFor, claimed, subscriber, stop: () => (roundTrips.stop(), lines.close()) };
 }
 
 const owner = { id: 'me:1', outsideContext: false };
@@ -115,10 +117,10 @@ const request = (waitMs: number) => ({ leaseMs: 5000, waitMs, signal: undefined 
 
 describe('Acquisition', () => {
   it('a free lock is registered from the first attempt, with the lease asked for', async () => {
-    const { port, registered, stop } = fakePort();
+    const { runtime, registered, stop } = fakeRuntime();
     const kind = new ScriptedKind();
     kind.replies.push({ acquired: true, token: 7, holds: 1 });
-    const handle = await new Acquisition(kind, port, owner, request(0)).run();
+    const handle = await new Acquisition(kind, runtime, owner, request(0)).run();
     expect(handle).toMatchObject({ token: 7 });
     expect(registered).toMatchObject([{ token: 7, holds: 1, leaseMs: 5000, watchdog: false }]);
     expect(kind.attempts).toMatchObject([{ owner: 'me:1', willWait: false, queued: false }]);
@@ -126,35 +128,35 @@ describe('Acquisition', () => {
   });
 
   it('a busy lock without a wait: the holder’s remaining lease, one attempt, no place in a line', async () => {
-    const { port, stop } = fakePort();
+    const { runtime, stop } = fakeRuntime();
     const kind = new ScriptedKind();
     kind.replies.push({ acquired: false, ttl: 1234 });
-    expect(await new Acquisition(kind, port, owner, request(0)).run()).toEqual({ ttl: 1234 });
+    expect(await new Acquisition(kind, runtime, owner, request(0)).run()).toEqual({ ttl: 1234 });
     expect(kind.attempts).toHaveLength(1);
-    expect(port.lines.count(kind.channel)).toBe(0);
+    expect(runtime.lines.count(kind.channel)).toBe(0);
     stop();
   });
 
   it('a waiting caller queues, is woken by the release message, and acquires on its next attempt', async () => {
-    const { port, subscriber, stop } = fakePort();
+    const { runtime, subscriber, stop } = fakeRuntime();
     const kind = new ScriptedKind();
     kind.replies.push({ acquired: false, ttl: 60_000 }, { acquired: false, ttl: 60_000 });
-    const running = new Acquisition(kind, port, owner, request(10_000)).run();
+    const running = new Acquisition(kind, runtime, owner, request(10_000)).run();
     while (kind.attempts.length < 2) await new Promise((resolve) => setImmediate(resolve)); // the first, and the one after subscribing
-    expect(port.lines.count(kind.channel)).toBe(1);
+    expect(runtime.lines.count(kind.channel)).toBe(1);
     kind.replies.push({ acquired: true, token: 9, holds: 1 });
     subscriber.publish(kind.channel, 'released');
     expect(await running).toMatchObject({ token: 9 });
     expect(kind.attempts.slice(1).every((attempt) => attempt.queued)).toBe(true);
-    expect(port.lines.count(kind.channel)).toBe(0);
+    expect(runtime.lines.count(kind.channel)).toBe(0);
     stop();
   });
 
   /** A waiter queued behind a holder, then sent `granted:me:1:<token>:<server ms>` (a semaphore's release granted it permits). */
   async function grantedWaiter(localTimeOf: (serverMs: number) => number | undefined) {
-    const fake = fakePort(100, localTimeOf);
+    const fake = fakeRuntime(100, localTimeOf);
     const kind = new ScriptedKind();
-    const running = new Acquisition(kind, fake.port, owner, request(10_000)).run();
+    const running = new Acquisition(kind, fake.runtime, owner, request(10_000)).run();
     while (kind.attempts.length < 2) await new Promise((resolve) => setImmediate(resolve));
     return { ...fake, kind, running };
   }
@@ -184,11 +186,11 @@ describe('Acquisition', () => {
   });
 
   it('no attempt starts after the deadline: an attempt that hangs past it ends the wait with its backend error', async () => {
-    const { port, stop } = fakePort(80);
+    const { runtime, stop } = fakeRuntime(80);
     const kind = new ScriptedKind();
     kind.replies.push(new Promise<AttemptResult>(() => undefined)); // Redis does not answer
     const started = performance.now();
-    await expect(new Acquisition(kind, port, owner, request(30)).run()).rejects.toBeInstanceOf(LockBackendError);
+    await expect(new Acquisition(kind, runtime, owner, request(30)).run()).rejects.toBeInstanceOf(LockBackendError);
     expect(kind.attempts).toHaveLength(1); // the wait (30 ms) was over when the first attempt was given up (80 ms)
     expect(performance.now() - started).toBeLessThan(30 + 80 + 200);
     stop();
@@ -199,11 +201,11 @@ describe('Acquisition', () => {
    * acquisition's next attempt was granted: the next attempt found the owner holding the lock.
    */
   async function lateGrantAfterTheNextAttempt(countsHolds: boolean) {
-    const { port, registered, stop } = fakePort(50);
+    const { runtime, registered, stop } = fakeRuntime(50);
     const kind = new ScriptedKind(countsHolds);
     let answerLate!: (result: AttemptResult) => void;
     kind.replies.push(new Promise<AttemptResult>((resolve) => (answerLate = resolve)), { acquired: true, token: 7, holds: 1 });
-    const handle = await new Acquisition(kind, port, owner, request(10_000)).run();
+    const handle = await new Acquisition(kind, runtime, owner, request(10_000)).run();
     answerLate({ acquired: true, token: 7, holds: 1 });
     await new Promise((resolve) => setImmediate(resolve));
     await new Promise((resolve) => setImmediate(resolve));
@@ -230,11 +232,11 @@ describe('Acquisition', () => {
     // Its lease ran out before the next attempt, which began a new lifetime (token 8): a release that
     // does not name the late grant's token (5) dropped the new hold, and the lock went to another caller
     // while this one held it (found by the simulator).
-    const { port, stop } = fakePort(50);
+    const { runtime, stop } = fakeRuntime(50);
     const kind = new ScriptedKind(true);
     let answerLate!: (result: AttemptResult) => void;
     kind.replies.push(new Promise<AttemptResult>((resolve) => (answerLate = resolve)), { acquired: true, token: 8, holds: 1 });
-    const handle = await new Acquisition(kind, port, owner, request(10_000)).run();
+    const handle = await new Acquisition(kind, runtime, owner, request(10_000)).run();
     answerLate({ acquired: true, token: 5, holds: 1 });
     await new Promise((resolve) => setImmediate(resolve));
     await new Promise((resolve) => setImmediate(resolve));
@@ -246,31 +248,31 @@ describe('Acquisition', () => {
   it('a phantom whose correction has no answer by the deadline: the owner holds what it knows, so its one unlock is its last', async () => {
     // Registering Redis's count (2) made the owner's unlock drop one hold and leave the phantom held
     // after that unlock succeeded (found by the simulator).
-    const { port, registered, stop } = fakePort(50);
+    const { runtime, registered, stop } = fakeRuntime(50);
     const kind = new ScriptedKind();
     kind.adjustHangs = true;
     kind.replies.push({ acquired: true, token: 7, holds: 2 });
-    await new Acquisition(kind, port, owner, request(0)).run();
+    await new Acquisition(kind, runtime, owner, request(0)).run();
     expect(kind.adjusted).toEqual([1]);
     expect(registered).toMatchObject([{ holds: 1 }]);
     stop();
   });
 
   it('holds Redis reports beyond what the owner knows (a phantom) are corrected before the handle is returned', async () => {
-    const { port, registered, stop } = fakePort();
+    const { runtime, registered, stop } = fakeRuntime();
     const kind = new ScriptedKind();
     kind.replies.push({ acquired: true, token: 7, holds: 2 });
-    await new Acquisition(kind, port, owner, request(0)).run();
+    await new Acquisition(kind, runtime, owner, request(0)).run();
     expect(kind.adjusted).toEqual([1]);
     expect(registered).toMatchObject([{ holds: 1 }]);
     stop();
   });
 
   it('an attempt whose outcome is unknown (it failed) leaves nothing in the owner’s name when the acquisition ends without the lock', async () => {
-    const { port, releasedFor, stop } = fakePort();
+    const { runtime, releasedFor, stop } = fakeRuntime();
     const kind = new ScriptedKind();
     kind.replies.push(new Error('connection reset'));
-    await expect(new Acquisition(kind, port, owner, request(0)).run()).rejects.toBeInstanceOf(LockBackendError);
+    await expect(new Acquisition(kind, runtime, owner, request(0)).run()).rejects.toBeInstanceOf(LockBackendError);
     expect(releasedFor).toEqual(['me:1']);
     stop();
   });

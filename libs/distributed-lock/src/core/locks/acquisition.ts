@@ -1,6 +1,6 @@
 import type { ReplicaAck } from '../config/replica-ack.js';
 import { registryKey, type RegistryKey } from '../engine/held-locks.js';
-import type { Owner } from '../engine/lock-engine.js';
+import type { LockRuntime, Owner } from '../engine/lock-runtime.js';
 import { AbandonedOperation } from '../engine/round-trips.js';
 import type { HeldLockHandle } from '../engine/held-lock-handle.js';
 import { DistributedLockError } from '../errors/distributed-lock.error.js';
@@ -13,7 +13,9 @@ import type { HandoverOutcome } from '../waiting/handover.js';
 import { GRANT_LEASE_MS } from '../waiting/lock-line.js';
 import type { AcquireRequest } from './acquire-options.js';
 import type { AttemptResult, Acquired, LockKindContract } from './lock-kind.js';
-import type { AcquireOutcome, AcquisitionPort } from './acquisition-port.js';
+
+/** What an acquisition comes to: the handle, or the holder's remaining lease when the wait ran out. */
+export type AcquireOutcome = HeldLockHandle | { ttl: number };
 
 /** Retry pause after a Redis error while waiting: doubles from 50 ms up to 1 s. */
 const ERROR_BACKOFF_MS = [50, 100, 200, 400, 800, 1000];
@@ -55,31 +57,31 @@ export class Acquisition {
 
   constructor(
     private readonly lock: LockKindContract,
-    private readonly port: AcquisitionPort,
+    private readonly runtime: LockRuntime,
     private readonly who: Owner,
     request: AcquireRequest,
   ) {
     this.ended = new Promise((resolve) => (this.settleEnded = resolve));
-    this.clock = port.settings.clock;
+    this.clock = runtime.clock;
     this.calledAt = this.clock.now();
     this.owner = who.id;
     this.key = registryKey(who.id, lock);
-    this.leaseMs = request.leaseMs ?? port.settings.watchdogTimeoutMs;
+    this.leaseMs = request.leaseMs ?? runtime.watchdogTimeoutMs;
     this.watchdog = request.leaseMs === undefined;
-    this.replicaAck = request.replicaAck === undefined ? port.settings.replicaAck : (request.replicaAck ?? undefined);
+    this.replicaAck = request.replicaAck === undefined ? runtime.replicaAck : (request.replicaAck ?? undefined);
     this.signal = request.signal;
     this.willWait = request.waitMs > 0;
     this.deadline = this.calledAt + request.waitMs;
-    this.answerBy = this.deadline + port.settings.operationTimeoutMs;
+    this.answerBy = this.deadline + runtime.operationTimeoutMs;
   }
 
   /** Acquires, waiting per the request. Returns the handle, or the last seen TTL on timeout. */
   async run(): Promise<AcquireOutcome> {
-    const { port, lock } = this;
-    port.assertOpen(`acquire lock "${lock.name}"`);
+    const { runtime, lock } = this;
+    runtime.assertOpen(`acquire lock "${lock.name}"`);
     if (this.signal?.aborted) throw new LockAcquireAbortedError(lock.name, this.signal.reason);
-    port.announce(); // once per process (see InstanceRegistration)
-    const finished = port.held.beginAcquisition(this.key);
+    runtime.announce(); // once per process (see InstanceRegistration)
+    const finished = runtime.held.beginAcquisition(this.key);
     let granted = false;
     try {
       const outcome = await this.attemptOrWait();
@@ -87,7 +89,7 @@ export class Acquisition {
       return outcome;
     } catch (error) {
       const outcome = error instanceof LockAcquireAbortedError ? 'aborted' : 'error';
-      port.events.emit('failed', { name: lock.name, kind: lock.kind, outcome, waitedMs: this.waited(), error: error as Error });
+      runtime.events.emit('failed', { name: lock.name, kind: lock.kind, outcome, waitedMs: this.waited(), error: error as Error });
       throw error;
     } finally {
       finished();
@@ -99,25 +101,25 @@ export class Acquisition {
   /** leaveNothingBehind, awaited until `answerBy` at the latest; past it, it finishes in the background. */
   private async leaveNothingBehindWithin(): Promise<void> {
     const cleanUp = this.leaveNothingBehind();
-    const { port, lock } = this;
+    const { runtime, lock } = this;
     const done = await settleWithin(
       this.clock,
       cleanUp.then(() => true),
       this.answerBy - this.clock.now(),
       () => false,
     );
-    if (!done) port.background.run('release', lock.name, () => cleanUp);
+    if (!done) runtime.background.run('release', lock.name, () => cleanUp);
   }
 
   private async attemptOrWait(): Promise<AcquireOutcome> {
-    const { port, lock } = this;
-    const held = port.held.find(this.key);
+    const { runtime, lock } = this;
+    const held = runtime.held.find(this.key);
     // This owner's last release of this lock had an unknown outcome and is being retried: wait
     // for it, or a re-entry could stack a hold on a lock that was meant to be released.
-    if (held?.releasing && !(await port.releases.settled(held, this.deadline))) return this.timedOut(0);
+    if (held?.releasing && !(await runtime.releases.settled(held, this.deadline))) return this.timedOut(0);
     // Callers of this process already wait for this lock: queue behind them instead of overtaking them
     // (a release here hands the lock to the first of them). Not when re-entering a lock we hold.
-    if (this.willWait && this.handsOverToMe() && port.lines.count(lock.channel) > 0 && !port.held.find(this.key)?.active) {
+    if (this.willWait && this.handsOverToMe() && runtime.lines.count(lock.channel) > 0 && !runtime.held.find(this.key)?.active) {
       return this.waitFor(0, undefined);
     }
     let first: AttemptResult | undefined;
@@ -138,11 +140,11 @@ export class Acquisition {
 
   /** Waits in this process's queue for the lock, attempting when woken, until granted or the deadline. */
   private async waitFor(firstTtl: number, firstError: LockBackendError | undefined): Promise<AcquireOutcome> {
-    const { port, lock, signal } = this;
+    const { runtime, lock, signal } = this;
     const withdraw = lock.handover ? () => this.withdraw() : undefined;
     // A plain lock released by another caller of this process may be handed to this one directly.
     const terms = this.handsOverToMe() ? { owner: this.owner, leaseMs: this.leaseMs, watchdog: this.watchdog } : undefined;
-    const place = port.lines.join(lock.channel, { deadline: this.deadline, shared: lock.shared, owner: this.owner, terms }, withdraw);
+    const place = runtime.lines.join(lock.channel, { deadline: this.deadline, shared: lock.shared, owner: this.owner, terms }, withdraw);
     this.queued = true;
     let acquired = false;
     try {
@@ -160,7 +162,7 @@ export class Acquisition {
       let lastError = firstError;
       // Without a deadline, an outage must still surface: give up after operationTimeout of failures.
       let failingSince = firstError ? this.calledAt : undefined;
-      const failureBudget = Number.isFinite(this.deadline) ? Infinity : port.settings.operationTimeoutMs;
+      const failureBudget = Number.isFinite(this.deadline) ? Infinity : runtime.operationTimeoutMs;
       for (;;) {
         const handingOver = place.takeHandover();
         if (handingOver) {
@@ -185,7 +187,7 @@ export class Acquisition {
             failingSince = undefined;
             if (result.acquired) {
               acquired = true;
-              port.events.emit('waited', { name: lock.name, kind: lock.kind, waitedMs: this.waited() });
+              runtime.events.emit('waited', { name: lock.name, kind: lock.kind, waitedMs: this.waited() });
               return await this.acquired(result, startedAt);
             }
             ttl = result.ttl;
@@ -216,7 +218,7 @@ export class Acquisition {
       this.queued = false;
       // Leaving while a local release was handing us the lock: give it back if it was (or may have been) granted.
       const handed = place.leave(acquired, this.leaseMs);
-      if (handed && (handed.granted || handed.uncertain)) port.releases.releaseFor(lock, this.owner);
+      if (handed && (handed.granted || handed.uncertain)) runtime.releases.releaseFor(lock, this.owner);
     }
   }
 
@@ -231,17 +233,17 @@ export class Acquisition {
    * its name and takes it with its own lease, a round trip as before.
    */
   private takeHandedLock(handed: Extract<HandoverOutcome, { granted: true }>): HeldLockHandle | undefined {
-    const { port, lock } = this;
+    const { runtime, lock } = this;
     const now = this.clock.now();
     let validityMs: number | undefined; // a local hand-over's lease counts from the release, as an attempt's
     if (handed.grant) {
-      const expiresAt = this.replicaAck ? undefined : port.localTimeOf(handed.grant.expiresAtServerMs);
+      const expiresAt = this.replicaAck ? undefined : runtime.localTimeOf(handed.grant.expiresAtServerMs);
       if (expiresAt === undefined || expiresAt - now < GRANT_LEASE_MS / 2) return undefined;
       validityMs = expiresAt - now;
     }
-    port.events.emit('waited', { name: lock.name, kind: lock.kind, waitedMs: this.waited() });
+    runtime.events.emit('waited', { name: lock.name, kind: lock.kind, waitedMs: this.waited() });
     const handle = this.register({ acquired: true, token: handed.token, holds: 1, validityMs }, 1, handed.grant ? now : handed.startedAt);
-    if (handed.grant) port.claim(this.key);
+    if (handed.grant) runtime.claim(this.key);
     return handle;
   }
 
@@ -257,8 +259,8 @@ export class Acquisition {
    * The caller notes when it started the attempt: a grant's lease counts from then.
    */
   private async attemptOnce(): Promise<AttemptResult> {
-    const { port, lock, signal } = this;
-    port.assertOpen(`acquire lock "${lock.name}"`);
+    const { runtime, lock, signal } = this;
+    runtime.assertOpen(`acquire lock "${lock.name}"`);
     const pending = lock.attempt({
       owner: this.owner,
       leaseMs: this.leaseMs,
@@ -268,7 +270,7 @@ export class Acquisition {
       queued: this.queued,
     });
     try {
-      return await port.roundTrips.bounded(pending, signal);
+      return await runtime.roundTrips.bounded(pending, signal);
     } catch (error) {
       if (error instanceof AbandonedOperation) {
         this.abandoned = pending;
@@ -282,7 +284,7 @@ export class Acquisition {
       }
       // Our own errors (a backend error, a refused upgrade) pass as they are; Redis errors get wrapped.
       if (error instanceof DistributedLockError) throw error;
-      throw port.roundTrips.failure('lock', lock.name, error);
+      throw runtime.roundTrips.failure('lock', lock.name, error);
     }
   }
 
@@ -296,8 +298,9 @@ export class Acquisition {
    * the caller holding what Redis has given away.
    */
   private giveBackLateGrant(token: number): void {
-    const { port, lock } = this;
-    const release = (): void => port.background.run('release', lock.name, () => port.roundTrips.bounded(lock.release(this.owner, false, undefined, token)));
+    const { runtime, lock } = this;
+    const release = (): void =>
+      runtime.background.run('release', lock.name, () => runtime.roundTrips.bounded(lock.release(this.owner, false, undefined, token)));
     if (lock.countsHolds) release();
     else void this.ended.then((granted) => granted || release());
   }
@@ -309,19 +312,19 @@ export class Acquisition {
    * the local registry is the truth about what the application holds.
    */
   private acquired(result: Acquired, startedAt: number): HeldLockHandle | Promise<HeldLockHandle> {
-    const { port, lock } = this;
-    const held = port.held.find(this.key);
+    const { runtime, lock } = this;
+    const held = runtime.held.find(this.key);
     const expected = held?.active && held.token === result.token ? held.holds + 1 : 1;
-    if (result.holds > expected && port.held.acquisitionsInFlight(this.key) <= 1) {
+    if (result.holds > expected && runtime.held.acquisitionsInFlight(this.key) <= 1) {
       // Bounded by the answer's deadline too. Whether or not the correction is done by then, the owner
       // holds what it knows (`expected`): its last unlock, as it knows it, then drops every hold Redis
       // counts (see ReleaseProtocol.release), the phantom with them. Registering Redis's count instead
       // made that unlock drop one hold and leave the phantom held after it succeeded.
-      const adjusted = port.roundTrips.bounded(lock.adjustHolds(this.owner, expected)).then(() => true);
+      const adjusted = runtime.roundTrips.bounded(lock.adjustHolds(this.owner, expected)).then(() => true);
       return settleWithin(this.clock, adjusted, this.answerBy - this.clock.now(), () => false).then(
         () => this.register(result, expected, startedAt),
         (error: unknown) => {
-          port.background.report('release', lock.name, error);
+          runtime.background.report('release', lock.name, error);
           return this.register(result, expected, startedAt);
         },
       );
@@ -330,8 +333,8 @@ export class Acquisition {
   }
 
   private register(result: Acquired, holds: number, startedAt: number): HeldLockHandle {
-    const { port, lock } = this;
-    const handle = port.register({
+    const { runtime, lock } = this;
+    const handle = runtime.register({
       resource: lock,
       owner: this.who,
       key: this.key,
@@ -343,14 +346,14 @@ export class Acquisition {
       watchdog: this.watchdog,
       replicaAck: this.replicaAck,
     });
-    if (port.events.listenerCount('acquired') > 0) {
-      port.events.emit('acquired', { name: lock.name, kind: lock.kind, waitedMs: this.waited(), reentrant: holds > 1, token: result.token });
+    if (runtime.events.listenerCount('acquired') > 0) {
+      runtime.events.emit('acquired', { name: lock.name, kind: lock.kind, waitedMs: this.waited(), reentrant: holds > 1, token: result.token });
     }
     return handle;
   }
 
   private timedOut(ttl: number): { ttl: number } {
-    this.port.events.emit('failed', { name: this.lock.name, kind: this.lock.kind, outcome: 'timeout', waitedMs: this.waited() });
+    this.runtime.events.emit('failed', { name: this.lock.name, kind: this.lock.kind, outcome: 'timeout', waitedMs: this.waited() });
     return { ttl };
   }
 
@@ -371,15 +374,15 @@ export class Acquisition {
    * process as waiting), the process withdraws: its mark goes and a grant to it is passed on.
    */
   private async leaveNothingBehind(): Promise<void> {
-    const { port, lock } = this;
-    if (port.held.acquisitionsInFlight(this.key) === 0) {
-      if (this.uncertain && !port.held.find(this.key)?.active) port.releases.releaseFor(lock, this.owner);
+    const { runtime, lock } = this;
+    if (runtime.held.acquisitionsInFlight(this.key) === 0) {
+      if (this.uncertain && !runtime.held.find(this.key)?.active) runtime.releases.releaseFor(lock, this.owner);
       if (this.willWait && lock.abandon) {
         await this.abandonedAttemptRan();
-        await lock.abandon(this.owner).catch((error: unknown) => port.background.report('release', lock.name, error));
+        await lock.abandon(this.owner).catch((error: unknown) => runtime.background.report('release', lock.name, error));
       }
     }
-    if (this.willWait && port.lines.count(lock.channel) === 0) this.withdraw();
+    if (this.willWait && runtime.lines.count(lock.channel) === 0) this.withdraw();
   }
 
   /**
@@ -389,15 +392,15 @@ export class Acquisition {
    * restart, a failover) is sent again, as EVAL, after its NOSCRIPT reply, behind what was sent since.
    */
   private async abandonedAttemptRan(): Promise<void> {
-    if (this.abandoned) await this.port.roundTrips.bounded(this.abandoned).catch(() => undefined);
+    if (this.abandoned) await this.runtime.roundTrips.bounded(this.abandoned).catch(() => undefined);
   }
 
   /** Withdraws this process from the lock's waiting processes, in the background; best effort. */
   private withdraw(): void {
-    const { port, lock } = this;
+    const { runtime, lock } = this;
     const handover = lock.handover;
     if (!handover) return;
-    port.background.run('unmark', lock.name, async () => {
+    runtime.background.run('unmark', lock.name, async () => {
       await this.abandonedAttemptRan(); // it may mark this process
       await handover.withdraw();
     });

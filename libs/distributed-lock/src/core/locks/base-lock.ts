@@ -1,7 +1,7 @@
 import type { ReplicaAck } from '../config/replica-ack.js';
 import { getLockContext } from '../context/lock-context.js';
 import type { LockHandover, RenewResult } from '../engine/lease-resource.js';
-import type { Owner } from '../engine/lock-engine.js';
+import type { Owner } from '../engine/lock-runtime.js';
 import type { LockHandle } from '../context/lock-handle.js';
 import { registryKey } from '../engine/held-locks.js';
 import { LockNotHeldError } from '../errors/lock-not-held.error.js';
@@ -10,10 +10,9 @@ import type { ReleaseReply } from '../scripts/lock-script.js';
 import type { LockInspection } from '../inspection/lock-inspection.js';
 import type { Duration } from '../util/duration.js';
 import { lockRequest, tryLockRequest, type AcquireRequest, type LockOptions, type TryLockOptions } from './acquire-options.js';
-import { Acquisition } from './acquisition.js';
-import type { AcquireOutcome } from './acquisition-port.js';
+import { Acquisition, type AcquireOutcome } from './acquisition.js';
 import type { AttemptArgs, AttemptResult, LockKindContract } from './lock-kind.js';
-import type { LockServices } from './lock-services.js';
+import type { LockRuntime } from '../engine/lock-runtime.js';
 import { withLockOn } from './with-lock.js';
 
 /**
@@ -41,13 +40,13 @@ export abstract class BaseLock implements LockKindContract {
 
   /** `variant`: key suffix of kinds whose state must not mix with a plain lock of the same name. */
   protected constructor(
-    protected readonly services: LockServices,
+    protected readonly runtime: LockRuntime,
     readonly name: string,
     variant = '',
   ) {
-    this.id = services.keys.lock(name, variant);
-    this.fenceKey = services.keys.fence(name);
-    this.channel = services.keys.channel(name, variant);
+    this.id = runtime.keys.lock(name, variant);
+    this.fenceKey = runtime.keys.fence(name);
+    this.channel = runtime.keys.channel(name, variant);
   }
 
   /** @internal See LockKindContract. */
@@ -78,7 +77,7 @@ export abstract class BaseLock implements LockKindContract {
    * who waits, as Redis has it now (one script: a consistent snapshot). See LockClient.inspect.
    */
   inspect(): Promise<LockInspection> {
-    return this.services.inspect(this.name, this.kind === 'read' || this.kind === 'write' ? 'read-write' : this.kind);
+    return this.runtime.inspect(this.name, this.kind === 'read' || this.kind === 'write' ? 'read-write' : this.kind);
   }
 
   /** Whether the current lock context holds it (Redisson: isHeldByCurrentThread). */
@@ -92,15 +91,15 @@ export abstract class BaseLock implements LockKindContract {
    */
   async lock(leaseTimeOrOptions?: Duration | LockOptions): Promise<LockHandle> {
     const request = lockRequest(leaseTimeOrOptions);
-    const outcome = await this.acquire(this.services.holds.currentOwner(), request);
-    if ('ttl' in outcome) throw this.services.holds.timeoutError(this.name, request.waitMs, outcome.ttl);
+    const outcome = await this.acquire(this.runtime.currentOwner(), request);
+    if ('ttl' in outcome) throw this.runtime.timeoutError(this.name, request.waitMs, outcome.ttl);
     return outcome;
   }
 
   /** Acquires if possible within `waitTime` (default: no wait); resolves false otherwise. */
   async tryLock(waitTimeOrOptions?: Duration | TryLockOptions, leaseTime?: Duration): Promise<LockHandle | false> {
     const request = tryLockRequest(waitTimeOrOptions, leaseTime);
-    const outcome = await this.acquire(this.services.holds.currentOwner(), request);
+    const outcome = await this.acquire(this.runtime.currentOwner(), request);
     return 'ttl' in outcome ? false : outcome;
   }
 
@@ -109,7 +108,7 @@ export abstract class BaseLock implements LockKindContract {
    * it calls is the same owner, so it may re-enter.
    */
   withLock<T>(fn: (lock: LockHandle) => T | Promise<T>, options?: LockOptions): Promise<T> {
-    return withLockOn(this.services, this.name, () => this.lock(options), fn);
+    return withLockOn(this.runtime, this.name, () => this.lock(options), fn);
   }
 
   /**
@@ -118,24 +117,24 @@ export abstract class BaseLock implements LockKindContract {
    * process: `lock(name)` then `unlock(name)` works there too (see LockEngine.byName).
    */
   async unlock(): Promise<void> {
-    const named = this.services.holds.byName(this);
+    const named = this.runtime.byName(this);
     if (named.owner === undefined) throw new LockNotHeldError(this.name, named.why);
-    const held = this.services.holds.held.find(registryKey(named.owner, this));
+    const held = this.runtime.held.find(registryKey(named.owner, this));
     if (!held)
       throw new LockNotHeldError(
         this.name,
         getLockContext() ? 'the current lock context does not hold it' : 'no acquisition made outside a context holds it in this process',
       );
-    await this.services.holds.release(held);
+    await this.runtime.release(held);
   }
 
   /** @internal Acquires for `owner`, waiting per `request` (see Acquisition). */
   acquire(owner: Owner, request: AcquireRequest): Promise<AcquireOutcome> {
-    return new Acquisition(this, this.services.acquisitions, owner, request).run();
+    return new Acquisition(this, this.runtime, owner, request).run();
   }
 
   /** The owner whose holds a by-name query counts (see LockEngine.byName), or undefined. */
   protected ownerByName(): string | undefined {
-    return this.services.holds.byName(this).owner;
+    return this.runtime.byName(this).owner;
   }
 }

@@ -1,7 +1,7 @@
 import type { ReplicaAck } from '../config/replica-ack.js';
 import type { RenewResult } from '../engine/lease-resource.js';
 import { ReplicaAckError } from '../errors/replica-ack.error.js';
-import type { LockServices } from './lock-services.js';
+import type { LockRuntime } from '../engine/lock-runtime.js';
 
 /** What replica acknowledgement needs to know about the resource it confirms. */
 export interface ConfirmedResource {
@@ -17,17 +17,17 @@ export interface ConfirmedResource {
  * grant; on a shortfall `undo` takes the hold back (it would not survive a failover) and
  * ReplicaAckError is thrown.
  */
-export async function confirmGrant(services: LockServices, resource: ConfirmedResource, replicaAck: ReplicaAck, undo: () => Promise<unknown>): Promise<void> {
-  const acknowledged = await services.nodes[0]!.waitForReplicas(resource.id, replicaAck.replicas, replicaAck.timeoutMs);
+export async function confirmGrant(runtime: LockRuntime, resource: ConfirmedResource, replicaAck: ReplicaAck, undo: () => Promise<unknown>): Promise<void> {
+  const acknowledged = await runtime.nodes[0]!.waitForReplicas(resource.id, replicaAck.replicas, replicaAck.timeoutMs);
   if (acknowledged < replicaAck.replicas) {
-    await undo().catch((error: unknown) => services.report('release', resource.name, error));
+    await undo().catch((error: unknown) => runtime.background.report('release', resource.name, error));
     throw new ReplicaAckError(resource.name, acknowledged, replicaAck.replicas, replicaAck.timeoutMs);
   }
 }
 
 /** The outcome of a renewal script (true: renewed), confirmed by replicas when asked to be. */
 export async function confirmRenewal(
-  services: LockServices,
+  runtime: LockRuntime,
   resource: ConfirmedResource,
   renewed: boolean,
   leaseMs: number,
@@ -35,9 +35,9 @@ export async function confirmRenewal(
 ): Promise<RenewResult> {
   if (!renewed) return { renewed: false, lost: true };
   if (replicaAck) {
-    const acknowledged = await services.nodes[0]!.waitForReplicas(resource.id, replicaAck.replicas, replicaAck.timeoutMs);
+    const acknowledged = await runtime.nodes[0]!.waitForReplicas(resource.id, replicaAck.replicas, replicaAck.timeoutMs);
     if (acknowledged < replicaAck.replicas) {
-      services.report('renew', resource.name, new ReplicaAckError(resource.name, acknowledged, replicaAck.replicas, replicaAck.timeoutMs));
+      runtime.background.report('renew', resource.name, new ReplicaAckError(resource.name, acknowledged, replicaAck.replicas, replicaAck.timeoutMs));
       return { renewed: false, lost: false };
     }
   }

@@ -1,5 +1,5 @@
 import { getLockContext, runInLockContext, runWithCurrentLock } from '../context/lock-context.js';
-import type { LockServices } from './lock-services.js';
+import type { LockRuntime } from '../engine/lock-runtime.js';
 import type { LockHandle } from '../context/lock-handle.js';
 
 /**
@@ -9,7 +9,7 @@ import type { LockHandle } from '../context/lock-handle.js';
  * the fencing token is what protects the resource from a stale holder.
  */
 export function withLockOn<H extends LockHandle, T>(
-  services: LockServices,
+  runtime: LockRuntime,
   name: string,
   acquire: () => Promise<H>,
   fn: (lock: H) => T | Promise<T>,
@@ -21,7 +21,7 @@ export function withLockOn<H extends LockHandle, T>(
       return await runWithCurrentLock(context, handle, () => fn(handle));
     } finally {
       if (handle.isHeld) {
-        await handle.unlock().catch((error: unknown) => services.report('release', name, error));
+        await handle.unlock().catch((error: unknown) => runtime.background.report('release', name, error));
       }
     }
   });

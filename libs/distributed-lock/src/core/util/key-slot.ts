@@ -23,14 +23,17 @@ export function hashSlot(text: string): number {
 }
 
 /**
- * The slot Redis Cluster puts `key` in: only the part between the first `{` and the next `}` is
- * hashed, if that part is not empty; otherwise the whole key (`a{}b` and `a{b` are hashed whole).
+ * The part of `key` Redis Cluster hashes: its hash tag, the text between the first `{` and the next
+ * `}`, if that is not empty; otherwise the whole key (`a{}b` and `a{b` are hashed whole). Keys with
+ * the same hashed part share a slot: the library's script batches group calls by it.
  */
-export function keySlot(key: string): number {
+export function hashedPart(key: string): string {
   const open = key.indexOf('{');
-  if (open >= 0) {
-    const close = key.indexOf('}', open + 1);
-    if (close > open + 1) return hashSlot(key.slice(open + 1, close));
-  }
-  return hashSlot(key);
+  const close = open >= 0 ? key.indexOf('}', open + 1) : -1;
+  return close > open + 1 ? key.slice(open + 1, close) : key;
+}
+
+/** The slot Redis Cluster puts `key` in: the slot of its hashed part (see hashedPart). */
+export function keySlot(key: string): number {
+  return hashSlot(hashedPart(key));
 }

@@ -1,5 +1,5 @@
 import { OWNER_FIELDS, type ExclusiveKeys } from './exclusive-keys.js';
-import type { LockServices } from '../lock-services.js';
+import type { LockRuntime } from '../../engine/lock-runtime.js';
 import type { ReleaseReply } from '../../scripts/lock-script.js';
 import type { RenewResult } from '../../engine/lease-resource.js';
 import type { ReplicaAck } from '../../config/replica-ack.js';
@@ -19,14 +19,14 @@ import { forceUnlock } from './force-unlock.script.js';
 export class ExclusiveHash {
   /** `waitersMark`: the kind's waiters mark their process in the hash (the plain lock; not the fair lock). */
   constructor(
-    private readonly services: LockServices,
+    private readonly runtime: LockRuntime,
     readonly keys: ExclusiveKeys,
     private readonly waitersMark: boolean,
   ) {}
 
   /** Whether `owner` holds it, its lease now lengthened. */
   renew(owner: string, leaseMs: number): Promise<boolean> {
-    return this.services.nodes[0]!.run(exclusiveRenew, { lock: this.keys.lock, owner, leaseMs });
+    return this.runtime.nodes[0]!.run(exclusiveRenew, { lock: this.keys.lock, owner, leaseMs });
   }
 
   /**
@@ -35,44 +35,44 @@ export class ExclusiveHash {
    */
   release(owner: string, all: boolean, expectedHolds: number | undefined, waitingHere: boolean, token?: number): Promise<ReleaseReply> {
     const { lock, fence, channel } = this.keys;
-    return this.services.nodes[0]!.run(exclusiveRelease, {
+    return this.runtime.nodes[0]!.run(exclusiveRelease, {
       lock,
       fence,
       channel,
       owner,
-      publish: this.services.publishCommand(),
+      publish: this.runtime.publishCommand(),
       all,
       expectedHolds,
       grantLeaseMs: GRANT_LEASE_MS,
-      stillWaitingClient: waitingHere ? this.services.clientId : '',
+      stillWaitingClient: waitingHere ? this.runtime.clientId : '',
       alwaysPublish: !this.waitersMark,
       token,
     });
   }
 
   async adjust(owner: string, holds: number): Promise<void> {
-    await this.services.nodes[0]!.run(exclusiveAdjust, { lock: this.keys.lock, owner, holds });
+    await this.runtime.nodes[0]!.run(exclusiveAdjust, { lock: this.keys.lock, owner, holds });
   }
 
   /** `owner`'s holds (0 when another owner holds it, or nobody). */
   async holdsOf(owner: string): Promise<number> {
-    const [holder, holds] = await this.services.nodes[0]!.redis.hmget(this.keys.lock, OWNER_FIELDS);
+    const [holder, holds] = await this.runtime.nodes[0]!.redis.hmget(this.keys.lock, OWNER_FIELDS);
     return holder === owner ? Number(holds) : 0;
   }
 
   /** Stale by design (the answer can change as soon as it is given): a replica may answer it. */
   async exists(): Promise<boolean> {
-    return (await this.services.staleReader().exists(this.keys.lock)) === 1;
+    return (await this.runtime.staleReader().exists(this.keys.lock)) === 1;
   }
 
   /** Stale by design, like `exists`. */
   pttl(): Promise<number> {
-    return this.services.staleReader().pttl(this.keys.lock);
+    return this.runtime.staleReader().pttl(this.keys.lock);
   }
 
   /** Deletes it whoever holds it and publishes the release. True if there was one. */
   forceDelete(): Promise<boolean> {
-    return this.services.nodes[0]!.run(forceUnlock, { lock: this.keys.lock, channel: this.keys.channel, publish: this.services.publishCommand() });
+    return this.runtime.nodes[0]!.run(forceUnlock, { lock: this.keys.lock, channel: this.keys.channel, publish: this.runtime.publishCommand() });
   }
 }
 
@@ -85,13 +85,13 @@ export abstract class ExclusiveHashLock extends BaseLock {
   protected readonly hash: ExclusiveHash;
 
   /** `waitersMark`: see ExclusiveHash (the plain lock's waiters mark their process; the fair lock's queue). */
-  protected constructor(services: LockServices, name: string, variant: string, waitersMark: boolean) {
-    super(services, name, variant);
-    this.hash = new ExclusiveHash(services, { lock: this.id, fence: this.fenceKey, channel: this.channel }, waitersMark);
+  protected constructor(runtime: LockRuntime, name: string, variant: string, waitersMark: boolean) {
+    super(runtime, name, variant);
+    this.hash = new ExclusiveHash(runtime, { lock: this.id, fence: this.fenceKey, channel: this.channel }, waitersMark);
   }
 
   async renew(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<RenewResult> {
-    return confirmRenewal(this.services, this, await this.hash.renew(owner, leaseMs), leaseMs, replicaAck);
+    return confirmRenewal(this.runtime, this, await this.hash.renew(owner, leaseMs), leaseMs, replicaAck);
   }
 
   async adjustHolds(owner: string, holds: number): Promise<void> {
@@ -99,26 +99,26 @@ export abstract class ExclusiveHashLock extends BaseLock {
   }
 
   isLocked(): Promise<boolean> {
-    return this.services.query('isLocked', this.name, () => this.hash.exists());
+    return this.runtime.query('isLocked', this.name, () => this.hash.exists());
   }
 
   async getHoldCount(): Promise<number> {
     const owner = this.ownerByName();
-    return owner ? this.services.query('getHoldCount', this.name, () => this.hash.holdsOf(owner)) : 0;
+    return owner ? this.runtime.query('getHoldCount', this.name, () => this.hash.holdsOf(owner)) : 0;
   }
 
   remainTimeToLive(): Promise<number> {
-    return this.services.query('remainTimeToLive', this.name, () => this.hash.pttl());
+    return this.runtime.query('remainTimeToLive', this.name, () => this.hash.pttl());
   }
 
   async forceUnlock(): Promise<boolean> {
-    const deleted = await this.services.query('forceUnlock', this.name, () => this.hash.forceDelete());
-    this.services.holds.markResourceLost(this, 'force-unlocked');
+    const deleted = await this.runtime.query('forceUnlock', this.name, () => this.hash.forceDelete());
+    this.runtime.markResourceLost(this, 'force-unlocked');
     return deleted;
   }
 
   /** After a grant, with `replicaAck`: that many replicas must have it, or the hold is taken back (see confirmGrant). */
   protected confirmGrant(owner: string, replicaAck: ReplicaAck): Promise<void> {
-    return confirmGrant(this.services, this, replicaAck, () => this.hash.release(owner, false, undefined, false));
+    return confirmGrant(this.runtime, this, replicaAck, () => this.hash.release(owner, false, undefined, false));
   }
 }

@@ -1,5 +1,5 @@
 import type { ReleaseReply } from '../../scripts/lock-script.js';
-import type { LockServices } from '../lock-services.js';
+import type { LockRuntime } from '../../engine/lock-runtime.js';
 import { fairAcquire } from './fair-acquire.script.js';
 import { fairLeave } from './fair-leave.script.js';
 import { ExclusiveHashLock } from '../exclusive/exclusive-hash-lock.js';
@@ -28,12 +28,12 @@ export class FairLock extends ExclusiveHashLock {
   private readonly queueDeadlinesKey: string;
 
   constructor(
-    services: LockServices,
+    runtime: LockRuntime,
     name: string,
     readonly queueTimeoutMs = DEFAULT_FAIR_QUEUE_TIMEOUT_MS,
   ) {
-    super(services, name, ':fair', false);
-    const line = services.keys.fairQueue(name);
+    super(runtime, name, ':fair', false);
+    const line = runtime.keys.fairQueue(name);
     this.queueKey = line.queue;
     this.queueDeadlinesKey = line.deadlines;
   }
@@ -43,7 +43,7 @@ export class FairLock extends ExclusiveHashLock {
   }
 
   async attempt({ owner, leaseMs, watchdog, replicaAck, willWait }: AttemptArgs): Promise<AttemptResult> {
-    const reply = await this.services.nodes[0]!.run(fairAcquire, {
+    const reply = await this.runtime.nodes[0]!.run(fairAcquire, {
       lock: this.id,
       fence: this.fenceKey,
       queue: this.queueKey,
@@ -60,14 +60,14 @@ export class FairLock extends ExclusiveHashLock {
 
   /** @internal See LockKindContract. */
   async abandon(owner: string): Promise<void> {
-    await this.services.bounded(
-      this.services.nodes[0]!.run(fairLeave, {
+    await this.runtime.roundTrips.bounded(
+      this.runtime.nodes[0]!.run(fairLeave, {
         lock: this.id,
         channel: this.channel,
         queue: this.queueKey,
         queueDeadlines: this.queueDeadlinesKey,
         owner,
-        publish: this.services.publishCommand(),
+        publish: this.runtime.publishCommand(),
       }),
     );
   }
@@ -78,6 +78,6 @@ export class FairLock extends ExclusiveHashLock {
 
   /** Waiters queued right now (live or not yet dropped), for monitoring. */
   async queueLength(): Promise<number> {
-    return this.services.query('queueLength', this.name, () => this.services.nodes[0]!.redis.zcard(this.queueKey));
+    return this.runtime.query('queueLength', this.name, () => this.runtime.nodes[0]!.redis.zcard(this.queueKey));
   }
 }

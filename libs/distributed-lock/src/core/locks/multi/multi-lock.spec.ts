@@ -1,7 +1,7 @@
 import { LockBackendError } from '../../errors/lock-backend.error.js';
 import { systemClock } from '../../util/clock.js';
 import type { BaseLock } from '../base-lock.js';
-import type { LockServices } from '../lock-services.js';
+import type { LockRuntime } from '../../engine/lock-runtime.js';
 import { MultiLock, MultiLockHandle } from './multi-lock.js';
 
 /**
@@ -18,26 +18,25 @@ function scriptedLock(name: string, answers: (() => Promise<unknown>)[]): BaseLo
   } as unknown as BaseLock;
 }
 
-const services = {
+const runtime = {
   operationTimeoutMs: 100,
   clock: systemClock,
-  holds: { assertOpen: () => undefined },
-  report: () => undefined,
-  acquisitions: { background: { run: () => undefined } },
-} as unknown as LockServices;
+  assertOpen: () => undefined,
+  background: { run: () => undefined, report: () => undefined },
+} satisfies Partial<LockRuntime> as unknown as LockRuntime;
 const owner = { id: 'me:1', outsideContext: false };
 const refused = (): Promise<unknown> => Promise.reject(new LockBackendError('lock', 'a', new Error('refused: run past its deadline')));
 
 describe('MultiLock', () => {
   it('a Redis hiccup on the fast path does not end a wait: the locks are then taken one by one', async () => {
     // It failed a 30 s wait at once (found by the simulator).
-    const multi = new MultiLock(services, [scriptedLock('a', [refused]), scriptedLock('b', [])]);
+    const multi = new MultiLock(runtime, [scriptedLock('a', [refused]), scriptedLock('b', [])]);
     const outcome = await multi.acquire(owner, { leaseMs: 1000, waitMs: 30_000, signal: undefined });
     expect(outcome).toBeInstanceOf(MultiLockHandle);
   });
 
   it('control: without a wait, the hiccup is the answer', async () => {
-    const multi = new MultiLock(services, [scriptedLock('a', [refused]), scriptedLock('b', [])]);
+    const multi = new MultiLock(runtime, [scriptedLock('a', [refused]), scriptedLock('b', [])]);
     await expect(multi.acquire(owner, { leaseMs: 1000, waitMs: 0, signal: undefined })).rejects.toBeInstanceOf(LockBackendError);
   });
 });

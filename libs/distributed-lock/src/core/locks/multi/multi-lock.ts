@@ -1,8 +1,8 @@
 import { InvalidLockArgumentError } from '../../errors/invalid-lock-argument.error.js';
 import { LockBackendError } from '../../errors/lock-backend.error.js';
 import { LockNotHeldError } from '../../errors/lock-not-held.error.js';
-import type { Owner } from '../../engine/lock-engine.js';
-import type { LockServices } from '../lock-services.js';
+import type { Owner } from '../../engine/lock-runtime.js';
+import type { LockRuntime } from '../../engine/lock-runtime.js';
 import { LockHandle } from '../../context/lock-handle.js';
 import { type HeldLockHandle } from '../../engine/held-lock-handle.js';
 import { settleWithin } from '../../util/late-timer.js';
@@ -93,7 +93,7 @@ export class MultiLock {
   readonly name: string;
 
   constructor(
-    private readonly services: LockServices,
+    private readonly runtime: LockRuntime,
     locks: readonly BaseLock[],
   ) {
     if (locks.length === 0) throw new InvalidLockArgumentError('multi-lock names', 'give at least one lock name.');
@@ -112,21 +112,21 @@ export class MultiLock {
   /** Acquires all, waiting as long as it takes (or up to `waitTime`, then LockAcquireTimeoutError). */
   async lock(leaseTimeOrOptions?: Duration | LockOptions): Promise<MultiLockHandle> {
     const request = lockRequest(leaseTimeOrOptions);
-    const outcome = await this.acquire(this.services.holds.currentOwner(), request);
-    if ('ttl' in outcome) throw this.services.holds.timeoutError(this.name, request.waitMs, outcome.ttl);
+    const outcome = await this.acquire(this.runtime.currentOwner(), request);
+    if ('ttl' in outcome) throw this.runtime.timeoutError(this.name, request.waitMs, outcome.ttl);
     return outcome;
   }
 
   /** Acquires all within `waitTime` (default: no wait), or none and resolves false. */
   async tryLock(waitTimeOrOptions?: Duration | TryLockOptions, leaseTime?: Duration): Promise<MultiLockHandle | false> {
     const request = tryLockRequest(waitTimeOrOptions, leaseTime);
-    const outcome = await this.acquire(this.services.holds.currentOwner(), request);
+    const outcome = await this.acquire(this.runtime.currentOwner(), request);
     return 'ttl' in outcome ? false : outcome;
   }
 
   /** Runs `fn` holding all the locks and always releases them. */
   withLock<T>(fn: (lock: MultiLockHandle) => T | Promise<T>, options?: LockOptions): Promise<T> {
-    return withLockOn(this.services, this.name, () => this.lock(options), fn);
+    return withLockOn(this.runtime, this.name, () => this.lock(options), fn);
   }
 
   /** Releases one hold of each lock taken by the current lock context (or outside one: see BaseLock.unlock). */
@@ -154,9 +154,9 @@ export class MultiLock {
    * within the same bound (then in the background).
    */
   async acquire(owner: Owner, request: AcquireRequest): Promise<MultiLockHandle | { ttl: number }> {
-    this.services.holds.assertOpen(`acquire multi-lock "${this.name}"`);
-    const deadline = this.services.clock.now() + request.waitMs;
-    const answerBy = deadline + this.services.operationTimeoutMs;
+    this.runtime.assertOpen(`acquire multi-lock "${this.name}"`);
+    const deadline = this.runtime.clock.now() + request.waitMs;
+    const answerBy = deadline + this.runtime.operationTimeoutMs;
     const taken: HeldLockHandle[] = [];
     try {
       // Fast path: everything at once, no waiting. Anything busy: undo, then go in canonical order.
@@ -173,7 +173,7 @@ export class MultiLock {
       const busy = first.find((result) => result.status === 'fulfilled' && 'ttl' in result.value) as PromiseFulfilledResult<{ ttl: number }> | undefined;
       if (request.waitMs <= 0) return { ttl: busy!.value.ttl };
       for (const lock of this.locks) {
-        const waitMs = Number.isFinite(request.waitMs) ? deadline - this.services.clock.now() : Infinity;
+        const waitMs = Number.isFinite(request.waitMs) ? deadline - this.runtime.clock.now() : Infinity;
         if (waitMs <= 0) {
           await this.undo(taken.splice(0), answerBy);
           if (!busy) throw failure!.reason;
@@ -199,10 +199,10 @@ export class MultiLock {
    */
   private async undo(handles: HeldLockHandle[], answerBy: number): Promise<void> {
     if (handles.length === 0) return;
-    const released = Promise.all(handles.map((handle) => handle.unlock().catch((error: unknown) => this.services.report('release', handle.name, error)))).then(
-      () => true,
-    );
-    const done = await settleWithin(this.services.clock, released, answerBy - this.services.clock.now(), () => false);
-    if (!done) this.services.acquisitions.background.run('release', this.name, () => released);
+    const released = Promise.all(
+      handles.map((handle) => handle.unlock().catch((error: unknown) => this.runtime.background.report('release', handle.name, error))),
+    ).then(() => true);
+    const done = await settleWithin(this.runtime.clock, released, answerBy - this.runtime.clock.now(), () => false);
+    if (!done) this.runtime.background.run('release', this.name, () => released);
   }
 }

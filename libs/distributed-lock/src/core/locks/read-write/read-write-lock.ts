@@ -4,7 +4,7 @@ import type { LockInspection } from '../../inspection/lock-inspection.js';
 import { UnsupportedLockOperationError } from '../../errors/unsupported-lock-operation.error.js';
 import type { LockScript, ReleaseReply } from '../../scripts/lock-script.js';
 import { BaseLock } from '../base-lock.js';
-import type { LockServices } from '../lock-services.js';
+import type { LockRuntime } from '../../engine/lock-runtime.js';
 import { confirmGrant, confirmRenewal } from '../replica-confirmation.js';
 import type { WriteAttemptReply } from './read-write.lua.js';
 import { readAcquire, type ReadWriteAcquireArgs } from './read-acquire.script.js';
@@ -31,13 +31,13 @@ abstract class ReadWriteHalf extends BaseLock {
   /** The sorted set of live readers (the lock's hash is `id`). */
   protected readonly readersKey: string;
 
-  constructor(services: LockServices, name: string) {
-    super(services, name, ':rw');
-    this.readersKey = services.keys.readers(name);
+  constructor(runtime: LockRuntime, name: string) {
+    super(runtime, name, ':rw');
+    this.readersKey = runtime.keys.readers(name);
   }
 
   async attempt({ owner, leaseMs, watchdog, replicaAck }: AttemptArgs): Promise<AttemptResult> {
-    const reply = await this.services.nodes[0]!.run(this.scripts.acquire, {
+    const reply = await this.runtime.nodes[0]!.run(this.scripts.acquire, {
       hash: this.id,
       readers: this.readersKey,
       fence: this.fenceKey,
@@ -53,23 +53,23 @@ abstract class ReadWriteHalf extends BaseLock {
       );
     }
     if (reply.acquired && replicaAck) {
-      await confirmGrant(this.services, this, replicaAck, () => this.release(owner, false));
+      await confirmGrant(this.runtime, this, replicaAck, () => this.release(owner, false));
     }
     return reply;
   }
 
   async renew(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<RenewResult> {
-    const renewed = await this.services.nodes[0]!.run(this.scripts.renew, { hash: this.id, readers: this.readersKey, owner, leaseMs });
-    return confirmRenewal(this.services, this, renewed, leaseMs, replicaAck);
+    const renewed = await this.runtime.nodes[0]!.run(this.scripts.renew, { hash: this.id, readers: this.readersKey, owner, leaseMs });
+    return confirmRenewal(this.runtime, this, renewed, leaseMs, replicaAck);
   }
 
   release(owner: string, all: boolean, expectedHolds?: number, token?: number): Promise<ReleaseReply> {
-    return this.services.nodes[0]!.run(this.scripts.release, {
+    return this.runtime.nodes[0]!.run(this.scripts.release, {
       hash: this.id,
       readers: this.readersKey,
       channel: this.channel,
       owner,
-      publish: this.services.publishCommand(),
+      publish: this.runtime.publishCommand(),
       all,
       expectedHolds,
       token,
@@ -77,12 +77,12 @@ abstract class ReadWriteHalf extends BaseLock {
   }
 
   async adjustHolds(owner: string, holds: number): Promise<void> {
-    await this.services.nodes[0]!.run(readWriteAdjust, { hash: this.id, readers: this.readersKey, owner, side: this.kind, holds });
+    await this.runtime.nodes[0]!.run(readWriteAdjust, { hash: this.id, readers: this.readersKey, owner, side: this.kind, holds });
   }
 
   /** The writer's holds, the live readers, the ms until everything expires, and `owner`'s holds of each side. */
   protected state(owner = ''): Promise<ReadWriteState> {
-    return this.services.query('state', this.name, () => this.services.nodes[0]!.run(readWriteState, { hash: this.id, readers: this.readersKey, owner }));
+    return this.runtime.query('state', this.name, () => this.runtime.nodes[0]!.run(readWriteState, { hash: this.id, readers: this.readersKey, owner }));
   }
 
   async getHoldCount(): Promise<number> {
@@ -99,15 +99,15 @@ abstract class ReadWriteHalf extends BaseLock {
 
   /** Deletes the whole read-write lock (readers and writer) and wakes waiters. */
   async forceUnlock(): Promise<boolean> {
-    const deleted = await this.services.query('forceUnlock', this.name, () =>
-      this.services.nodes[0]!.run(readWriteForceUnlock, {
+    const deleted = await this.runtime.query('forceUnlock', this.name, () =>
+      this.runtime.nodes[0]!.run(readWriteForceUnlock, {
         hash: this.id,
         readers: this.readersKey,
         channel: this.channel,
-        publish: this.services.publishCommand(),
+        publish: this.runtime.publishCommand(),
       }),
     );
-    this.services.holds.markResourceLost(this, 'force-unlocked');
+    this.runtime.markResourceLost(this, 'force-unlocked');
     return deleted;
   }
 }
@@ -149,11 +149,11 @@ export class ReadWriteLock {
   private readonly write: WriteLock;
 
   constructor(
-    services: LockServices,
+    runtime: LockRuntime,
     readonly name: string,
   ) {
-    this.read = new ReadLock(services, name);
-    this.write = new WriteLock(services, name);
+    this.read = new ReadLock(runtime, name);
+    this.write = new WriteLock(runtime, name);
   }
 
   readLock(): ReadLock {

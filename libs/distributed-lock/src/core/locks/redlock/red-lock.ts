@@ -3,7 +3,7 @@ import { LockQuorumError } from '../../errors/lock-quorum.error.js';
 import type { RenewResult } from '../../engine/lease-resource.js';
 import type { LockNode } from '../../connection/lock-node.js';
 import type { ReleaseReply } from '../../scripts/lock-script.js';
-import type { LockServices } from '../lock-services.js';
+import type { LockRuntime } from '../../engine/lock-runtime.js';
 import { registryKey } from '../../engine/held-locks.js';
 import { settleWithin } from '../../util/late-timer.js';
 import { GRANT_LEASE_MS } from '../../waiting/lock-line.js';
@@ -54,12 +54,12 @@ export class RedLock extends BaseLock {
   /** Releases still on their way to a master after the unlock answered, by owner (see keepStraggling). */
   private readonly straggling = new Map<string, Promise<unknown>>();
 
-  constructor(services: LockServices, name: string) {
-    super(services, name);
+  constructor(runtime: LockRuntime, name: string) {
+    super(runtime, name);
   }
 
   private get nodes(): readonly LockNode[] {
-    return this.services.nodes;
+    return this.runtime.nodes;
   }
 
   /**
@@ -81,7 +81,7 @@ export class RedLock extends BaseLock {
     // multi-lock's undo then retry does; found by the simulator).
     const straggling = this.straggling.get(owner);
     if (straggling) await straggling;
-    const startedAt = this.services.clock.now();
+    const startedAt = this.runtime.clock.now();
     const replies = await this.onEveryNode(
       (node) => node.run(reentrantAcquire, { lock: this.id, fence: this.fenceKey, owner, leaseMs, waitingClient: '', queue: 'not-queued', watchdog }),
       this.nodeTimeoutMs,
@@ -92,19 +92,19 @@ export class RedLock extends BaseLock {
     );
     const denied = replies.flatMap((reply) => (reply.ok && !reply.value.acquired ? [reply.value.ttl] : []));
     const answered = granted.length + denied.length;
-    const validityMs = leaseMs - (this.services.clock.now() - startedAt) - redlockDrift(leaseMs);
+    const validityMs = leaseMs - (this.runtime.clock.now() - startedAt) - redlockDrift(leaseMs);
     let success = granted.length >= this.quorum && validityMs > 0;
 
     let token = 0;
     if (success) {
-      const held = this.services.holds.held.find(registryKey(owner, this));
+      const held = this.runtime.held.find(registryKey(owner, this));
       token = held?.active && Math.max(...granted.map((g) => g.holds)) > 1 ? held.token : Math.max(...granted.map((g) => g.token));
       const raised = await this.onEveryNode(
         (node) => node.run(fenceRaise, { fence: this.fenceKey, lock: this.id, owner, token }),
         this.nodeTimeoutMs,
         (sofar) => sofar.filter((reply) => reply?.ok).length >= this.quorum,
       );
-      success = raised.filter((reply) => reply.ok).length >= this.quorum && leaseMs - (this.services.clock.now() - startedAt) - redlockDrift(leaseMs) > 0;
+      success = raised.filter((reply) => reply.ok).length >= this.quorum && leaseMs - (this.runtime.clock.now() - startedAt) - redlockDrift(leaseMs) > 0;
     }
     // Late grants from nodes that timed out: keep them if we hold the lock, hand them back otherwise.
     replies.forEach((reply, i) => {
@@ -136,7 +136,7 @@ export class RedLock extends BaseLock {
   }
 
   async renew(owner: string, leaseMs: number): Promise<RenewResult> {
-    const startedAt = this.services.clock.now();
+    const startedAt = this.runtime.clock.now();
     const replies = await this.onEveryNode(
       (node) => node.run(exclusiveRenew, { lock: this.id, owner, leaseMs }),
       this.nodeTimeoutMs,
@@ -144,7 +144,7 @@ export class RedLock extends BaseLock {
     );
     const renewed = replies.filter((reply) => reply.ok && reply.value).length;
     const refused = replies.filter((reply) => reply.ok && !reply.value).length;
-    if (renewed >= this.quorum) return { renewed: true, validityMs: leaseMs - (this.services.clock.now() - startedAt) - redlockDrift(leaseMs) };
+    if (renewed >= this.quorum) return { renewed: true, validityMs: leaseMs - (this.runtime.clock.now() - startedAt) - redlockDrift(leaseMs) };
     // Lost once too many nodes say it is gone for a majority to remain possible.
     return { renewed: false, lost: refused > this.nodes.length - this.quorum };
   }
@@ -153,7 +153,7 @@ export class RedLock extends BaseLock {
     // Released everywhere, answered once a majority answered: a master down does not fail the unlock.
     const replies = await this.onEveryNode(
       (node) => node.run(exclusiveRelease, this.releaseArgs(owner, all, expectedHolds)),
-      this.services.operationTimeoutMs,
+      this.runtime.operationTimeoutMs,
       (sofar) => sofar.filter((reply) => reply?.ok).length >= this.quorum,
     );
     this.keepStraggling(owner, replies);
@@ -193,9 +193,9 @@ export class RedLock extends BaseLock {
 
   async forceUnlock(): Promise<boolean> {
     const replies = await this.read('forceUnlock', (node) =>
-      node.run(forceUnlock, { lock: this.id, channel: this.channel, publish: this.services.publishCommand() }),
+      node.run(forceUnlock, { lock: this.id, channel: this.channel, publish: this.runtime.publishCommand() }),
     );
-    this.services.holds.markResourceLost(this, 'force-unlocked');
+    this.runtime.markResourceLost(this, 'force-unlocked');
     return replies.some((deleted) => deleted);
   }
 
@@ -203,7 +203,7 @@ export class RedLock extends BaseLock {
     return node
       .run(exclusiveRelease, this.releaseArgs(owner, false, undefined))
       .then(() => undefined)
-      .catch((error: unknown) => this.services.report('release', this.name, error));
+      .catch((error: unknown) => this.runtime.background.report('release', this.name, error));
   }
 
   private releaseArgs(owner: string, all: boolean, expectedHolds: number | undefined): ExclusiveReleaseArgs {
@@ -212,7 +212,7 @@ export class RedLock extends BaseLock {
       fence: this.fenceKey,
       channel: this.channel,
       owner,
-      publish: this.services.publishCommand(),
+      publish: this.runtime.publishCommand(),
       all,
       expectedHolds,
       grantLeaseMs: GRANT_LEASE_MS,
@@ -242,7 +242,7 @@ export class RedLock extends BaseLock {
       pendings.forEach((pending, i) => {
         const target = this.nodes[i]!.target;
         settleWithin(
-          this.services.clock,
+          this.runtime.clock,
           pending.then((value): NodeReply<T> => ({ ok: true, value })),
           timeoutMs,
           (): NodeReply<T> => ({ ok: false, error: new Error(`${target}: no reply within ${timeoutMs} ms`), late: pending }),
@@ -272,7 +272,7 @@ export class RedLock extends BaseLock {
   private keepStraggling(owner: string, replies: readonly NodeReply<ReleaseReply>[]): void {
     const late = replies.flatMap((reply) => (reply.ok || !('late' in reply) ? [] : [reply.late]));
     if (late.length === 0) return;
-    const settled = settleWithin(this.services.clock, Promise.allSettled(late), this.services.operationTimeoutMs, () => undefined).then(() => {
+    const settled = settleWithin(this.runtime.clock, Promise.allSettled(late), this.runtime.operationTimeoutMs, () => undefined).then(() => {
       if (this.straggling.get(owner) === settled) this.straggling.delete(owner);
     });
     this.straggling.set(owner, settled);
@@ -280,8 +280,8 @@ export class RedLock extends BaseLock {
 
   /** A read that needs a majority of answers. */
   private async read<T>(operation: string, step: (node: LockNode) => Promise<T>): Promise<T[]> {
-    this.services.holds.assertOpen(`${operation} "${this.name}"`);
-    const replies = await this.onEveryNode(step, this.services.operationTimeoutMs);
+    this.runtime.assertOpen(`${operation} "${this.name}"`);
+    const replies = await this.onEveryNode(step, this.runtime.operationTimeoutMs);
     const answers = replies.flatMap((reply) => (reply.ok ? [reply.value] : []));
     if (answers.length < this.quorum) {
       throw new LockBackendError(operation, this.name, (replies.find((reply) => !reply.ok) as { error: unknown }).error);

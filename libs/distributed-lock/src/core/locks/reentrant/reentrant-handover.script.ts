@@ -1,7 +1,7 @@
 import type { ExclusiveKeys } from '../exclusive/exclusive-keys.js';
 import { type PublishCommand, defineLockScript } from '../../scripts/lock-script.js';
 import { GRANT_TO_LONGEST_WAITING_LUA } from '../exclusive/grant-to-longest-waiting.lua.js';
-import type { HandOverReply } from '../../engine/lease-resource.js';
+import type { HandoverReply } from '../../engine/lease-resource.js';
 
 export interface ReentrantHandoverArgs extends ExclusiveKeys {
   /** The releasing owner. */
@@ -33,7 +33,7 @@ export interface ReentrantHandoverArgs extends ExclusiveKeys {
  * own lease; {0, -1} when, asked to yield, it found another process waiting and granted the lock to
  * the one that has waited longest instead, marking the caller's process as waiting, at the back.
  */
-export const reentrantHandover = defineLockScript<ReentrantHandoverArgs, HandOverReply, [number, number]>({
+export const reentrantHandover = defineLockScript<ReentrantHandoverArgs, HandoverReply, [number, number]>({
   parse: ([remaining, token]) => {
     if (remaining === -1) return { outcome: 'not-owner' };
     if (remaining > 0) return { outcome: 'held', remaining };

@@ -1,10 +1,10 @@
-import type { HandOverArgs, HandOverReply, LockHandover } from '../../engine/lease-resource.js';
+import type { HandoverArgs, HandoverReply, LockHandover } from '../../engine/lease-resource.js';
 import type { ReleaseReply } from '../../scripts/lock-script.js';
 import { pause } from '../../util/late-timer.js';
 import { GRANT_LEASE_MS } from '../../waiting/lock-line.js';
 import { ExclusiveHashLock } from '../exclusive/exclusive-hash-lock.js';
 import type { AttemptArgs, AttemptResult } from '../lock-kind.js';
-import type { LockServices } from '../lock-services.js';
+import type { LockRuntime } from '../../engine/lock-runtime.js';
 import { reentrantAcquire } from './reentrant-acquire.script.js';
 import { reentrantHandover } from './reentrant-handover.script.js';
 import { reentrantWithdraw } from './reentrant-withdraw.script.js';
@@ -21,11 +21,11 @@ import { reentrantWithdraw } from './reentrant-withdraw.script.js';
 export class ReentrantLock extends ExclusiveHashLock implements LockHandover {
   readonly kind = 'reentrant' as const;
 
-  constructor(services: LockServices, name: string) {
-    super(services, name, '', true);
+  constructor(runtime: LockRuntime, name: string) {
+    super(runtime, name, '', true);
   }
 
-  /** It hands over: the capability is the lock itself (handOver, withdraw). */
+  /** It hands over: the capability is the lock itself (releaseTo, withdraw). */
   override get handover(): LockHandover {
     return this;
   }
@@ -33,13 +33,13 @@ export class ReentrantLock extends ExclusiveHashLock implements LockHandover {
   async attempt({ owner, leaseMs, watchdog, replicaAck, willWait, queued }: AttemptArgs): Promise<AttemptResult> {
     // A caller that will wait marks this process as waiting when it fails (see the acquire script);
     // a queued one that succeeds tells whether callers of this process still wait after it.
-    const reply = await this.services.nodes[0]!.run(reentrantAcquire, {
+    const reply = await this.runtime.nodes[0]!.run(reentrantAcquire, {
       lock: this.id,
       fence: this.fenceKey,
       owner,
       leaseMs,
-      waitingClient: willWait ? this.services.clientId : '',
-      queue: !queued ? 'not-queued' : this.services.waitersHere(this.channel) > 1 ? 'others-wait' : 'last',
+      waitingClient: willWait ? this.runtime.clientId : '',
+      queue: !queued ? 'not-queued' : this.runtime.lines.count(this.channel) > 1 ? 'others-wait' : 'last',
       watchdog,
     });
     if (reply.acquired && replicaAck) await this.confirmGrant(owner, replicaAck);
@@ -47,22 +47,22 @@ export class ReentrantLock extends ExclusiveHashLock implements LockHandover {
   }
 
   release(owner: string, all: boolean, expectedHolds?: number, token?: number): Promise<ReleaseReply> {
-    return this.hash.release(owner, all, expectedHolds, this.services.waitersHere(this.channel) > 0, token);
+    return this.hash.release(owner, all, expectedHolds, this.runtime.lines.count(this.channel) > 0, token);
   }
 
   /** @internal See LockHandover. */
-  handOver({ owner, successor, leaseMs, successorWatchdog, yieldToOthers, successorIsLast, all }: HandOverArgs): Promise<HandOverReply> {
+  releaseTo({ owner, successor, leaseMs, successorWatchdog, yieldToOthers, successorIsLast, all }: HandoverArgs): Promise<HandoverReply> {
     const { lock, fence, channel } = this.hash.keys;
-    return this.services.nodes[0]!.run(reentrantHandover, {
+    return this.runtime.nodes[0]!.run(reentrantHandover, {
       lock,
       fence,
       channel,
       owner,
       successor,
       leaseMs,
-      client: this.services.clientId,
+      client: this.runtime.clientId,
       yieldToOthers,
-      publish: this.services.publishCommand(),
+      publish: this.runtime.publishCommand(),
       successorIsLast,
       grantLeaseMs: GRANT_LEASE_MS,
       successorWatchdog,
@@ -76,13 +76,13 @@ export class ReentrantLock extends ExclusiveHashLock implements LockHandover {
    */
   async withdraw(): Promise<void> {
     const { lock, fence, channel } = this.hash.keys;
-    const args = { lock, fence, channel, client: this.services.clientId, publish: this.services.publishCommand(), grantLeaseMs: GRANT_LEASE_MS };
+    const args = { lock, fence, channel, client: this.runtime.clientId, publish: this.runtime.publishCommand(), grantLeaseMs: GRANT_LEASE_MS };
     for (let attempt = 0; ; attempt++) {
       try {
-        return void (await this.services.bounded(this.services.nodes[0]!.run(reentrantWithdraw, args)));
+        return void (await this.runtime.roundTrips.bounded(this.runtime.nodes[0]!.run(reentrantWithdraw, args)));
       } catch (error) {
-        if (attempt >= 2 || this.services.acquisitions.isClosed) throw error;
-        await pause(this.services.clock, 100 * 2 ** attempt);
+        if (attempt >= 2 || this.runtime.isClosed) throw error;
+        await pause(this.runtime.clock, 100 * 2 ** attempt);
       }
     }
   }

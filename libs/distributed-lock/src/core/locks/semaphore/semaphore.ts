@@ -2,7 +2,7 @@ import { nextOwnerSequence } from '../../context/lock-context.js';
 import type { ReplicaAck } from '../../config/replica-ack.js';
 import type { RenewResult } from '../../engine/lease-resource.js';
 import type { ReleaseReply } from '../../scripts/lock-script.js';
-import type { LockServices } from '../lock-services.js';
+import type { LockRuntime } from '../../engine/lock-runtime.js';
 import type { LockInspection } from '../../inspection/lock-inspection.js';
 import { InvalidLockArgumentError } from '../../errors/invalid-lock-argument.error.js';
 import { UnsupportedLockOperationError } from '../../errors/unsupported-lock-operation.error.js';
@@ -12,9 +12,9 @@ import { semaphorePermits, type SemaphorePermitsOperation, type SemaphorePermits
 import { semaphoreRelease } from './semaphore-release.script.js';
 import { semaphoreRenew } from './semaphore-renew.script.js';
 import { processChannel, type SemaphoreKeys } from '../../scripts/lock-keys.js';
-import { describe, toMilliseconds, type Duration } from '../../util/duration.js';
+import { describe, type Duration } from '../../util/duration.js';
 import { assertKnownKeys, assertLockName, isPlainObject } from '../../util/validate.js';
-import { lockRequest, tryLockRequest, type AcquireRequest, type LockOptions, type TryLockOptions } from '../acquire-options.js';
+import { lockRequest, queueTimeoutMs, tryLockRequest, type AcquireRequest, type LockOptions, type TryLockOptions } from '../acquire-options.js';
 import { Acquisition } from '../acquisition.js';
 import type { AttemptArgs, AttemptResult, LockKindContract } from '../lock-kind.js';
 import { PermitsHandle } from './permits-handle.js';
@@ -43,12 +43,12 @@ export interface SemaphoreOptions {
  * masters do not add up. With 2 permits on 3 nodes, holders A, B and C can win the majorities
  * {1,2}, {2,3} and {1,3}: each node then counts 2 holders, within its limit, while 3 hold permits.
  */
-export function createSemaphore(services: LockServices, mode: string, name: string, options: SemaphoreOptions): Semaphore {
+export function createSemaphore(runtime: LockRuntime, mode: string, name: string, options: SemaphoreOptions): Semaphore {
   assertLockName(name, 'semaphore name');
   if (!isPlainObject(options)) throw new InvalidLockArgumentError('semaphore options', `expected { size, queueTimeout? }, got ${describe(options)}.`);
   assertKnownKeys(options, ['size', 'queueTimeout'], 'semaphore options');
   const size = permitCount(options.size, 'semaphore size', 0);
-  const queueTimeoutMs = options.queueTimeout === undefined ? undefined : toMilliseconds(options.queueTimeout, 'queueTimeout', { min: 30 });
+  const queueTimeout = queueTimeoutMs(options.queueTimeout);
   if (mode === 'redlock') {
     throw new UnsupportedLockOperationError(
       name,
@@ -56,7 +56,7 @@ export function createSemaphore(services: LockServices, mode: string, name: stri
       'permits counted on independent masters do not add up (with 2 permits on 3 nodes, three holders can each win a different majority while no node counts more than 2), so more holders than permits could run at once. Use single, master-slave, sentinel or cluster mode for semaphores.',
     );
   }
-  return new Semaphore(services, name, size, queueTimeoutMs);
+  return new Semaphore(runtime, name, size, queueTimeout);
 }
 
 /** The checked count of permits of one request or one size. */
@@ -100,16 +100,16 @@ export class Semaphore {
   private readonly keys: SemaphoreKeys;
 
   constructor(
-    private readonly services: LockServices,
+    private readonly runtime: LockRuntime,
     readonly name: string,
     /** @internal The size stored at the first use if none is stored yet. */
     readonly initialPermits: number,
     /** @internal */
     readonly queueTimeoutMs = DEFAULT_SEMAPHORE_QUEUE_TIMEOUT_MS,
   ) {
-    this.keys = services.keys.semaphore(name);
+    this.keys = runtime.keys.semaphore(name);
     this.id = this.keys.state;
-    this.channel = processChannel(this.keys.channel, services.clientId);
+    this.channel = processChannel(this.keys.channel, runtime.clientId);
   }
 
   /**
@@ -120,7 +120,7 @@ export class Semaphore {
     const count = permitCount(permits, 'permits', 1);
     const request = lockRequest(leaseTimeOrOptions);
     const outcome = await this.take(count, request);
-    if ('ttl' in outcome) throw this.services.holds.timeoutError(this.name, request.waitMs, outcome.ttl, this.busy(count));
+    if ('ttl' in outcome) throw this.runtime.timeoutError(this.name, request.waitMs, outcome.ttl, this.busy(count));
     return outcome;
   }
 
@@ -133,7 +133,7 @@ export class Semaphore {
 
   /** Runs `fn` holding `permits` permits and always gives them back; `fn` gets the handle. */
   withPermits<T>(permits: number, fn: (handle: PermitsHandle) => T | Promise<T>, options?: LockOptions): Promise<T> {
-    return withLockOn(this.services, this.name, () => this.acquire(permits, options), fn);
+    return withLockOn(this.runtime, this.name, () => this.acquire(permits, options), fn);
   }
 
   /** Permits free right now (0 when the size was lowered below what is held). */
@@ -146,7 +146,7 @@ export class Semaphore {
    * in line, as Redis has them now: one script, a consistent snapshot. See LockClient.inspect.
    */
   inspect(): Promise<LockInspection> {
-    return this.services.inspect(this.name, 'semaphore');
+    return this.runtime.inspect(this.name, 'semaphore');
   }
 
   /** The semaphore's size: free permits plus those held. */
@@ -189,7 +189,7 @@ export class Semaphore {
 
   /** @internal One attempt to take `permits` permits (see the acquire script); called through PermitsRequest. */
   async attempt(permits: number, { owner, leaseMs, replicaAck, willWait, watchdog, queued }: AttemptArgs): Promise<AttemptResult> {
-    const reply = await this.services.nodes[0]!.run(semaphoreAcquire, {
+    const reply = await this.runtime.nodes[0]!.run(semaphoreAcquire, {
       keys: this.keys,
       owner,
       permits,
@@ -198,7 +198,7 @@ export class Semaphore {
       queueTimeoutMs: this.queueTimeoutMs,
       queueOnFailure: willWait,
       queued,
-      publish: this.services.publishCommand(),
+      publish: this.runtime.publishCommand(),
       watchdog,
     });
     if ('tooMany' in reply) {
@@ -207,24 +207,24 @@ export class Semaphore {
         `${permits} asked of semaphore "${this.name}", whose size is ${reply.size}: such a request could never be met and would hold up the callers behind it. Ask for at most ${reply.size}, or raise the size (setSize, resizeBy).`,
       );
     }
-    if (reply.acquired && replicaAck) await confirmGrant(this.services, this, replicaAck, () => this.release(owner));
+    if (reply.acquired && replicaAck) await confirmGrant(this.runtime, this, replicaAck, () => this.release(owner));
     return reply;
   }
 
   /** @internal Lengthens one acquisition's lease. */
   async renew(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<RenewResult> {
-    const renewed = await this.services.nodes[0]!.run(semaphoreRenew, { keys: this.keys, owner, leaseMs, publish: this.services.publishCommand() });
-    return confirmRenewal(this.services, this, renewed, leaseMs, replicaAck);
+    const renewed = await this.runtime.nodes[0]!.run(semaphoreRenew, { keys: this.keys, owner, leaseMs, publish: this.runtime.publishCommand() });
+    return confirmRenewal(this.runtime, this, renewed, leaseMs, replicaAck);
   }
 
   /** @internal Gives back one acquisition's permits (see LeaseResource.release). */
   release(owner: string): Promise<ReleaseReply> {
-    return this.services.nodes[0]!.run(semaphoreRelease, { keys: this.keys, owner, publish: this.services.publishCommand() });
+    return this.runtime.nodes[0]!.run(semaphoreRelease, { keys: this.keys, owner, publish: this.runtime.publishCommand() });
   }
 
   /** @internal A waiter leaves the line (see LockKindContract.abandon). */
   async leave(owner: string): Promise<void> {
-    await this.services.bounded(this.services.nodes[0]!.run(semaphoreLeave, { keys: this.keys, owner, publish: this.services.publishCommand() }));
+    await this.runtime.roundTrips.bounded(this.runtime.nodes[0]!.run(semaphoreLeave, { keys: this.keys, owner, publish: this.runtime.publishCommand() }));
   }
 
   /**
@@ -233,8 +233,8 @@ export class Semaphore {
    * starts with the client id: the scripts address a grant to its process by it (sem_process_channel).
    */
   private async take(permits: number, request: AcquireRequest): Promise<PermitsHandle | { ttl: number }> {
-    const owner = { id: `${this.services.clientId}:${nextOwnerSequence()}`, outsideContext: false };
-    const outcome = await new Acquisition(new PermitsRequest(this, permits), this.services.acquisitions, owner, request).run();
+    const owner = { id: `${this.runtime.clientId}:${nextOwnerSequence()}`, outsideContext: false };
+    const outcome = await new Acquisition(new PermitsRequest(this, permits), this.runtime, owner, request).run();
     return 'ttl' in outcome ? outcome : new PermitsHandle(outcome, permits);
   }
 
@@ -243,13 +243,13 @@ export class Semaphore {
   }
 
   private permitsOperation(name: string, operation: SemaphorePermitsOperation, value: number): Promise<SemaphorePermitsReply> {
-    return this.services.query(name, this.name, () =>
-      this.services.nodes[0]!.run(semaphorePermits, {
+    return this.runtime.query(name, this.name, () =>
+      this.runtime.nodes[0]!.run(semaphorePermits, {
         keys: this.keys,
         operation,
         value,
         initialPermits: this.initialPermits,
-        publish: this.services.publishCommand(),
+        publish: this.runtime.publishCommand(),
       }),
     );
   }
