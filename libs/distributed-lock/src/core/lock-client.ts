@@ -34,7 +34,7 @@ import { createLockServices, type LockServices } from './locks/lock-services.js'
 import { InstanceRegistration } from './inspection/instance-registration.js';
 import { LockInspector } from './inspection/lock-inspector.js';
 import { LockLines } from './waiting/lock-lines.js';
-import { LOCK_SCRIPT_BATCH } from './lock-scripts.js';
+import { LOCK_INSPECTION, LOCK_SCRIPT_BATCH } from './lock-scripts.js';
 import { createElection, type LeaderElection, type LeaderElectionOptions } from './leader/leader-election.js';
 
 /** How many plain lock objects `getLock` keeps for reuse before it starts afresh. */
@@ -118,6 +118,7 @@ export class LockClient {
       node: nodes[0]!,
       keys: engine.keys,
       clientId,
+      inspection: LOCK_INSPECTION,
       waitedMs: (channel) => lines.waitedMs(channel),
       query: (operation, name, run) => engine.query(operation, name, run),
     });

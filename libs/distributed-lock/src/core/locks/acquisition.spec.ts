@@ -13,6 +13,7 @@ import { LockLines } from '../waiting/lock-lines.js';
 import { Acquisition } from './acquisition.js';
 import type { AcquisitionPort } from './acquisition-port.js';
 import type { AttemptArgs, AttemptResult, LockKindContract } from './lock-kind.js';
+import { SEMAPHORE_MESSAGES } from './semaphore/semaphore.messages.js';
 
 /**
  * One acquisition on its own, without Redis: a scripted lock kind answers its attempts, a fake port
@@ -26,6 +27,8 @@ class ScriptedKind implements LockKindContract {
   readonly channel = 'lock:{a}:released';
   readonly shared = false;
   readonly maxPauseMs = Infinity;
+  /** Its channel hears `released`, and grants addressed to its waiters (a semaphore's messages). */
+  readonly messages = SEMAPHORE_MESSAGES;
   readonly attempts: AttemptArgs[] = [];
   /** Owners released by the kind's own release (the late grant's give-back goes there). */
   readonly released: string[] = [];

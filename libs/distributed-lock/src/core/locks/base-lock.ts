@@ -8,11 +8,13 @@ import { LockNotHeldError } from '../errors/lock-not-held.error.js';
 import type { LockKind } from '../events/lock-events.js';
 import type { ReleaseReply } from '../scripts/lock-script.js';
 import type { LockInspection } from '../inspection/lock-inspection.js';
+import type { ChannelMessages } from '../waiting/line-event.js';
 import type { Duration } from '../util/duration.js';
 import { lockRequest, tryLockRequest, type AcquireRequest, type LockOptions, type TryLockOptions } from './acquire-options.js';
 import { Acquisition } from './acquisition.js';
 import type { AcquireOutcome } from './acquisition-port.js';
 import type { AttemptArgs, AttemptResult, LockKindContract } from './lock-kind.js';
+import type { LockProtocol } from './lock-protocol.js';
 import type { LockServices } from './lock-services.js';
 import { withLockOn } from './with-lock.js';
 
@@ -31,6 +33,8 @@ export abstract class BaseLock implements LockKindContract {
   /** Channel the release script publishes on. */
   readonly channel: string;
   /** @internal See LockKindContract. */
+  readonly messages: ChannelMessages;
+  /** @internal See LockKindContract. */
   readonly shared: boolean = false;
   /** @internal See LockKindContract: every lock kind is reentrant. */
   readonly countsHolds = true;
@@ -39,15 +43,16 @@ export abstract class BaseLock implements LockKindContract {
     return undefined;
   }
 
-  /** `variant`: key suffix of kinds whose state must not mix with a plain lock of the same name. */
+  /** `protocol`: the kind's (its key variant, so that kinds under one name never meet, and its messages' codec). */
   protected constructor(
     protected readonly services: LockServices,
     readonly name: string,
-    variant = '',
+    protocol: Pick<LockProtocol, 'variant' | 'messages'>,
   ) {
-    this.id = services.keys.lock(name, variant);
+    this.id = services.keys.lock(name, protocol.variant);
     this.fenceKey = services.keys.fence(name);
-    this.channel = services.keys.channel(name, variant);
+    this.channel = services.keys.channel(name, protocol.variant);
+    this.messages = protocol.messages;
   }
 
   /** @internal See LockKindContract. */

@@ -13,6 +13,8 @@ import { readRelease, writeRelease, type ReadWriteReleaseArgs } from './read-wri
 import { readRenew, writeRenew, type ReadWriteRenewArgs } from './read-write-renew.script.js';
 import { writeAcquire } from './write-acquire.script.js';
 import type { AttemptArgs, AttemptResult } from '../lock-kind.js';
+import { readersKey } from './read-write-keys.js';
+import { READ_WRITE_KIND } from './read-write.kind.js';
 
 /** The scripts one half of the lock runs: its own acquire, renew and release. */
 interface HalfScripts {
@@ -32,8 +34,8 @@ abstract class ReadWriteHalf extends BaseLock {
   protected readonly readersKey: string;
 
   constructor(services: LockServices, name: string) {
-    super(services, name, ':rw');
-    this.readersKey = services.keys.readers(name);
+    super(services, name, READ_WRITE_KIND);
+    this.readersKey = readersKey(services.keys, name);
   }
 
   async attempt({ owner, leaseMs, watchdog, replicaAck }: AttemptArgs): Promise<AttemptResult> {
