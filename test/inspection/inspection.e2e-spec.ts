@@ -136,7 +136,7 @@ describe.each([
     const [a, b, c] = await Promise.all([connect('sem-a'), connect('sem-b'), connect('sem-c')]);
     const semaphore = (client: LockClient) => client.getSemaphore('inspect:sem', { size: 3 });
     const two = await semaphore(a).acquire(2);
-    const one = await semaphore(b).acquire(1, '5s');
+    const one = await semaphore(b).acquire(1, '20s');
     const asksTwo = semaphore(c).acquire(2, { waitTime: '10s' });
     await until(async () => (await semaphore(a).inspect()).waiting.length === 1, 'c to queue');
 

@@ -4,7 +4,7 @@ import { resolveLockClientOptions } from './config/resolve-lock-client-options.j
 import { LockConnections } from './connection/lock-connections.js';
 import { LockEngine } from './engine/lock-engine.js';
 import { LockEvents } from './events/lock-events.js';
-import { LOCK_SCRIPT_BATCH } from './lock-scripts.js';
+import { LOCK_INSPECTION, LOCK_SCRIPT_BATCH } from './lock-scripts.js';
 import { ClientMetrics } from './metrics/client-metrics.js';
 import type { PubSubPort, RedisPort } from './redis/redis-port.js';
 import { LockLines } from './waiting/lock-lines.js';
@@ -64,6 +64,7 @@ export class LockClientParts {
       oneSlotPerScript: resolved.oneSlotPerScript,
       instanceName: resolved.instanceName,
       staleReaders: connections.replicaReaders,
+      inspection: LOCK_INSPECTION,
     });
     connections.onCommandReady(() => {
       // Waiters whose attempts failed while a command connection was down look again as soon as it is back.

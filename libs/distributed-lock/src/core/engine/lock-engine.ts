@@ -20,6 +20,7 @@ import { RoundTrips } from './round-trips.js';
 import type { HoldTerms, LockRuntime, Owner } from './lock-runtime.js';
 import { InstanceRegistration } from '../inspection/instance-registration.js';
 import { LockInspector } from '../inspection/lock-inspector.js';
+import type { LockInspectionScript } from '../inspection/inspect-lock.script.js';
 import type { InspectedLockKind, LockInspection } from '../inspection/lock-inspection.js';
 import type { PublishCommand } from '../scripts/lock-script.js';
 
@@ -39,6 +40,8 @@ export interface LockEngineOptions extends Pick<
   readonly instanceName?: string;
   /** Replicas that may answer reads that are stale by design (master-slave mode). */
   readonly staleReaders?: readonly RedisCommands[];
+  /** The inspection script, assembled from the lock kinds' parts (see lock-scripts.ts). */
+  readonly inspection: LockInspectionScript;
 }
 
 /**
@@ -97,6 +100,7 @@ export class LockEngine implements LockRuntime, LockReleaser {
       node: this.node,
       keys: this.keys,
       clientId: this.clientId,
+      inspection: options.inspection,
       waitedMs: (channel) => this.lines.waitedMs(channel),
       query: (operation, name, run) => this.query(operation, name, run),
     });

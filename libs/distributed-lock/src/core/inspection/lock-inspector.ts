@@ -1,7 +1,7 @@
-import { processChannel, type LockKeys } from '../scripts/lock-keys.js';
+import type { LockKeys } from '../scripts/lock-keys.js';
 import type { LockNode } from '../connection/lock-node.js';
 import { InvalidLockArgumentError } from '../errors/invalid-lock-argument.error.js';
-import { inspectLock } from './inspect-lock.script.js';
+import type { LockInspectionScript } from './inspect-lock.script.js';
 import { describe } from '../util/duration.js';
 import { assertLockName, MAX_LOCK_NAME_LENGTH } from '../util/validate.js';
 import { clientsIn, inspectionsOf, inUse, type InspectedName } from './inspection-reply.js';
@@ -15,10 +15,6 @@ const DEFAULT_NAMES_LIMIT = 1000;
 const MAX_NAMES_LIMIT = 100_000;
 /** Registered processes read by `instances` at most (a registration is one small hash per process). */
 const MAX_INSTANCES = 10_000;
-/** Key variants of the kinds (see the lock classes): the plain lock has none. */
-const VARIANT: Record<InspectedLockKind, string> = { reentrant: '', fair: ':fair', 'read-write': ':rw', semaphore: ':semaphore' };
-/** Without a kind, `inspect` shows the first in use in this order. */
-const KINDS = ['reentrant', 'fair', 'read-write', 'semaphore'] as const;
 
 /** What inspection needs from the engine (kept narrow: the engine owns an inspector). */
 export interface LockInspectorContext {
@@ -26,6 +22,8 @@ export interface LockInspectorContext {
   readonly node: LockNode;
   readonly keys: LockKeys;
   readonly clientId: string;
+  /** The inspection script and the kinds' parts it is made of (without a kind, `inspect` shows the first kind in use, in their order). */
+  readonly inspection: LockInspectionScript;
   /** How long each caller of this process waiting on a channel has waited, in ms, longest first. */
   waitedMs(channel: string): number[];
   /** One bounded round trip (operationTimeout); failures become LockBackendError, a closed client LockClientClosedError. */
@@ -38,7 +36,15 @@ export interface LockInspectorContext {
  * on every master and inspects each. Read-only: nothing here changes a lock.
  */
 export class LockInspector {
-  constructor(private readonly context: LockInspectorContext) {}
+  /** The kinds, in the order of the inspection's parts. */
+  private readonly kinds: readonly InspectedLockKind[];
+  /** The kind whose main key ends with each variant (for SCAN). */
+  private readonly kindOfSuffix: ReadonlyMap<string, InspectedLockKind>;
+
+  constructor(private readonly context: LockInspectorContext) {
+    this.kinds = context.inspection.parts.map((part) => part.kind);
+    this.kindOfSuffix = new Map(context.inspection.parts.map((part) => [part.variant, part.kind]));
+  }
 
   /**
    * The lock (or semaphore) called `name`, as `kind`; without a kind, the kind in use under that name
@@ -46,13 +52,14 @@ export class LockInspector {
    */
   async inspect(name: string, kind?: InspectedLockKind): Promise<LockInspection> {
     assertLockName(name);
-    if (kind !== undefined && !Object.hasOwn(VARIANT, kind)) {
-      throw new InvalidLockArgumentError('inspect kind', `expected 'reentrant', 'fair', 'read-write' or 'semaphore', got ${describe(kind)}.`);
+    if (kind !== undefined && !this.kinds.includes(kind)) {
+      const known = this.kinds.map((each) => `'${each}'`);
+      throw new InvalidLockArgumentError('inspect kind', `expected ${known.slice(0, -1).join(', ')} or ${known.at(-1)}, got ${describe(kind)}.`);
     }
     const all = await this.inspectAll([name]);
     const kinds = all[0]!;
-    if (kind) return kinds[kind];
-    return KINDS.map((k) => kinds[k]).find(inUse) ?? kinds.reentrant;
+    if (kind) return kinds[kind]!;
+    return this.kinds.map((k) => kinds[k]!).find(inUse) ?? kinds[this.kinds[0]!]!;
   }
 
   /** The locks held (or waited for), semaphores among them, whose names match the glob `pattern` (default every lock), sorted by name. */
@@ -61,10 +68,10 @@ export class LockInspector {
     const limit = checkedLimit(options.limit, DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, 'list limit');
     const { node, keys } = this.context;
     // Each SCAN call is one bounded round trip; the whole scan takes as many as the keyspace needs.
-    const { names } = await scanLockNames(node.redis, keys.prefix, pattern, limit, (call) => this.context.query('list', pattern, call));
+    const { names } = await scanLockNames(node.redis, keys.prefix, pattern, limit, this.kindOfSuffix, (call) => this.context.query('list', pattern, call));
     const sorted = [...names.keys()].sort();
     const inspections = await this.inspectAll(sorted);
-    return sorted.flatMap((name, i) => [...names.get(name)!].map((kind) => inspections[i]![kind]).filter(inUse));
+    return sorted.flatMap((name, i) => [...names.get(name)!].map((kind) => inspections[i]![kind]!).filter(inUse));
   }
 
   /**
@@ -77,8 +84,8 @@ export class LockInspector {
     assertPattern(pattern, 'listNames pattern');
     const limit = checkedLimit(options.limit, DEFAULT_NAMES_LIMIT, MAX_NAMES_LIMIT, 'listNames limit');
     const { node, keys } = this.context;
-    const found = await scanLockNames(node.redis, keys.prefix, pattern, limit, (call) => this.context.query('listNames', pattern, call));
-    const names = [...found.names.keys()].sort().map((name) => ({ name, kinds: KINDS.filter((kind) => found.names.get(name)!.has(kind)) }));
+    const found = await scanLockNames(node.redis, keys.prefix, pattern, limit, this.kindOfSuffix, (call) => this.context.query('listNames', pattern, call));
+    const names = [...found.names.keys()].sort().map((name) => ({ name, kinds: this.kinds.filter((kind) => found.names.get(name)!.has(kind)) }));
     return { names, truncated: found.truncated };
   }
 
@@ -96,36 +103,19 @@ export class LockInspector {
   }
 
   /** Every kind under each name: one script per name, then one registration read per client seen. */
-  private async inspectAll(names: string[]): Promise<Record<InspectedLockKind, LockInspection>[]> {
-    const { node, keys, clientId, query } = this.context;
+  private async inspectAll(names: string[]): Promise<Partial<Record<InspectedLockKind, LockInspection>>[]> {
+    const { node, keys, clientId, query, inspection } = this.context;
     const replies: InspectedName[] = await Promise.all(
-      names.map(async (name) => ({
-        name,
-        reply: await query('inspect', name, () => {
-          const fairLine = keys.fairQueue(name);
-          const semaphore = keys.semaphore(name);
-          return node.run(inspectLock, {
-            plain: keys.lock(name),
-            fence: keys.fence(name),
-            fair: keys.lock(name, ':fair'),
-            fairQueue: fairLine.queue,
-            fairQueueDeadlines: fairLine.deadlines,
-            readWrite: keys.lock(name, ':rw'),
-            readers: keys.readers(name),
-            semaphore: semaphore.state,
-            semaphoreHolders: semaphore.holders,
-            semaphoreQueue: semaphore.queue,
-            semaphoreQueueDeadlines: semaphore.queueDeadlines,
-          });
-        }),
-      })),
+      names.map(async (name) => ({ name, reply: await query('inspect', name, () => node.run(inspection.script, { keys, name })) })),
     );
-    const clients = replies.flatMap((named) => clientsIn(named.reply));
+    const clients = replies.flatMap((named) => clientsIn(named.reply, inspection.parts));
     const instances = await query('inspect', names.join(', '), () => readInstances(node.redis, keys.prefix, clients, clientId));
-    // This process's waiters are found by the channel their line listens on (a semaphore's: this process's own, as Semaphore derives it).
-    const lineOf = (name: string, kind: InspectedLockKind): string =>
-      kind === 'semaphore' ? processChannel(keys.semaphore(name).channel, clientId) : keys.channel(name, VARIANT[kind]);
-    return replies.map((named) => inspectionsOf(named, instances, (kind) => this.context.waitedMs(lineOf(named.name, kind))));
+    // This process's waiters are found by the channel their line listens on (each kind says which).
+    const waitingHere = (name: string) => (kind: InspectedLockKind) => {
+      const part = inspection.parts.find((each) => each.kind === kind)!;
+      return this.context.waitedMs(part.waitingChannel(keys, name, clientId));
+    };
+    return replies.map((named) => inspectionsOf(named, inspection.parts, instances, waitingHere(named.name)));
   }
 }
 

@@ -9,25 +9,20 @@ function escapeGlob(text: string): string {
   return text.replace(/[*?[\]\\]/g, '\\$&');
 }
 
-/** The lock kind a key is the state of (`<prefix>{name}`, `...:fair`, `...:rw`, `...:semaphore`), or undefined for other keys. */
-function kindOfSuffix(suffix: string): InspectedLockKind | undefined {
-  if (suffix === '') return 'reentrant';
-  if (suffix === ':fair') return 'fair';
-  if (suffix === ':rw') return 'read-write';
-  if (suffix === ':semaphore') return 'semaphore';
-  return undefined; // the fence counter, a queue, a reader or holder set: parts of a lock listed by its main key
-}
-
 /**
  * Lock names (with the kinds found under each) whose name matches the glob `pattern`, found with SCAN
  * (never KEYS: each call reads a bounded number of keys, so a large keyspace does not block Redis)
  * on every master, until `limit` names are found. `truncated` says whether the scan stopped early.
+ * `kindOfSuffix`: the kind whose main key ends with a suffix after `<prefix>{name}` (each kind's
+ * variant); other keys (the fence counter, a queue, a reader or holder set) are parts of a lock listed
+ * by its main key.
  */
 export async function scanLockNames(
   redis: RedisCommands,
   prefix: string,
   pattern: string,
   limit: number,
+  kindOfSuffix: ReadonlyMap<string, InspectedLockKind>,
   roundTrip: <T>(call: () => Promise<T>) => Promise<T>,
 ): Promise<{ names: Map<string, Set<InspectedLockKind>>; truncated: boolean }> {
   const match = `${escapeGlob(prefix)}{${pattern}}*`;
@@ -43,7 +38,7 @@ export async function scanLockNames(
       for (const key of keys) {
         const close = key.indexOf('}', start);
         if (!key.startsWith(`${prefix}{`) || close < 0) continue;
-        const kind = kindOfSuffix(key.slice(close + 1));
+        const kind = kindOfSuffix.get(key.slice(close + 1));
         if (kind === undefined) continue;
         const name = key.slice(start, close);
         if (!names.has(name) && names.size >= limit) return { names, truncated: true };

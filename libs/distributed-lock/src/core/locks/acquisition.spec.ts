@@ -12,6 +12,7 @@ import { systemClock } from '../util/clock.js';
 import { LockLines } from '../waiting/lock-lines.js';
 import { Acquisition } from './acquisition.js';
 import type { AttemptArgs, AttemptResult, LockKindContract } from './lock-kind.js';
+import { SEMAPHORE_MESSAGES } from './semaphore/semaphore.messages.js';
 
 /**
  * One acquisition on its own, without Redis: a scripted lock kind answers its attempts, a fake runtime
@@ -25,6 +26,8 @@ class ScriptedKind implements LockKindContract {
   readonly channel = 'lock:{a}:released';
   readonly shared = false;
   readonly maxPauseMs = Infinity;
+  /** Its channel hears `released`, and grants addressed to its waiters (a semaphore's messages). */
+  readonly messages = SEMAPHORE_MESSAGES;
   readonly attempts: AttemptArgs[] = [];
   /** Owners released by the kind's own release (the late grant's give-back goes there). */
   readonly released: string[] = [];

@@ -10,7 +10,7 @@ import { LockClientClosedError } from '../errors/lock-client-closed.error.js';
 import type { Clock } from '../util/clock.js';
 import { pause, settleWithin } from '../util/late-timer.js';
 import type { HandoverOutcome } from '../waiting/handover.js';
-import { GRANT_LEASE_MS } from '../waiting/lock-line.js';
+import type { Grant } from '../waiting/line-event.js';
 import type { AcquireRequest } from './acquire-options.js';
 import type { AttemptResult, Acquired, LockKindContract } from './lock-kind.js';
 
@@ -144,7 +144,7 @@ export class Acquisition {
     const withdraw = lock.handover ? () => this.withdraw() : undefined;
     // A plain lock released by another caller of this process may be handed to this one directly.
     const terms = this.handsOverToMe() ? { owner: this.owner, leaseMs: this.leaseMs, watchdog: this.watchdog } : undefined;
-    const place = runtime.lines.join(lock.channel, { deadline: this.deadline, shared: lock.shared, owner: this.owner, terms }, withdraw);
+    const place = runtime.lines.join(lock.channel, lock.messages, { deadline: this.deadline, shared: lock.shared, owner: this.owner, terms }, withdraw);
     this.queued = true;
     let acquired = false;
     try {
@@ -165,18 +165,17 @@ export class Acquisition {
       const failureBudget = Number.isFinite(this.deadline) ? Infinity : runtime.operationTimeoutMs;
       for (;;) {
         const handingOver = place.takeHandover();
-        if (handingOver) {
-          // A release chose us (in this process, or a semaphore's grant): it may be ours without asking Redis.
-          const handed = await handingOver;
-          if (!handed.granted && handed.uncertain) this.uncertain = true;
-          const handle = handed.granted ? this.takeHandedLock(handed) : undefined;
-          if (handle) {
-            acquired = true;
-            return handle;
-          }
-          // Not granted, or a grant this waiter cannot hold on its message: its attempt takes it (see takeHandedLock).
-          attemptNow = true;
+        const handed = handingOver && (await handingOver);
+        if (handed && !handed.granted && handed.uncertain) this.uncertain = true;
+        const grant = place.takeGrant();
+        // A release in this process handed us the lock, or a release anywhere granted it to us and said so: ours without asking Redis.
+        const handle = handed && handed.granted ? this.takeHandedLock(handed) : grant ? this.takeGrant(grant) : undefined;
+        if (handle) {
+          acquired = true;
+          return handle;
         }
+        // Handed nothing, or a grant this waiter cannot hold on its message (see takeGrant): its attempt looks.
+        if (handed || grant) attemptNow = true;
         if (attemptNow && this.clock.now() >= this.deadline) return this.endOfWait(ttl, lastError);
         if (attemptNow) {
           try {
@@ -216,34 +215,35 @@ export class Acquisition {
       }
     } finally {
       this.queued = false;
-      // Leaving while a local release was handing us the lock: give it back if it was (or may have been) granted.
-      const handed = place.leave(acquired, this.leaseMs);
-      if (handed && (handed.granted || handed.uncertain)) runtime.releases.releaseFor(lock, this.owner);
+      // Leaving while a release was handing us the lock or had granted it: give it back if it was (or may have been) granted.
+      if (place.leave(acquired, this.leaseMs)) runtime.releases.releaseFor(lock, this.owner);
     }
   }
 
+  /** Registers the lock a release in this process took in this waiter's name: its lease counts from the release, as an attempt's. */
+  private takeHandedLock(handed: Extract<HandoverOutcome, { granted: true }>): HeldLockHandle {
+    const { runtime, lock } = this;
+    runtime.events.emit('waited', { name: lock.name, kind: lock.kind, waitedMs: this.waited() });
+    return this.register({ acquired: true, token: handed.token, holds: 1 }, 1, handed.startedAt);
+  }
+
   /**
-   * Registers what a release handed this waiter: a lock a release in this process took in its name, or
-   * permits a semaphore's release granted it (`grant`), held from the message until the grant's lease
-   * ends, placed on the local clock no later than on the server's, and claimed in the background (one
-   * renewal to the waiter's own lease). Undefined when a grant cannot be held so: with replica
-   * acknowledgement (the grant is not confirmed), when the server's clock is not bounded here (unknown
-   * yet, or a node of several servers), or when less than half the grant's lease is left on this clock
-   * (a late wake-up: the claim would likely land late). The waiter's attempt then finds the grant held in
-   * its name and takes it with its own lease, a round trip as before.
+   * Registers what a release granted this waiter in Redis (a semaphore's permits), held from the message
+   * until the grant's lease ends, placed on the local clock no later than on the server's, and claimed in
+   * the background (one renewal to the waiter's own lease). Undefined when a grant cannot be held so:
+   * with replica acknowledgement (the grant is not confirmed), when the server's clock is not bounded
+   * here (unknown yet, or a node of several servers), or when less than half the grant's lease is left
+   * on this clock (a late wake-up: the claim would likely land late). The waiter's attempt then finds the
+   * grant held in its name and takes it with its own lease, a round trip as before.
    */
-  private takeHandedLock(handed: Extract<HandoverOutcome, { granted: true }>): HeldLockHandle | undefined {
+  private takeGrant(grant: Grant): HeldLockHandle | undefined {
     const { runtime, lock } = this;
     const now = this.clock.now();
-    let validityMs: number | undefined; // a local hand-over's lease counts from the release, as an attempt's
-    if (handed.grant) {
-      const expiresAt = this.replicaAck ? undefined : runtime.localTimeOf(handed.grant.expiresAtServerMs);
-      if (expiresAt === undefined || expiresAt - now < GRANT_LEASE_MS / 2) return undefined;
-      validityMs = expiresAt - now;
-    }
+    const expiresAt = this.replicaAck ? undefined : runtime.localTimeOf(grant.expiresAtServerMs);
+    if (expiresAt === undefined || expiresAt - now < grant.leaseMs / 2) return undefined;
     runtime.events.emit('waited', { name: lock.name, kind: lock.kind, waitedMs: this.waited() });
-    const handle = this.register({ acquired: true, token: handed.token, holds: 1, validityMs }, 1, handed.grant ? now : handed.startedAt);
-    if (handed.grant) runtime.claim(this.key);
+    const handle = this.register({ acquired: true, token: grant.token, holds: 1, validityMs: expiresAt - now }, 1, now);
+    runtime.claim(this.key);
     return handle;
   }
 

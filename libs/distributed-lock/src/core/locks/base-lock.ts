@@ -8,10 +8,12 @@ import { LockNotHeldError } from '../errors/lock-not-held.error.js';
 import type { LockKind } from '../events/lock-events.js';
 import type { ReleaseReply } from '../scripts/lock-script.js';
 import type { LockInspection } from '../inspection/lock-inspection.js';
+import type { ChannelMessages } from '../waiting/line-event.js';
 import type { Duration } from '../util/duration.js';
 import { lockRequest, tryLockRequest, type AcquireRequest, type LockOptions, type TryLockOptions } from './acquire-options.js';
 import { Acquisition, type AcquireOutcome } from './acquisition.js';
 import type { AttemptArgs, AttemptResult, LockKindContract } from './lock-kind.js';
+import type { LockProtocol } from './lock-protocol.js';
 import type { LockRuntime } from '../engine/lock-runtime.js';
 import { withLockOn } from './with-lock.js';
 
@@ -30,6 +32,8 @@ export abstract class BaseLock implements LockKindContract {
   /** Channel the release script publishes on. */
   readonly channel: string;
   /** @internal See LockKindContract. */
+  readonly messages: ChannelMessages;
+  /** @internal See LockKindContract. */
   readonly shared: boolean = false;
   /** @internal See LockKindContract: every lock kind is reentrant. */
   readonly countsHolds = true;
@@ -38,15 +42,16 @@ export abstract class BaseLock implements LockKindContract {
     return undefined;
   }
 
-  /** `variant`: key suffix of kinds whose state must not mix with a plain lock of the same name. */
+  /** `protocol`: the kind's (its key variant, so that kinds under one name never meet, and its messages' codec). */
   protected constructor(
     protected readonly runtime: LockRuntime,
     readonly name: string,
-    variant = '',
+    protocol: Pick<LockProtocol, 'variant' | 'messages'>,
   ) {
-    this.id = runtime.keys.lock(name, variant);
+    this.id = runtime.keys.lock(name, protocol.variant);
     this.fenceKey = runtime.keys.fence(name);
-    this.channel = runtime.keys.channel(name, variant);
+    this.channel = runtime.keys.channel(name, protocol.variant);
+    this.messages = protocol.messages;
   }
 
   /** @internal See LockKindContract. */

@@ -1,5 +1,6 @@
 import type { ReplicaAck } from '../config/replica-ack.js';
 import type { LeaseResource } from '../engine/lease-resource.js';
+import type { ChannelMessages } from '../waiting/line-event.js';
 
 /** A successful attempt: valid for `validityMs` from its start (default: the whole lease). */
 export type Acquired = { readonly acquired: true; readonly token: number; readonly holds: number; readonly validityMs?: number };
@@ -35,6 +36,8 @@ export interface LockKindContract extends LeaseResource {
    * leave nothing per owner (the plain lock's mark is per process, see LockHandover) have none.
    */
   abandon?(owner: string): Promise<void>;
+  /** The codec of what the kind's scripts publish on `channel`, where its waiters listen (see LockProtocol.messages). */
+  readonly messages: ChannelMessages;
   /** A shared (read) lock: the waiters queued right behind one that takes it are woken together. */
   readonly shared: boolean;
   /**

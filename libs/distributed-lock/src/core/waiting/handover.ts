@@ -1,18 +1,13 @@
 /**
  * What a hand-over came to: the lock (with its token, lease counted from `startedAt`), or not;
  * `uncertain`: the releaser got no answer, so Redis may have granted it (the waiter must then make
- * sure that, should it end without the lock, nothing stays held in its name). `grant`: permits a
- * release in any process granted to this waiter in its script (a semaphore's `granted:` message, see
- * LockLine.hear), held in Redis until `expiresAtServerMs` (the server's clock) unless claimed first.
+ * sure that, should it end without the lock, nothing stays held in its name).
  */
-export type HandoverOutcome =
-  | { granted: true; token: number; startedAt: number; grant?: undefined }
-  | { granted: true; token: number; grant: { readonly expiresAtServerMs: number } }
-  | { granted: false; uncertain?: boolean };
+export type HandoverOutcome = { granted: true; token: number; startedAt: number } | { granted: false; uncertain?: boolean };
 
 /**
- * A release handing its lock straight to a waiting caller: a release in this process (see
- * LockLine.nextHandover), or a semaphore's grant heard on its channel (LockLine.hear). The releaser settles it with the reply; the waiter takes the outcome, or declines
+ * A release in this process handing its lock straight to a waiting caller of this process (see
+ * LockLine.nextHandover). The releaser settles it with the reply; the waiter takes the outcome, or declines
  * it if it stopped waiting meanwhile (timeout, abort, close). Whoever learns last that a granted lock
  * is not wanted gives it back, so it never sits unused for a whole lease.
  */

@@ -1,5 +1,6 @@
 import type { Clock } from '../util/clock.js';
 import { Handover, type HandoverOutcome } from './handover.js';
+import type { ChannelMessages, Grant, LineEvent } from './line-event.js';
 import { Waiter, type WaitOutcome } from './waiter.js';
 
 /**
@@ -8,14 +9,6 @@ import { Waiter, type WaitOutcome } from './waiter.js';
  * serving up to this many of its callers in a row.
  */
 export const MAX_HANDOVER_STREAK = 8;
-/**
- * Lease of a lock granted to a waiting process until one of its callers takes it over (normally
- * within a round trip). A process that died while marked as waiting holds the lock up for this long.
- * A Lua argument of the releases that grant (see the plain lock's scripts).
- */
-export const GRANT_LEASE_MS = 250;
-/** Waiters of other processes look again this long after a grant they were told of, in case it is never taken. */
-const GRANT_RECHECK_MS = GRANT_LEASE_MS + 20;
 /** Wake-ups addressed to callers not (yet) in the line, kept until claimed (see JoinOptions.owner); the oldest go first. */
 const MAX_UNCLAIMED = 64;
 
@@ -32,7 +25,7 @@ export interface JoinOptions {
   readonly deadline: number;
   /** It waits for a shared (read) lock: the callers right behind one that takes it may take it too. */
   readonly shared?: boolean;
-  /** The owner id it waits as: a wake-up addressed to it (`next:<owner>`, a semaphore's) wakes it alone. */
+  /** The owner id it waits as: a wake-up addressed to it (a semaphore's) wakes it alone. */
   readonly owner?: string;
   /** Set when a release in this process may hand the lock to this caller directly. */
   readonly terms?: HandoverTerms;
@@ -68,13 +61,16 @@ export interface Succession {
 }
 
 /**
- * One caller's place in its process's line for one lock: how it sleeps, whether it is first, and a
- * hand-over a release of this process is making to it. Only its line writes its hand-over.
+ * One caller's place in its process's line for one lock: how it sleeps, whether it is first, a
+ * hand-over a release of this process is making to it, and a grant addressed to it. Only its line
+ * writes its hand-over and its grant.
  */
 export class Place {
   readonly waiter: Waiter;
   /** A release in this process is handing the lock to this caller; settled with its reply. */
   handover: Handover | undefined;
+  /** A release (in any process) granted this caller what it waits for in Redis, and said so on the channel (see Grant). */
+  grant: Grant | undefined;
   /** A wake-up addressed to this caller came before it joined (between its failed attempt and joining): it must look now. */
   addressedEarly = false;
   /** Monotonic time it joined the line (how long it has waited, for inspection). */
@@ -93,9 +89,9 @@ export class Place {
     return this.line.head === this;
   }
 
-  /** Whether a release of this process is handing the lock to it right now. */
+  /** Whether a release is handing the lock to it right now, or has granted it something not taken yet. */
   get beingHandedOver(): boolean {
-    return this.handover !== undefined;
+    return this.handover !== undefined || this.grant !== undefined;
   }
 
   wait(ms: number, signal: AbortSignal | undefined): Promise<WaitOutcome> {
@@ -113,15 +109,24 @@ export class Place {
     return handover?.result;
   }
 
+  /** The grant addressed to this caller, taken once. */
+  takeGrant(): Grant | undefined {
+    const grant = this.grant;
+    this.grant = undefined;
+    return grant;
+  }
+
   /**
    * Leaves the line; `leaseMs`: the lease of the lock it took (when `acquired`), which the next caller
-   * must now watch. Without the lock, a hand-over still under way is declined: its outcome if it is
-   * already settled (a granted, or possibly granted, lock must then be given back), else the releaser
-   * learns it from `settle`.
+   * must now watch. Without the lock, a hand-over still under way is declined (if it is not settled yet,
+   * the releaser learns it from `settle`). True when something may be held in this caller's name that
+   * it will not take, and must be given back: a hand-over settled as granted or uncertain, or a grant.
    */
-  leave(acquired: boolean, leaseMs: number): HandoverOutcome | undefined {
+  leave(acquired: boolean, leaseMs: number): boolean {
     this.line.leave(this, acquired, leaseMs);
-    return acquired ? undefined : this.handover?.decline();
+    if (acquired) return false;
+    const handed = this.handover?.decline();
+    return (handed !== undefined && (handed.granted || handed.uncertain === true)) || this.grant !== undefined;
   }
 }
 
@@ -139,13 +144,12 @@ export class Place {
  *   release's own script (nextHandover). Processes take turns: after MAX_HANDOVER_STREAK hand-overs in
  *   a row, or once the turn has lasted `turnMs` since the acquisition that began it, the release is
  *   asked to yield to other waiting processes.
- * - Messages on the lock's channel: `released` wakes the first caller; `grant:<client>` (the lock was
- *   granted to a waiting process) wakes this process's first caller when it is for this process, or,
- *   with nobody left here, calls `withdraw` to pass it on; for another process, the first caller looks
- *   again once that grant would have expired, in case it is never taken; `next:<owner>` (a semaphore's
- *   request larger than its size) wakes that caller wherever it is in the line, or is kept until it
- *   joins; `granted:<owner>:<token>:<lease end>` (permits a semaphore's release granted to that
- *   caller) hands them to it (see address).
+ * - Messages on the lock's channel, decoded by the lock's kind (LineEvent, from the codec the first
+ *   caller joined with): `freed` wakes the first caller; `granted-to-process` wakes this process's
+ *   first caller when it is for this process, or, with nobody left here, calls `withdraw` to pass it
+ *   on; for another process, the first caller looks again once that grant would have expired, in case
+ *   it is never taken; `addressed` wakes that caller wherever it is in the line, with what was granted
+ *   to it if anything, or is kept until it joins (see address).
  */
 export class LockLine {
   private readonly places: Place[] = [];
@@ -153,7 +157,7 @@ export class LockLine {
   private streak = 0;
   /** When the acquisition that began this process's turn was made (monotonic ms). */
   private turnStartedAt = 0;
-  /** Owners a `next:<owner>` wake-up was addressed to before they joined. */
+  /** Owners a wake-up was addressed to before they joined. */
   private readonly unclaimed = new Set<string>();
   private closed = false;
 
@@ -165,6 +169,7 @@ export class LockLine {
 
   constructor(
     readonly channel: string,
+    private readonly messages: ChannelMessages,
     readonly subscription: LineSubscription,
     private readonly clientId: string,
     private readonly turnMs: number,
@@ -250,26 +255,16 @@ export class LockLine {
     };
   }
 
-  /** A message on the lock's channel (see the class comment). */
+  /** A message on the lock's channel, decoded by the lock's kind (see the class comment). */
   hear(message: string): void {
-    if (message.startsWith('next:')) {
-      this.address(message.slice(5), undefined);
-      return;
-    }
-    if (message.startsWith('granted:')) {
-      // granted:<owner>:<token>:<lease end>; owner ids contain ':', so the numbers are read from the end.
-      const body = message.slice(8);
-      const end = body.lastIndexOf(':');
-      const tokenAt = body.lastIndexOf(':', end - 1);
-      const token = Number(body.slice(tokenAt + 1, end));
-      const expiresAtServerMs = Number(body.slice(end + 1));
-      const valid = tokenAt > 0 && Number.isSafeInteger(token) && Number.isFinite(expiresAtServerMs);
-      this.address(body.slice(0, tokenAt), valid ? { token, expiresAtServerMs } : undefined);
-      return;
-    }
+    this.act(this.messages.decode(message));
+  }
+
+  private act(event: LineEvent): void {
+    if (event.type === 'addressed') return this.address(event.owner, event.grant);
     const head = this.places[0];
-    if (message.startsWith('grant:')) {
-      if (message.slice(6) !== this.clientId) head?.waiter.wakeWithin(GRANT_RECHECK_MS);
+    if (event.type === 'granted-to-process') {
+      if (event.client !== this.clientId) head?.waiter.wakeWithin(event.recheckInMs);
       else if (head) head.waiter.notify();
       else this.withdraw?.();
       return;
@@ -279,22 +274,18 @@ export class LockLine {
 
   /**
    * A message addressed to one caller by its owner id (a semaphore's, on this process's own channel, so
-   * always to one of its callers): wakes it wherever it is in the line, handing it the permits a release
-   * granted it (`grant`) if it has no hand-over already; for a caller not (yet) in the line, kept until
-   * it joins, which then makes it look at once (its attempt finds a grant held in its name).
+   * always to one of its callers): wakes it wherever it is in the line, with what a release granted it
+   * (`grant`) if it has no grant already; for a caller not (yet) in the line, kept until it joins, which
+   * then makes it look at once (its attempt finds a grant held in its name).
    */
-  private address(owner: string, grant: { token: number; expiresAtServerMs: number } | undefined): void {
+  private address(owner: string, grant: Grant | undefined): void {
     const place = this.places.find((each) => each.options.owner === owner);
     if (!place) {
       this.unclaimed.add(owner);
       if (this.unclaimed.size > MAX_UNCLAIMED) this.unclaimed.delete(this.unclaimed.values().next().value!);
       return;
     }
-    if (grant && !place.handover && !this.closed) {
-      const handover = new Handover();
-      handover.settle({ granted: true, token: grant.token, grant: { expiresAtServerMs: grant.expiresAtServerMs } });
-      place.handover = handover;
-    }
+    if (grant && !place.grant && !this.closed) place.grant = grant;
     place.waiter.notify();
   }
 

@@ -1,6 +1,9 @@
 import { LockEvents } from '../events/lock-events.js';
 import type { SubscriberPort } from '../connection/subscriber-port.js';
-import { GRANT_LEASE_MS, MAX_HANDOVER_STREAK } from './lock-line.js';
+import { EXCLUSIVE_MESSAGES, GRANT_LEASE_MS } from '../locks/exclusive/exclusive.messages.js';
+import { SEMAPHORE_GRANT_LEASE_MS, SEMAPHORE_MESSAGES } from '../locks/semaphore/semaphore.messages.js';
+import type { ChannelMessages } from './line-event.js';
+import { MAX_HANDOVER_STREAK } from './lock-line.js';
 import { LockLines } from './lock-lines.js';
 import { systemClock } from '../util/clock.js';
 
@@ -55,6 +58,9 @@ class ScriptedPort implements SubscriberPort {
 
 const now = (): number => performance.now();
 
+/** The lines here hear the plain lock's grants and a semaphore's addressed messages, decoded by those kinds' codecs. */
+const MESSAGES: ChannelMessages = { decode: (message) => (message.startsWith('grant:') ? EXCLUSIVE_MESSAGES : SEMAPHORE_MESSAGES).decode(message) };
+
 describe('LockLines', () => {
   let port: ScriptedPort;
   let notifier: LockLines;
@@ -65,8 +71,8 @@ describe('LockLines', () => {
   });
 
   it('subscribes once per channel however many wait, and unsubscribes after the last leaves', async () => {
-    const a = notifier.join('c', { deadline: Infinity });
-    const b = notifier.join('c', { deadline: Infinity });
+    const a = notifier.join('c', MESSAGES, { deadline: Infinity });
+    const b = notifier.join('c', MESSAGES, { deadline: Infinity });
     await port.settle();
     expect(await a.ready(undefined)).toBe('ready');
     expect(await b.ready(undefined)).toBe('ready');
@@ -79,8 +85,8 @@ describe('LockLines', () => {
 
   it('a subscription that failed in an outage is made again when the connection is back, and the waiters look', async () => {
     port.failNextSubscribe = true;
-    const a = notifier.join('c', { deadline: Infinity });
-    const b = notifier.join('c', { deadline: Infinity });
+    const a = notifier.join('c', MESSAGES, { deadline: Infinity });
+    const b = notifier.join('c', MESSAGES, { deadline: Infinity });
     expect(await a.ready(undefined)).toBe('ready'); // made, or failed: the waiter relies on its timer
     await port.settle();
     expect(port.calls).toEqual(['subscribe c']);
@@ -102,8 +108,8 @@ describe('LockLines', () => {
   });
 
   it('wakes only the oldest waiter per release', async () => {
-    const a = notifier.join('c', { deadline: Infinity });
-    const b = notifier.join('c', { deadline: Infinity });
+    const a = notifier.join('c', MESSAGES, { deadline: Infinity });
+    const b = notifier.join('c', MESSAGES, { deadline: Infinity });
     await port.settle();
     const waitA = a.wait(10_000, undefined);
     const waitB = b.wait(50, undefined);
@@ -113,8 +119,8 @@ describe('LockLines', () => {
   });
 
   it("a wake-up addressed to one waiter (a semaphore's next:<owner>) wakes it alone, wherever it is in the queue", async () => {
-    const a = notifier.join('c', { deadline: Infinity, owner: 'me:1' });
-    const b = notifier.join('c', { deadline: Infinity, owner: 'me:2' });
+    const a = notifier.join('c', MESSAGES, { deadline: Infinity, owner: 'me:1' });
+    const b = notifier.join('c', MESSAGES, { deadline: Infinity, owner: 'me:2' });
     expect([a.addressedEarly, b.addressedEarly]).toEqual([false, false]);
     await port.settle();
     const waitA = a.wait(50, undefined);
@@ -126,39 +132,52 @@ describe('LockLines', () => {
     expect(await a.wait(50, undefined)).toBe('timeout');
   });
 
-  it("a semaphore's grant (granted:<owner>:<token>:<lease end>) is handed to that waiter alone, with its token and expiry", async () => {
-    const a = notifier.join('c', { deadline: Infinity, owner: 'me:1' });
-    const b = notifier.join('c', { deadline: Infinity, owner: 'me:2' });
+  it("a semaphore's grant (granted:<owner>:<token>:<lease end>) goes to that waiter alone, with its token and expiry, and is no hand-over", async () => {
+    const a = notifier.join('c', MESSAGES, { deadline: Infinity, owner: 'me:1' });
+    const b = notifier.join('c', MESSAGES, { deadline: Infinity, owner: 'me:2' });
     await port.settle();
     port.publish('c', 'granted:me:9:55:1700000000250'); // a caller not in this line: nobody here is handed it
     port.publish('c', 'granted:me:2:77:1700000000250');
     expect(await b.wait(10_000, undefined)).toBe('notified');
-    expect(await b.takeHandover()).toEqual({ granted: true, token: 77, grant: { expiresAtServerMs: 1700000000250 } });
+    expect(b.takeHandover()).toBeUndefined();
+    expect(b.beingHandedOver).toBe(true); // a grant not taken yet: the waiter takes it before its deadline ends the wait
+    expect(b.takeGrant()).toEqual({ token: 77, expiresAtServerMs: 1700000000250, leaseMs: SEMAPHORE_GRANT_LEASE_MS });
+    expect(b.takeGrant()).toBeUndefined(); // taken once
     expect(a.beingHandedOver).toBe(false);
     expect(await a.wait(50, undefined)).toBe('timeout');
     port.publish('c', 'granted:me:1:x:y'); // unreadable numbers: woken to look for itself, nothing handed
     expect(await a.wait(10_000, undefined)).toBe('notified');
     expect(a.beingHandedOver).toBe(false);
+    expect(a.takeGrant()).toBeUndefined();
+  });
+
+  it('a waiter that leaves without taking its grant says it must be given back', async () => {
+    const a = notifier.join('c', MESSAGES, { deadline: Infinity, owner: 'me:1' });
+    const b = notifier.join('c', MESSAGES, { deadline: Infinity, owner: 'me:2' });
+    await port.settle();
+    port.publish('c', 'granted:me:1:77:1700000000250');
+    expect(a.leave(false, 30_000)).toBe(true); // the permits held in its name must go back
+    expect(b.leave(false, 30_000)).toBe(false); // nothing was given to it
   });
 
   it('a wake-up addressed to a waiter before it joined is claimed when it joins', async () => {
-    notifier.join('c', { deadline: Infinity, owner: 'me:1' });
+    notifier.join('c', MESSAGES, { deadline: Infinity, owner: 'me:1' });
     await port.settle();
     port.publish('c', 'next:me:2'); // me:2's attempt failed, its reply is still on its way
-    expect(notifier.join('c', { deadline: Infinity, owner: 'me:2' }).addressedEarly).toBe(true);
-    expect(notifier.join('c', { deadline: Infinity, owner: 'me:3' }).addressedEarly).toBe(false);
+    expect(notifier.join('c', MESSAGES, { deadline: Infinity, owner: 'me:2' }).addressedEarly).toBe(true);
+    expect(notifier.join('c', MESSAGES, { deadline: Infinity, owner: 'me:3' }).addressedEarly).toBe(false);
   });
 
   it('keeps a release that arrives while the waiter is busy, so its next wait returns at once', async () => {
-    const a = notifier.join('c', { deadline: Infinity });
+    const a = notifier.join('c', MESSAGES, { deadline: Infinity });
     await port.settle();
     port.publish('c'); // a is between attempts, not waiting
     expect(await a.wait(10_000, undefined)).toBe('notified');
   });
 
   it('hands an unconsumed wake-up to the next waiter when its owner leaves without the lock', async () => {
-    const a = notifier.join('c', { deadline: Infinity });
-    const b = notifier.join('c', { deadline: Infinity });
+    const a = notifier.join('c', MESSAGES, { deadline: Infinity });
+    const b = notifier.join('c', MESSAGES, { deadline: Infinity });
     await port.settle();
     port.publish('c'); // meant for a, which is busy and then gives up
     a.leave(false, 30_000);
@@ -166,8 +185,8 @@ describe('LockLines', () => {
   });
 
   it('when the head takes the lock, the next waiter is not woken but watches the new lease', async () => {
-    const a = notifier.join('c', { deadline: Infinity });
-    const b = notifier.join('c', { deadline: Infinity });
+    const a = notifier.join('c', MESSAGES, { deadline: Infinity });
+    const b = notifier.join('c', MESSAGES, { deadline: Infinity });
     await port.settle();
     const waitB = b.wait(Infinity, undefined); // not the head: no lease timer of its own
     port.publish('c'); // wakes a, which takes the lock
@@ -177,8 +196,8 @@ describe('LockLines', () => {
   });
 
   it('when the head gives up, the next waiter is woken to look for itself', async () => {
-    const a = notifier.join('c', { deadline: Infinity });
-    const b = notifier.join('c', { deadline: Infinity });
+    const a = notifier.join('c', MESSAGES, { deadline: Infinity });
+    const b = notifier.join('c', MESSAGES, { deadline: Infinity });
     await port.settle();
     const waitB = b.wait(Infinity, undefined);
     a.leave(false, 30_000); // a times out without any pending wake-up
@@ -186,9 +205,9 @@ describe('LockLines', () => {
   });
 
   it('a waiter that is not the head leaves without disturbing anyone', async () => {
-    const a = notifier.join('c', { deadline: Infinity });
-    const b = notifier.join('c', { deadline: Infinity });
-    const c = notifier.join('c', { deadline: Infinity });
+    const a = notifier.join('c', MESSAGES, { deadline: Infinity });
+    const b = notifier.join('c', MESSAGES, { deadline: Infinity });
+    const c = notifier.join('c', MESSAGES, { deadline: Infinity });
     await port.settle();
     b.leave(false, 30_000);
     expect(await a.wait(30, undefined)).toBe('timeout');
@@ -197,8 +216,8 @@ describe('LockLines', () => {
   });
 
   it('re-arming never extends a waiter past its own deadline', async () => {
-    const a = notifier.join('c', { deadline: Infinity });
-    const b = notifier.join('c', { deadline: performance.now() + 30 });
+    const a = notifier.join('c', MESSAGES, { deadline: Infinity });
+    const b = notifier.join('c', MESSAGES, { deadline: performance.now() + 30 });
     await port.settle();
     const waitB = b.wait(Infinity, undefined);
     a.leave(true, 60_000);
@@ -208,22 +227,22 @@ describe('LockLines', () => {
   });
 
   it('a leave and a join in the same tick coalesce: the subscription simply stays', async () => {
-    const a = notifier.join('c', { deadline: Infinity });
+    const a = notifier.join('c', MESSAGES, { deadline: Infinity });
     await port.settle();
     a.leave(false, 30_000);
-    const b = notifier.join('c', { deadline: Infinity });
+    const b = notifier.join('c', MESSAGES, { deadline: Infinity });
     await port.settle();
     expect(await b.ready(undefined)).toBe('ready');
     expect(port.calls).toEqual(['subscribe c']);
   });
 
   it('a waiter joining while an unsubscribe is in flight waits for the resubscription', async () => {
-    const a = notifier.join('c', { deadline: Infinity });
+    const a = notifier.join('c', MESSAGES, { deadline: Infinity });
     await port.settle();
     a.leave(false, 30_000);
     await new Promise((resolve) => setImmediate(resolve));
     expect(port.calls).toEqual(['subscribe c', 'unsubscribe c']); // in flight, not yet answered
-    const b = notifier.join('c', { deadline: Infinity });
+    const b = notifier.join('c', MESSAGES, { deadline: Infinity });
     let ready = false;
     const readyB = b.ready(undefined).then((outcome) => {
       ready = true;
@@ -237,8 +256,8 @@ describe('LockLines', () => {
   });
 
   it('wakes every waiter after a reconnect, and closes them all on close', async () => {
-    const a = notifier.join('c', { deadline: Infinity });
-    const b = notifier.join('d', { deadline: Infinity });
+    const a = notifier.join('c', MESSAGES, { deadline: Infinity });
+    const b = notifier.join('d', MESSAGES, { deadline: Infinity });
     await port.settle();
     port.reconnected();
     expect(await a.wait(10_000, undefined)).toBe('notified');
@@ -246,11 +265,11 @@ describe('LockLines', () => {
     const waiting = a.wait(10_000, undefined);
     notifier.close();
     expect(await waiting).toBe('closed');
-    expect(await notifier.join('e', { deadline: Infinity }).wait(10_000, undefined)).toBe('closed');
+    expect(await notifier.join('e', MESSAGES, { deadline: Infinity }).wait(10_000, undefined)).toBe('closed');
   });
 
   it('ready() respects the deadline and the abort signal while the subscription is pending', async () => {
-    const a = notifier.join('c', { deadline: now() + 20 });
+    const a = notifier.join('c', MESSAGES, { deadline: now() + 20 });
     expect(await a.ready(undefined)).toBe('timeout');
     const controller = new AbortController();
     const pending = a.ready(controller.signal);
@@ -261,8 +280,8 @@ describe('LockLines', () => {
 
   it("routes grants: ours wakes our first waiter, another process's wakes nobody, an unwanted one is passed on", async () => {
     let unwanted = 0;
-    const a = notifier.join('c', { deadline: Infinity }, () => unwanted++);
-    const b = notifier.join('c', { deadline: Infinity });
+    const a = notifier.join('c', MESSAGES, { deadline: Infinity }, () => unwanted++);
+    const b = notifier.join('c', MESSAGES, { deadline: Infinity });
     await port.settle();
     let woken = '';
     void a.wait(Infinity, undefined).then((outcome) => (woken += `a:${outcome} `));
@@ -281,7 +300,7 @@ describe('LockLines', () => {
   });
 
   it("a grant to another process shortens the first waiter's sleep to when that grant would expire", async () => {
-    const a = notifier.join('c', { deadline: Infinity });
+    const a = notifier.join('c', MESSAGES, { deadline: Infinity });
     await port.settle();
     const started = now();
     const waiting = a.wait(60_000, undefined);
@@ -296,7 +315,7 @@ describe('LockLines', () => {
 
   it('asks to yield once the turn has lasted handoverTurn since the acquisition that began it, whatever the count', async () => {
     const timed = new LockLines(port, new LockEvents(), systemClock, 'me', 100);
-    const a = timed.join('t', { deadline: Infinity, terms: { owner: 'me:1', leaseMs: 1000 } });
+    const a = timed.join('t', MESSAGES, { deadline: Infinity, terms: { owner: 'me:1', leaseMs: 1000 } });
     await port.settle();
     const sleeping = a.wait(Infinity, undefined);
     // The holder that began the turn acquired 50 ms ago: the turn goes on.
@@ -307,7 +326,7 @@ describe('LockLines', () => {
     void a.takeHandover();
     // A turn whose first holder acquired 150 ms ago yields at once (a slow link, a long section).
     const b = new LockLines(port, new LockEvents(), systemClock, 'me', 100);
-    const w = b.join('u', { deadline: Infinity, terms: { owner: 'me:2', leaseMs: 1000 } });
+    const w = b.join('u', MESSAGES, { deadline: Infinity, terms: { owner: 'me:2', leaseMs: 1000 } });
     await port.settle();
     const sleepingW = w.wait(Infinity, undefined);
     expect(b.nextHandover('u', now() - 150)?.yieldToOthers).toBe(true);
@@ -320,7 +339,7 @@ describe('LockLines', () => {
   });
 
   it('picks the sleeping first waiter as successor of a local release, and asks to yield after a streak', async () => {
-    const a = notifier.join('c', { deadline: Infinity, terms: { owner: 'me:1', leaseMs: 1000 } });
+    const a = notifier.join('c', MESSAGES, { deadline: Infinity, terms: { owner: 'me:1', leaseMs: 1000 } });
     await port.settle();
     expect(notifier.nextHandover('c', now())).toBeUndefined(); // awake (about to attempt): it would race the hand-over
     const sleeping = a.wait(Infinity, undefined);
@@ -343,7 +362,7 @@ describe('LockLines', () => {
   });
 
   it('a wake-up time asked for while the waiter is busy applies to its next sleep', async () => {
-    const a = notifier.join('c', { deadline: Infinity });
+    const a = notifier.join('c', MESSAGES, { deadline: Infinity });
     await port.settle();
     a.waiter.wakeWithin(20); // busy (not in wait): must not be lost
     const started = now();
@@ -354,14 +373,14 @@ describe('LockLines', () => {
   });
 
   it('close() ends a ready() whose subscription is never answered', async () => {
-    const a = notifier.join('c', { deadline: Infinity });
+    const a = notifier.join('c', MESSAGES, { deadline: Infinity });
     const pending = a.ready(undefined);
     notifier.close();
     expect(await pending).toBe('closed');
   });
 
   it('after a reconnect, re-subscribes the channels it waits on and has their waiters look again once that is done', async () => {
-    const a = notifier.join('c', { deadline: Infinity });
+    const a = notifier.join('c', MESSAGES, { deadline: Infinity });
     await port.settle();
     expect(port.calls).toEqual(['subscribe c']);
     port.reconnected();

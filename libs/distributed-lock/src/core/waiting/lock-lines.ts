@@ -1,6 +1,7 @@
 import type { SubscriberPort } from '../connection/subscriber-port.js';
 import type { LockEvents } from '../events/lock-events.js';
 import type { Clock } from '../util/clock.js';
+import type { ChannelMessages } from './line-event.js';
 import { LockLine, type JoinOptions, type Place, type Succession } from './lock-line.js';
 import { Subscriptions } from './subscriptions.js';
 
@@ -15,7 +16,7 @@ export class LockLines {
   private closed = false;
 
   /**
-   * `clientId`: this process's client, to recognise grants addressed to it (`grant:<client id>`).
+   * `clientId`: this process's client, to recognise grants addressed to it.
    * `turnMs`: how long a run of local hand-overs may last (see LockClientOptions.handoverTurn).
    */
   constructor(
@@ -36,13 +37,15 @@ export class LockLines {
   }
 
   /**
-   * Queues a caller in the line of `channel`. `withdraw`: how this process withdraws from the lock's
-   * waiting processes when a grant to it arrives and nobody here waits any more.
+   * Queues a caller in the line of `channel`. `messages`: the decoder of the messages the lock's kind
+   * publishes there (the line's first caller brings it; a channel belongs to one kind). `withdraw`: how
+   * this process withdraws from the lock's waiting processes when a grant to it arrives and nobody here
+   * waits any more.
    */
-  join(channel: string, options: JoinOptions, withdraw?: () => void): Place {
+  join(channel: string, messages: ChannelMessages, options: JoinOptions, withdraw?: () => void): Place {
     let line = this.lines.get(channel);
     if (!line) {
-      line = new LockLine(channel, this.subscriptions, this.clientId, this.turnMs, this.clock);
+      line = new LockLine(channel, messages, this.subscriptions, this.clientId, this.turnMs, this.clock);
       if (this.closed) line.close();
       this.lines.set(channel, line);
     }

@@ -4,7 +4,8 @@ import type { ReleaseReply } from '../../scripts/lock-script.js';
 import type { RenewResult } from '../../engine/lease-resource.js';
 import type { ReplicaAck } from '../../config/replica-ack.js';
 import { BaseLock } from '../base-lock.js';
-import { GRANT_LEASE_MS } from '../../waiting/lock-line.js';
+import type { LockProtocol } from '../lock-protocol.js';
+import { GRANT_LEASE_MS } from './exclusive.messages.js';
 import { confirmGrant, confirmRenewal } from '../replica-confirmation.js';
 import { exclusiveAdjust } from './exclusive-adjust.script.js';
 import { exclusiveRelease } from './exclusive-release.script.js';
@@ -85,8 +86,8 @@ export abstract class ExclusiveHashLock extends BaseLock {
   protected readonly hash: ExclusiveHash;
 
   /** `waitersMark`: see ExclusiveHash (the plain lock's waiters mark their process; the fair lock's queue). */
-  protected constructor(runtime: LockRuntime, name: string, variant: string, waitersMark: boolean) {
-    super(runtime, name, variant);
+  protected constructor(runtime: LockRuntime, name: string, protocol: LockProtocol, waitersMark: boolean) {
+    super(runtime, name, protocol);
     this.hash = new ExclusiveHash(runtime, { lock: this.id, fence: this.fenceKey, channel: this.channel }, waitersMark);
   }
 

@@ -1,6 +1,7 @@
 import type { ExclusiveKeys } from './exclusive-keys.js';
 import { type PublishCommand, defineLockScript, parseRelease, type ReleaseReply } from '../../scripts/lock-script.js';
 import { GRANT_TO_LONGEST_WAITING_LUA } from './grant-to-longest-waiting.lua.js';
+import { FREED_LUA } from '../freed.message.js';
 
 export interface ExclusiveReleaseArgs extends ExclusiveKeys {
   readonly owner: string;
@@ -88,7 +89,7 @@ if anyone_marked and grant_to_longest_waiting(lock_key, fence_key, channel, publ
 end
 redis.call('del', lock_key)
 if anyone_marked or always_publish then
-  redis.call(publish, channel, 'released')
+  redis.call(publish, channel, ${FREED_LUA})
 end
 return 0
 `,

@@ -1,4 +1,5 @@
 import { type PublishCommand, defineLockScript, parseFlag } from '../../scripts/lock-script.js';
+import { FREED_LUA } from '../freed.message.js';
 
 export interface ForceUnlockArgs {
   readonly lock: string;
@@ -17,7 +18,7 @@ local lock_key, channel = KEYS[1], KEYS[2]
 local publish = ARGV[1]
 
 if redis.call('del', lock_key) == 1 then
-  redis.call(publish, channel, 'released')
+  redis.call(publish, channel, ${FREED_LUA})
   return 1
 end
 return 0

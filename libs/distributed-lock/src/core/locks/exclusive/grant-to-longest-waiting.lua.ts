@@ -1,6 +1,7 @@
 import { luaHelper } from '../../scripts/lua-helper.js';
 import { NEXT_TOKEN_LUA } from '../../scripts/next-token.lua.js';
 import { WAITING_MARKS_LUA } from './waiting-marks.lua.js';
+import { grantMessageLua } from './exclusive.messages.js';
 
 /**
  * Lua shared by the plain lock's scripts that free a lock (release, hand-over, withdraw):
@@ -39,7 +40,7 @@ local function grant_to_longest_waiting(lock_key, fence_key, channel, publish, g
   redis.call('hset', lock_key, 'owner', next_client .. ':grant', 'holds', 1, 'token', token, 'renew', 0)
   redis.call('hdel', lock_key, 'w:' .. next_client)
   redis.call('pexpire', lock_key, grant_lease)
-  redis.call(publish, channel, 'grant:' .. next_client)
+  redis.call(publish, channel, ${grantMessageLua('next_client')})
   return token
 end
 `,

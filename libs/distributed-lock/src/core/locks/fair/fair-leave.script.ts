@@ -1,5 +1,6 @@
 import { type PublishCommand, defineLockScript } from '../../scripts/lock-script.js';
 import { FAIR_QUEUE_LUA } from './fair-queue.lua.js';
+import { FREED_LUA } from '../freed.message.js';
 
 export interface FairLeaveArgs {
   readonly lock: string;
@@ -33,7 +34,7 @@ if redis.call('zrem', queue_key, owner_id) == 0 then
 end
 redis.call('zrem', deadlines_key, owner_id)
 if first == owner_id and redis.call('exists', lock_key) == 0 and redis.call('zcard', queue_key) > 0 then
-  redis.call(publish, channel, 'released')
+  redis.call(publish, channel, ${FREED_LUA})
 end
 return 1
 `,

@@ -4,6 +4,8 @@ import { fairAcquire } from './fair-acquire.script.js';
 import { fairLeave } from './fair-leave.script.js';
 import { ExclusiveHashLock } from '../exclusive/exclusive-hash-lock.js';
 import type { AttemptArgs, AttemptResult } from '../lock-kind.js';
+import { fairQueueKeys } from './fair-keys.js';
+import { FAIR_KIND } from './fair.kind.js';
 
 /** How long a queued waiter's place survives without being refreshed, by default. */
 export const DEFAULT_FAIR_QUEUE_TIMEOUT_MS = 5_000;
@@ -32,8 +34,8 @@ export class FairLock extends ExclusiveHashLock {
     name: string,
     readonly queueTimeoutMs = DEFAULT_FAIR_QUEUE_TIMEOUT_MS,
   ) {
-    super(runtime, name, ':fair', false);
-    const line = runtime.keys.fairQueue(name);
+    super(runtime, name, FAIR_KIND, false);
+    const line = fairQueueKeys(runtime.keys, name);
     this.queueKey = line.queue;
     this.queueDeadlinesKey = line.deadlines;
   }

@@ -1,5 +1,6 @@
 import { type PublishCommand, defineLockScript, parseFlag } from '../../scripts/lock-script.js';
 import { READ_WRITE_LUA, type ReadWriteKeys } from './read-write.lua.js';
+import { FREED_LUA } from '../freed.message.js';
 
 export interface ReadWriteAdjustArgs extends ReadWriteKeys {
   readonly owner: string;
@@ -94,7 +95,7 @@ local hash_key, readers_key, channel = KEYS[1], KEYS[2], KEYS[3]
 local publish = ARGV[1]
 
 if redis.call('del', hash_key, readers_key) > 0 then
-  redis.call(publish, channel, 'released')
+  redis.call(publish, channel, ${FREED_LUA})
   return 1
 end
 return 0

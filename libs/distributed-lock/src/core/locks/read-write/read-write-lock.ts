@@ -13,6 +13,8 @@ import { readRelease, writeRelease, type ReadWriteReleaseArgs } from './read-wri
 import { readRenew, writeRenew, type ReadWriteRenewArgs } from './read-write-renew.script.js';
 import { writeAcquire } from './write-acquire.script.js';
 import type { AttemptArgs, AttemptResult } from '../lock-kind.js';
+import { readersKey } from './read-write-keys.js';
+import { READ_WRITE_KIND } from './read-write.kind.js';
 
 /** The scripts one half of the lock runs: its own acquire, renew and release. */
 interface HalfScripts {
@@ -32,8 +34,8 @@ abstract class ReadWriteHalf extends BaseLock {
   protected readonly readersKey: string;
 
   constructor(runtime: LockRuntime, name: string) {
-    super(runtime, name, ':rw');
-    this.readersKey = runtime.keys.readers(name);
+    super(runtime, name, READ_WRITE_KIND);
+    this.readersKey = readersKey(runtime.keys, name);
   }
 
   async attempt({ owner, leaseMs, watchdog, replicaAck }: AttemptArgs): Promise<AttemptResult> {

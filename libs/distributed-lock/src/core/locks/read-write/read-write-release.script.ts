@@ -1,5 +1,6 @@
 import { type PublishCommand, defineLockScript, parseRelease, type ReleaseReply } from '../../scripts/lock-script.js';
 import { READ_WRITE_LUA, type ReadWriteKeys } from './read-write.lua.js';
+import { FREED_LUA } from '../freed.message.js';
 
 export interface ReadWriteReleaseArgs extends ReadWriteKeys {
   readonly channel: string;
@@ -48,7 +49,7 @@ end
 redis.call('hdel', hash_key, field, 't:' .. owner_id, 'd:' .. owner_id)
 redis.call('zrem', readers_key, owner_id)
 if redis.call('zcard', readers_key) == 0 then
-  redis.call(publish, channel, 'released')
+  redis.call(publish, channel, ${FREED_LUA})
 end
 settle(hash_key, readers_key, now)
 return 0
@@ -83,7 +84,7 @@ if count ~= 'all' and tonumber(holds) > 1 then
   return redis.call('hincrby', hash_key, 'wholds', -1)
 end
 redis.call('hdel', hash_key, 'writer', 'wholds', 'wtoken', 'wexp', 'wrenew')
-redis.call(publish, channel, 'released')
+redis.call(publish, channel, ${FREED_LUA})
 settle(hash_key, readers_key, now)
 return 0
 `,

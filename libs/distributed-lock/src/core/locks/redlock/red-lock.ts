@@ -6,7 +6,7 @@ import type { ReleaseReply } from '../../scripts/lock-script.js';
 import type { LockRuntime } from '../../engine/lock-runtime.js';
 import { registryKey } from '../../engine/held-locks.js';
 import { settleWithin } from '../../util/late-timer.js';
-import { GRANT_LEASE_MS } from '../../waiting/lock-line.js';
+import { GRANT_LEASE_MS } from '../exclusive/exclusive.messages.js';
 import { fenceRaise } from './fence-raise.script.js';
 import { forceUnlock } from '../exclusive/force-unlock.script.js';
 import { reentrantAcquire } from '../reentrant/reentrant-acquire.script.js';
@@ -16,6 +16,7 @@ import { exclusiveRenew } from '../exclusive/exclusive-renew.script.js';
 import { BaseLock } from '../base-lock.js';
 import { OWNER_FIELDS } from '../exclusive/exclusive-keys.js';
 import type { AttemptArgs, AttemptResult } from '../lock-kind.js';
+import { REDLOCK_KIND } from './redlock.kind.js';
 
 /**
  * Longest a single node may take to answer one step; a slower node counts as not answering. At most a
@@ -55,7 +56,7 @@ export class RedLock extends BaseLock {
   private readonly straggling = new Map<string, Promise<unknown>>();
 
   constructor(runtime: LockRuntime, name: string) {
-    super(runtime, name);
+    super(runtime, name, REDLOCK_KIND);
   }
 
   private get nodes(): readonly LockNode[] {
@@ -68,7 +69,7 @@ export class RedLock extends BaseLock {
    * with a master down timed out, and a caller waiting without a deadline failed (simulator seed 3534).
    */
   private get nodeTimeoutMs(): number {
-    return Math.max(1, Math.min(REDLOCK_NODE_TIMEOUT_MS, Math.floor(this.services.operationTimeoutMs / 3)));
+    return Math.max(1, Math.min(REDLOCK_NODE_TIMEOUT_MS, Math.floor(this.runtime.operationTimeoutMs / 3)));
   }
 
   private get quorum(): number {

@@ -1,13 +1,14 @@
 import type { HandoverArgs, HandoverReply, LockHandover } from '../../engine/lease-resource.js';
 import type { ReleaseReply } from '../../scripts/lock-script.js';
 import { pause } from '../../util/late-timer.js';
-import { GRANT_LEASE_MS } from '../../waiting/lock-line.js';
+import { GRANT_LEASE_MS } from '../exclusive/exclusive.messages.js';
 import { ExclusiveHashLock } from '../exclusive/exclusive-hash-lock.js';
 import type { AttemptArgs, AttemptResult } from '../lock-kind.js';
 import type { LockRuntime } from '../../engine/lock-runtime.js';
 import { reentrantAcquire } from './reentrant-acquire.script.js';
 import { reentrantHandover } from './reentrant-handover.script.js';
 import { reentrantWithdraw } from './reentrant-withdraw.script.js';
+import { REENTRANT_KIND } from './reentrant.kind.js';
 
 /**
  * Redisson's RLock: an exclusive lock that its owner (a lock context) may take again. Each
@@ -22,7 +23,7 @@ export class ReentrantLock extends ExclusiveHashLock implements LockHandover {
   readonly kind = 'reentrant' as const;
 
   constructor(runtime: LockRuntime, name: string) {
-    super(runtime, name, '', true);
+    super(runtime, name, REENTRANT_KIND, true);
   }
 
   /** It hands over: the capability is the lock itself (releaseTo, withdraw). */

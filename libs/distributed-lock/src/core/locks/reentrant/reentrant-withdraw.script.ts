@@ -1,6 +1,7 @@
 import type { ExclusiveKeys } from '../exclusive/exclusive-keys.js';
 import { type PublishCommand, defineLockScript } from '../../scripts/lock-script.js';
 import { GRANT_TO_LONGEST_WAITING_LUA } from '../exclusive/grant-to-longest-waiting.lua.js';
+import { FREED_LUA } from '../freed.message.js';
 
 export interface ReentrantWithdrawArgs extends ExclusiveKeys {
   readonly client: string;
@@ -30,7 +31,7 @@ if redis.call('hget', lock_key, 'owner') ~= client .. ':grant' then
 end
 if not grant_to_longest_waiting(lock_key, fence_key, channel, publish, grant_lease, client) then
   redis.call('del', lock_key)
-  redis.call(publish, channel, 'released')
+  redis.call(publish, channel, ${FREED_LUA})
 end
 return 1
 `,

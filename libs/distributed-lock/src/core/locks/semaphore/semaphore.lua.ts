@@ -1,7 +1,7 @@
-import type { SemaphoreKeys } from '../../scripts/lock-keys.js';
+import type { SemaphoreKeys } from './semaphore-keys.js';
 import { luaHelper } from '../../scripts/lua-helper.js';
 import { NEXT_TOKEN_LUA } from '../../scripts/next-token.lua.js';
-import { GRANT_LEASE_MS } from '../../waiting/lock-line.js';
+import { grantedMessageLua, nextMessageLua, SEMAPHORE_GRANT_LEASE_MS } from './semaphore.messages.js';
 
 /**
  * What every semaphore script takes: the semaphore's keys, as one object built once per semaphore (not
@@ -83,7 +83,7 @@ end
 
 -- Serves the front of the line after permits came back or the line moved: dead waiters go; then, for
 -- as long as the first waiter's request fits, it is granted its permits in this script (a hold with a
--- lease of ${GRANT_LEASE_MS} ms, its token, its watchdog flag from its place) and leaves the line, and
+-- lease of ${SEMAPHORE_GRANT_LEASE_MS} ms, its token, its watchdog flag from its place) and leaves the line, and
 -- its process's channel says 'granted:<owner>:<token>:<lease end, server ms>': that waiter holds them from the
 -- message on, and lengthens the lease to its own in the background (a claim: one renewal). A first
 -- waiter whose request exceeds the size is told 'next:<owner>', so that it is refused at once. Stops at
@@ -103,7 +103,7 @@ local function sem_serve_line(state_key, holders_key, queue_key, deadlines_key, 
     local place = redis.call('hmget', state_key, 'w:' .. first, 'd:' .. first)
     local wants = tonumber(place[1] or '1')
     if wants > size then
-      redis.call(publish, sem_process_channel(channel, first), 'next:' .. first)
+      redis.call(publish, sem_process_channel(channel, first), ${nextMessageLua('first')})
       break
     end
     if wants > size - used then
@@ -111,12 +111,12 @@ local function sem_serve_line(state_key, holders_key, queue_key, deadlines_key, 
     end
     sem_drop_waiter(state_key, queue_key, deadlines_key, first)
     local token = next_token(fence_key)
-    local lease_end = now + ${GRANT_LEASE_MS}
+    local lease_end = now + ${SEMAPHORE_GRANT_LEASE_MS}
     used = used + wants
     dirty = true
     redis.call('hset', state_key, 'h:' .. first, string.format('%d:%.0f', wants, token), 'd:' .. first, place[2] or '0')
     redis.call('zadd', holders_key, lease_end, first)
-    redis.call(publish, sem_process_channel(channel, first), string.format('granted:%s:%.0f:%.0f', first, token, lease_end))
+    redis.call(publish, sem_process_channel(channel, first), ${grantedMessageLua('first', 'token', 'lease_end')})
     first = redis.call('zrange', queue_key, 0, 0)[1]
   end
   if dirty then

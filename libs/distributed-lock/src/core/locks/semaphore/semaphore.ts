@@ -11,13 +11,14 @@ import { semaphoreLeave } from './semaphore-leave.script.js';
 import { semaphorePermits, type SemaphorePermitsOperation, type SemaphorePermitsReply } from './semaphore-permits.script.js';
 import { semaphoreRelease } from './semaphore-release.script.js';
 import { semaphoreRenew } from './semaphore-renew.script.js';
-import { processChannel, type SemaphoreKeys } from '../../scripts/lock-keys.js';
+import { processChannel, semaphoreKeys, type SemaphoreKeys } from './semaphore-keys.js';
 import { describe, type Duration } from '../../util/duration.js';
 import { assertKnownKeys, assertLockName, isPlainObject } from '../../util/validate.js';
 import { lockRequest, queueTimeoutMs, tryLockRequest, type AcquireRequest, type LockOptions, type TryLockOptions } from '../acquire-options.js';
 import { Acquisition } from '../acquisition.js';
 import type { AttemptArgs, AttemptResult, LockKindContract } from '../lock-kind.js';
 import { PermitsHandle } from './permits-handle.js';
+import { SEMAPHORE_KIND } from './semaphore.kind.js';
 import { confirmGrant, confirmRenewal } from '../replica-confirmation.js';
 import { withLockOn } from '../with-lock.js';
 
@@ -107,7 +108,7 @@ export class Semaphore {
     /** @internal */
     readonly queueTimeoutMs = DEFAULT_SEMAPHORE_QUEUE_TIMEOUT_MS,
   ) {
-    this.keys = runtime.keys.semaphore(name);
+    this.keys = semaphoreKeys(runtime.keys, name);
     this.id = this.keys.state;
     this.channel = processChannel(this.keys.channel, runtime.clientId);
   }
@@ -267,6 +268,7 @@ class PermitsRequest implements LockKindContract {
   /** An acquisition is one lease, under an owner of its own. */
   readonly countsHolds = false;
   readonly handover = undefined;
+  readonly messages = SEMAPHORE_KIND.messages;
 
   constructor(
     private readonly semaphore: Semaphore,
