@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -12,6 +13,8 @@ const USAGE = `npm run simulate -- [options]
   --mutant NAME    run with a known bug put back (${MUTANTS.map((mutant) => mutant.name).join(', ')}); reports the first seed that catches it
   --all-mutants    each mutant in turn, up to --seeds seeds each
   --repeat         run every seed twice and compare the stories (determinism)
+  --controls       replay each mutant's recorded catching seed (mutant-seeds.json): caught with the
+                   mutant, clean without it
   --workers W`;
 
 interface Options {
@@ -21,11 +24,12 @@ interface Options {
   mutant: string | undefined;
   allMutants: boolean;
   repeat: boolean;
+  controls: boolean;
   workers: number;
 }
 
 function parse(argv: string[]): Options {
-  const options: Options = { seeds: 1000, from: 1, seed: undefined, mutant: undefined, allMutants: false, repeat: false, workers: availableParallelism() };
+  const options: Options = { seeds: 1000, from: 1, seed: undefined, mutant: undefined, allMutants: false, repeat: false, controls: false, workers: availableParallelism() };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
     const value = (): string => {
@@ -39,6 +43,7 @@ function parse(argv: string[]): Options {
     else if (flag === '--mutant') options.mutant = mutantNamed(value()).name;
     else if (flag === '--all-mutants') options.allMutants = true;
     else if (flag === '--repeat') options.repeat = true;
+    else if (flag === '--controls') options.controls = true;
     else if (flag === '--workers') options.workers = Math.max(1, Number(value()));
     else if (flag === '--help' || flag === '-h') {
       console.log(USAGE);
@@ -98,9 +103,42 @@ function summary(report: SeedsReport, seconds: number): string {
   return `${report.seeds} seeds in ${seconds.toFixed(1)} s (${(report.seeds / seconds).toFixed(0)} seeds/s), ${report.events} events, ${(report.virtualMs / 3_600_000).toFixed(2)} h of virtual time`;
 }
 
+/**
+ * The controls: each mutant's catching seed (recorded in mutant-seeds.json by a hunt, `--all-mutants`)
+ * replayed with the mutant (it must break an invariant) and without it (the seed alone must be clean,
+ * so that what catches the mutant is the mutant). Runs are deterministic, so a replay is the catch.
+ */
+async function controls(): Promise<number> {
+  // Read from the sources (this file runs from dist/simulator/lock-simulator/src/).
+  const table = JSON.parse(readFileSync(new URL('../../../../libs/lock-simulator/mutant-seeds.json', import.meta.url), 'utf8')) as Record<string, number>;
+  const vm = await luaVm();
+  let code = 0;
+  for (const mutant of MUTANTS) {
+    const seed = table[mutant.name];
+    if (seed === undefined) {
+      console.log(`mutant ${mutant.name}: no catching seed recorded in mutant-seeds.json (hunt one: npm run simulate -- --mutant ${mutant.name} --seeds 10000)`);
+      code = 1;
+      continue;
+    }
+    const caught = await simulate(vm, seed, { mutant });
+    const clean = await simulate(vm, seed, {});
+    if (caught.violations.length === 0) {
+      console.log(`mutant ${mutant.name}: seed ${seed} no longer catches it (hunt again: npm run simulate -- --mutant ${mutant.name} --seeds 10000)`);
+      code = 1;
+    } else if (clean.violations.length > 0) {
+      console.log(`mutant ${mutant.name}: seed ${seed} fails without the mutant too (${clean.violations[0]!.invariant}): replay npm run simulate -- --seed ${seed}`);
+      code = 1;
+    } else {
+      console.log(`mutant ${mutant.name}: caught by seed ${seed} (${[...new Set(caught.violations.map((violation) => violation.invariant))].join(', ')}), clean without it`);
+    }
+  }
+  return code;
+}
+
 async function main(): Promise<number> {
   const options = parse(process.argv.slice(2));
   if (options.seed !== undefined) return replay(options.seed, options.mutant);
+  if (options.controls) return controls();
   const mutants = options.allMutants ? MUTANTS.map((mutant) => mutant.name) : options.mutant ? [options.mutant] : [undefined];
   let code = 0;
   for (const mutant of mutants) {

@@ -3,6 +3,7 @@ import type { HeldLock } from '../../distributed-lock/src/core/engine/held-locks
 import { InstanceRegistration } from '../../distributed-lock/src/core/inspection/instance-registration.js';
 import { Acquisition } from '../../distributed-lock/src/core/locks/acquisition.js';
 import { LockQuorumError } from '../../distributed-lock/src/core/errors/lock-quorum.error.js';
+import { ReleaseProtocol } from '../../distributed-lock/src/core/engine/release-protocol.js';
 import { RedLock } from '../../distributed-lock/src/core/locks/redlock/red-lock.js';
 import { NOT_AFTER } from '../../distributed-lock/src/core/scripts/lock-script.js';
 import type { ServerMutation } from './sim-server.js';
@@ -150,6 +151,22 @@ export const MUTANTS: readonly Mutant[] = [
           if (error instanceof LockQuorumError && error.answered > 0) return { outcome: 'released', remaining: 0, toAnotherProcess: false };
           throw error;
         }
+      });
+    })(),
+  },
+  {
+    name: 'released-to-zero-silently',
+    description:
+      "a release of one hold of several after which Redis counts none forgets the holds left without a word: a re-entry's outer hold then found the lock already released at its unlock, its signal never aborted (found by this simulator)",
+    apply: (() => {
+      const applyReply = (ReleaseProtocol.prototype as unknown as { applyReply(held: HeldLock, reply: unknown): void }).applyReply;
+      return replaceMethod(ReleaseProtocol.prototype, 'applyReply', function (
+        this: { keeper: { released(held: HeldLock, remaining: number): void } },
+        held: HeldLock,
+        reply: { outcome: string; remaining?: number; toAnotherProcess?: boolean },
+      ) {
+        if (reply.outcome === 'released' && reply.remaining === 0 && !reply.toAnotherProcess) return this.keeper.released(held, 0);
+        return applyReply.call(this, held, reply);
       });
     })(),
   },

@@ -344,6 +344,31 @@ describe('ReleaseProtocol', () => {
     trips.stop();
   });
 
+  it('a release of one hold of several after which Redis counts none: the holds left are lost, and said so', async () => {
+    // Released to 0 without a word before: with RedLock, the masters that answered had lost (or never
+    // had) the re-entry, and the outer hold's unlock found it "already released" (simulator seed 191).
+    const { protocol, released, lost, trips } = setup();
+    const resource = new ScriptedResource();
+    resource.releases.push(0);
+    const held = heldOn(resource, { holds: 2 });
+    await protocol.release(held);
+    expect(lost).toEqual(['not-owner']);
+    expect(released).toEqual([]);
+    expect(held.signal.aborted).toBe(true);
+    trips.stop();
+  });
+
+  it('control: a release of one hold of several that leaves the others is just that', async () => {
+    const { protocol, released, lost, trips } = setup();
+    const resource = new ScriptedResource();
+    resource.releases.push(1);
+    const held = heldOn(resource, { holds: 2 });
+    await protocol.release(held);
+    expect(lost).toEqual([]);
+    expect(released).toEqual([[held, 1]]);
+    trips.stop();
+  });
+
   it('a last release that granted the lock to another process (-3) is a release to 0 holds and a hand-over', async () => {
     const { protocol, released, handedOver, trips } = setup();
     const resource = new ScriptedResource();

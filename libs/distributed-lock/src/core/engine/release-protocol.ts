@@ -166,6 +166,9 @@ export class ReleaseProtocol {
       throw new LockNotHeldError(held.resource.name, 'its lease ran out or it was force-unlocked, so another owner may hold it now');
     }
     if (reply.toAnotherProcess) this.handedOver(held, 'process');
+    // One hold released and none left where this process counts more: the others were lost under it
+    // (RedLock: the masters that answered had lost or never had the re-entry), and are said so.
+    if (reply.remaining === 0 && held.holds > 1) return this.keeper.lose(held, 'not-owner');
     this.keeper.released(held, reply.remaining);
   }
 
