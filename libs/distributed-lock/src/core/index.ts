@@ -13,7 +13,7 @@ export type {
   RedisMode,
 } from './config/connection-config.js';
 export type { RedisClient, RedisCompatibleClient, NodeRedisCompatibleClient, GlideClientSettings } from './config/redis-client.js';
-export type { LockClientOptions, ReplicaAckOptions } from './config/lock-client-options.js';
+export type { CircuitBreakerOptions, LockClientOptions, ReplicaAckOptions } from './config/lock-client-options.js';
 export * from './events/lock-events.js';
 export type { PubSubChoice, PubSubFlavour } from './events/pubsub-choice.js';
 export { LockHandle } from './context/lock-handle.js';
@@ -24,7 +24,7 @@ export { RedLock } from './locks/redlock/red-lock.js';
 export { FairLock } from './locks/fair/fair-lock.js';
 export { ReadWriteLock, ReadLock, WriteLock } from './locks/read-write/read-write-lock.js';
 export { MultiLock, MultiLockHandle } from './locks/multi/multi-lock.js';
-export { LockClient, type LockClientStats, type FairLockOptions } from './lock-client.js';
+export { LockClient, type LockClientStats, type LockCircuitStatus, type FairLockOptions } from './lock-client.js';
 export { Semaphore, type SemaphoreOptions } from './locks/semaphore/semaphore.js';
 export { PermitsHandle } from './locks/semaphore/permits-handle.js';
 export { LeaderElection, type LeaderElectionOptions, type LeaderElectionEvents } from './leader/leader-election.js';

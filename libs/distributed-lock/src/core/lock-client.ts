@@ -55,6 +55,18 @@ export interface LockClientStats {
   waitingChannels: number;
 }
 
+/** One Redis node's circuit breaker, as `LockClient.circuits()` reports it (see LockClientOptions.circuitBreaker). */
+export interface LockCircuitStatus {
+  /** The node (host:port, or the client given; no credentials). */
+  node: string;
+  /** `closed`: calls are sent; `open`: refused at once; `half-open`: refused while a probe asks the node. */
+  state: 'closed' | 'open' | 'half-open';
+  /** Calls in a row that got no reply (0 after any reply). */
+  failures: number;
+  /** When it last changed state (ms since the epoch; the client's start if never). */
+  since: number;
+}
+
 /**
  * Distributed locks on Redis, without any framework: Redisson's RLock semantics (reentrant,
  * watchdog-renewed, pub/sub wake-up) plus fencing tokens and a lock-lost signal.
@@ -91,7 +103,7 @@ export class LockClient {
     this.mode = this.connections.mode;
     this.lazyConnect = resolved.lazyConnect;
     const { clientId, clock } = resolved;
-    const nodes = this.connections.lockNodes(resolved.operationTimeoutMs, LOCK_SCRIPT_BATCH, resolved.oneSlotPerScript);
+    const nodes = this.connections.lockNodes(resolved.operationTimeoutMs, LOCK_SCRIPT_BATCH, resolved.oneSlotPerScript, resolved.circuitBreaker);
     const lines = new LockLines(this.connections.subscriberPort(), this.events, clock, clientId, resolved.handoverTurnMs);
     this.instance = new InstanceRegistration(nodes[0]!.redis, resolved.keyPrefix, clientId, resolved.instanceName, clock, (error) =>
       this.engine.background.report('register', undefined, error),
@@ -172,6 +184,7 @@ export class LockClient {
       // This process's label goes with the rest of the close (within its bound, see LockEngine.close).
       this.engine.background.run('register', undefined, () => this.engine.roundTrips.bounded(this.instance.stop()));
       await this.engine.close();
+      for (const node of this.engine.nodes) node.stop(); // the circuit breakers' probes
       await this.connections.close();
     })();
     return this.closing;
@@ -200,6 +213,16 @@ export class LockClient {
       renewing: this.engine.renewingCount,
       waitingChannels: this.engine.lines.activeChannels,
     };
+  }
+
+  /**
+   * The circuit breaker of each Redis node (one, or one per RedLock master), in the order of the nodes;
+   * empty when it is turned off (`circuitBreaker: false`) or on a cluster client (see LockClientOptions.circuitBreaker).
+   */
+  circuits(): LockCircuitStatus[] {
+    return this.engine.nodes.flatMap(({ breaker, target }) =>
+      breaker ? [{ node: target, state: breaker.state, failures: breaker.failures, since: breaker.since }] : [],
+    );
   }
 
   /** The ioredis client lock scripts run on (RedLock: the first node), for your own data; a node-redis client you passed is returned as is. */
