@@ -136,8 +136,14 @@ export class LockClient {
     this.services = createLockServices(engine, (name, kind) => this.inspector.inspect(name, kind));
     // Waiters whose attempts failed while a command connection was down look again as soon as it is back.
     this.connections.onCommandReady(() => lines.wakeAll());
-    // A new connection may lead to another server (a failover): its clock is read again (see NodeClock).
-    this.connections.onCommandReady(() => nodes.forEach((node) => node.clock.reset()));
+    // A new connection may lead to another server (a failover): its clock is read again (see NodeClock);
+    // an open circuit breaker probes it at once rather than refusing calls until its next probe.
+    this.connections.onCommandReady(() => {
+      for (const node of nodes) {
+        node.clock.reset();
+        node.breaker?.probeNow();
+      }
+    });
     // Redis may have lost this process's inspection label (a restart): write it again.
     this.connections.onCommandReady(() => this.instance.refresh());
     this.metrics = new ClientMetrics(resolved.metrics, {

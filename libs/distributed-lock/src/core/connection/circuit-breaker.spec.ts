@@ -21,7 +21,7 @@ function setUp() {
   );
   const states = () => changes.map((change) => change.state);
   const failTimes = (n: number) => {
-    for (let i = 0; i < n; i++) breaker.failed(new Error(`no reply ${i}`));
+    for (let i = 0; i < n; i++) breaker.failed(breaker.sent(), new Error(`no reply ${i}`));
   };
   return { clock, breaker, changes, probes, states, failTimes };
 }
@@ -30,7 +30,7 @@ describe('CircuitBreaker (one node, on the clock port)', () => {
   it('opens after `failures` calls in a row without a reply; a reply in between starts the count again', () => {
     const { breaker, states, failTimes } = setUp();
     failTimes(FAILURES - 1);
-    breaker.succeeded(); // an error reply counts as a reply too (LockNode says so)
+    breaker.succeeded(breaker.sent()); // an error reply counts as a reply too (LockNode says so)
     failTimes(FAILURES - 1);
     expect(breaker.state).toBe('closed');
     expect(breaker.admits).toBe(true);
@@ -38,6 +38,17 @@ describe('CircuitBreaker (one node, on the clock port)', () => {
     expect(breaker.state).toBe('open');
     expect(breaker.admits).toBe(false);
     expect(states()).toEqual(['open']);
+  });
+
+  it('counts in the order calls were sent: failures of calls sent before one that got a reply are not counted', () => {
+    const { breaker, failTimes } = setUp();
+    const early = Array.from({ length: FAILURES }, () => breaker.sent()); // queued while the connection was down
+    breaker.succeeded(breaker.sent()); // a call sent after them got its reply: the node answers
+    for (const ticket of early) breaker.failed(ticket, new Error('max retries per request reached'));
+    expect(breaker.state).toBe('closed');
+    expect(breaker.failures).toBe(0);
+    failTimes(FAILURES); // calls sent after the reply do count
+    expect(breaker.state).toBe('open');
   });
 
   it('refuses with a not-sent error that names the node and when the probe is due', async () => {
@@ -97,10 +108,26 @@ describe('CircuitBreaker (one node, on the clock port)', () => {
     expect(states()).toEqual(['open', 'half-open', 'open', 'half-open', 'open', 'half-open', 'closed']);
   });
 
+  it('probeNow() (the connection is ready again) probes at once, one probe at a time', async () => {
+    const { clock, breaker, probes, failTimes } = setUp();
+    breaker.probeNow();
+    expect(probes).toHaveLength(0); // closed: nothing to probe
+    failTimes(FAILURES);
+    await clock.advance(10);
+    breaker.probeNow();
+    breaker.probeNow();
+    expect(probes).toHaveLength(1);
+    expect(breaker.state).toBe('half-open');
+    probes[0]!.resolve('PONG');
+    await clock.settle();
+    expect(breaker.state).toBe('closed');
+    expect(clock.pending).toBe(0); // the timer of the probe it replaced is gone
+  });
+
   it('a reply to a call sent meanwhile (a renewal, or one sent before it opened) closes it before the probe', async () => {
     const { clock, breaker, probes, states, failTimes } = setUp();
     failTimes(FAILURES);
-    breaker.succeeded();
+    breaker.succeeded(breaker.sent());
     expect(breaker.state).toBe('closed');
     expect(clock.pending).toBe(0); // the probe's timer is cancelled
     await clock.advance(RESET_AFTER_MS);
@@ -116,7 +143,7 @@ describe('CircuitBreaker (one node, on the clock port)', () => {
     expect(clock.pending).toBe(0);
     await clock.advance(10 * RESET_AFTER_MS);
     expect(probes).toHaveLength(0);
-    breaker.succeeded();
+    breaker.succeeded(breaker.sent());
     failTimes(FAILURES);
     expect(changes).toHaveLength(told);
   });

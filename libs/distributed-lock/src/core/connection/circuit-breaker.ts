@@ -32,6 +32,10 @@ export interface CircuitChange {
  * to any call that was sent (one sent before it opened, or one sent through it, see LockNode) closes it
  * too: the node answers.
  *
+ * "In a row" is in the order calls were sent (`sent()` gives each a ticket): a failure of a call sent
+ * before one that got a reply says nothing new (calls queued while a connection was down, timing out
+ * after it came back), so it is not counted.
+ *
  * Time is the client's Clock; the only timer is the next probe's, and `stop()` cancels it.
  */
 export class CircuitBreaker {
@@ -44,6 +48,9 @@ export class CircuitBreaker {
   private cancelProbe: CancelTimer | undefined;
   /** Counts probes, so that the reply of an older one does not decide for a newer state. */
   private probeSeq = 0;
+  /** Tickets of calls sent (see `sent`), and the latest one that got a reply. */
+  private lastTicket = 0;
+  private lastAnsweredTicket = 0;
   private stopped = false;
 
   constructor(
@@ -85,18 +92,35 @@ export class CircuitBreaker {
     return new CommandNotSentError(`${what}: the circuit breaker of ${this.node} is ${this.current}`, undefined, { node: this.node, retryAfterMs });
   }
 
-  /** A call got a reply (an error reply included): the node answers. */
-  succeeded(): void {
+  /** A call is being sent: its ticket, for `succeeded` and `failed`. */
+  sent(): number {
+    return ++this.lastTicket;
+  }
+
+  /** The call of `ticket` got a reply (an error reply included): the node answers. */
+  succeeded(ticket: number): void {
     if (this.stopped) return;
+    this.lastAnsweredTicket = Math.max(this.lastAnsweredTicket, ticket);
     this.failuresInRow = 0;
     if (this.current !== 'closed') this.close();
   }
 
-  /** A call got no reply in time, or its connection failed. */
-  failed(error: Error): void {
+  /** The call of `ticket` got no reply in time, or its connection failed. */
+  failed(ticket: number, error: Error): void {
     if (this.stopped || this.current !== 'closed') return; // open: the probe decides
+    if (ticket < this.lastAnsweredTicket) return; // sent before a call that got a reply
     this.failuresInRow += 1;
     if (this.failuresInRow >= this.settings.failures) this.open(error);
+  }
+
+  /**
+   * Probes now if open (not waiting for `resetAfterMs`): the connection says it is ready again (a
+   * reconnection), so the node is likely back. Half-open (a probe under way) or closed: nothing to do.
+   */
+  probeNow(): void {
+    if (this.stopped || this.current !== 'open') return;
+    this.cancelProbe?.();
+    this.sendProbe();
   }
 
   /** Stops probing (the client is closing): no timer left, no event after this. */
@@ -123,6 +147,7 @@ export class CircuitBreaker {
     if (this.stopped || this.current !== 'open') return;
     this.transition('half-open');
     const seq = ++this.probeSeq;
+    const ticket = this.sent();
     const timeoutMs = this.probeTimeoutMs;
     let reply: Promise<unknown>;
     try {
@@ -134,7 +159,7 @@ export class CircuitBreaker {
       throw new Error(`the probe got no reply within ${timeoutMs} ms`);
     }).then(
       () => {
-        if (seq === this.probeSeq && this.current === 'half-open') this.succeeded();
+        if (seq === this.probeSeq && this.current === 'half-open') this.succeeded(ticket);
       },
       (error: unknown) => {
         if (this.stopped || seq !== this.probeSeq || this.current !== 'half-open') return;

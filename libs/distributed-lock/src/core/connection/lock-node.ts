@@ -243,16 +243,17 @@ export class LockNode {
   private watchReply(): ((error: unknown) => void) | undefined {
     const { breaker, replyDeadlines } = this;
     if (!breaker || !replyDeadlines) return undefined;
+    const ticket = breaker.sent();
     let expired = false;
     const entry = replyDeadlines.track(() => {
       expired = true;
-      breaker.failed(new Error(`no reply within ${this.timeoutMs} ms`));
+      breaker.failed(ticket, new Error(`no reply within ${this.timeoutMs} ms`));
     });
     return (error) => {
       if (expired) return;
       replyDeadlines.done(entry);
-      if (error === undefined || this.redis.isReplyError(error)) breaker.succeeded();
-      else breaker.failed(error instanceof Error ? error : new Error(String(error)));
+      if (error === undefined || this.redis.isReplyError(error)) breaker.succeeded(ticket);
+      else breaker.failed(ticket, error instanceof Error ? error : new Error(String(error)));
     };
   }
 
