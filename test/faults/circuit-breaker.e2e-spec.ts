@@ -1,4 +1,5 @@
-import { LockClient, type LockCircuitEvent, type LockClientOptions } from 'nestjs-distributed-lock';
+import { MeterProvider, MetricReader, type DataPoint } from '@opentelemetry/sdk-metrics';
+import { DistributedLockHealthIndicator, LockClient, LockService, type LockCircuitEvent, type LockClientOptions } from 'nestjs-distributed-lock';
 import { FaultProxy, stopAllFaultProxies } from 'redis-topology';
 import { logCommands, type LoggedCommand } from '../harness/command-log.js';
 import { useRedis } from '../harness/use-redis.js';
@@ -21,6 +22,17 @@ const AFTER = 5;
 /** The commands sent to Redis (not those its scripts ran) that name lock `name` (its keys carry `{name}`). */
 const naming = (commands: LoggedCommand[], name: string): LoggedCommand[] =>
   commands.filter((command) => command.source !== 'lua' && command.args.some((arg) => arg.includes(`{${name}}`)));
+
+/** An in-test metric reader: collects on demand. */
+class TestReader extends MetricReader {
+  protected async onForceFlush(): Promise<void> {}
+  protected async onShutdown(): Promise<void> {}
+  async points(name: string): Promise<DataPoint<number>[]> {
+    const { resourceMetrics } = await this.collect();
+    const metric = resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics).find((m) => m.descriptor.name === name);
+    return (metric?.dataPoints ?? []) as DataPoint<number>[];
+  }
+}
 
 describe('circuit breaker: a node that stops answering is refused at once, and used again when a probe gets a reply', () => {
   const redis = useRedis();
@@ -121,5 +133,38 @@ describe('circuit breaker: a node that stops answering is refused at once, and u
     expect(held.isHeld).toBe(true);
     expect(lost).toEqual([]);
     await held.unlock();
+  });
+
+  it('the state is in the health indicator (down while open) and in the metrics (a gauge per node, changes counted)', async () => {
+    const proxy = await FaultProxy.start({ targetPort: redis.server().port });
+    const reader = new TestReader();
+    const provider = new MeterProvider({ readers: [reader] });
+    const service = new LockService({
+      connection: { mode: 'single', host: proxy.host, port: proxy.port },
+      operationTimeout: OPERATION_TIMEOUT_MS,
+      circuitBreaker: { failures: FAILURES, resetAfter: '60s' },
+      metrics: { meterProvider: provider },
+      env: {},
+    });
+    try {
+      await service.connect();
+      const health = new DistributedLockHealthIndicator(service);
+      const gauge = async () => (await reader.points('distributed_lock.circuit.open')).map((point) => [point.attributes['redis.node'], point.value]);
+      expect((await health.isHealthy('locks')).locks).toMatchObject({ status: 'up', circuit: { ok: true, detail: 'closed' } });
+      expect(await gauge()).toEqual([[service.target, 0]]);
+
+      proxy.blackhole();
+      await openCircuit(service);
+      proxy.heal(); // the circuit stays open until its probe (60 s away) or a reply: health says so
+      const { locks } = await health.isHealthy('locks');
+      expect(locks.status).toBe('down');
+      expect(locks.circuit).toEqual({ ok: false, detail: `${service.target}: open after ${FAILURES} failures in a row` });
+      expect(await gauge()).toEqual([[service.target, 1]]);
+      const changes = await reader.points('distributed_lock.circuit.changes');
+      expect(changes.map((point) => [point.attributes['circuit.state'], point.value])).toEqual([['open', 1]]);
+    } finally {
+      await service.close();
+      await provider.shutdown();
+    }
   });
 });

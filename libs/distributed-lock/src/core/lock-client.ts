@@ -150,6 +150,7 @@ export class LockClient {
       events: this.events,
       waiting: () => lines.waiting,
       heldByKind: () => engine.held.countByKind(),
+      circuits: () => this.circuits(),
     });
   }
 

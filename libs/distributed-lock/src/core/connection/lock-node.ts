@@ -141,6 +141,11 @@ export class LockNode {
     const calledAt = this.localClock.now();
     const waiting = this.before?.() ?? (script.guarded && !this.clock.known && !script.clockFree?.(args) ? this.clock.sample() : undefined);
     if (!waiting) return this.submit(script, args, calledAt);
+    // For the breaker, a call that waits for the node (its clock's TIME: one sample serves every waiting
+    // call) counts as sent: no progress within the operation timeout is a failure, so an outage that
+    // starts with the clock unknown (a new connection) still opens the circuit.
+    const watched = this.watchReply();
+    if (watched) void waiting.then(() => watched('cancel'));
     return waiting.then(async () => {
       if (script.guarded && !this.clock.known) await this.clock.sample();
       if (script.guarded && this.localClock.now() - calledAt >= this.timeoutMs)
@@ -237,7 +242,8 @@ export class LockNode {
   /**
    * For the breaker: watches one call sent, which fails if no reply comes within the operation timeout
    * (one shared deadline timer, see OperationDeadlines). Returns what to call with the call's outcome
-   * (undefined: a reply; else its error: an error reply still counts as a reply, the node answered).
+   * (undefined: a reply; 'cancel': none to count; else its error: an error reply still counts as a
+   * reply, the node answered).
    * A reply after the deadline changes nothing: the failure was counted.
    */
   private watchReply(): ((error: unknown) => void) | undefined {
@@ -252,6 +258,7 @@ export class LockNode {
     return (error) => {
       if (expired) return;
       replyDeadlines.done(entry);
+      if (error === 'cancel') return;
       if (error === undefined || this.redis.isReplyError(error)) breaker.succeeded(ticket);
       else breaker.failed(ticket, error instanceof Error ? error : new Error(String(error)));
     };
