@@ -51,6 +51,12 @@ describe('CircuitBreaker (one node, on the clock port)', () => {
     expect(breaker.state).toBe('open');
   });
 
+  it('a batch that fails counts each of its calls', () => {
+    const { breaker } = setUp();
+    breaker.failed(breaker.sent(), new Error('no reply within 500 ms'), FAILURES);
+    expect(breaker.state).toBe('open');
+  });
+
   it('refuses with a not-sent error that names the node and when the probe is due', async () => {
     const { clock, breaker, failTimes } = setUp();
     failTimes(FAILURES);

@@ -105,11 +105,11 @@ export class CircuitBreaker {
     if (this.current !== 'closed') this.close();
   }
 
-  /** The call of `ticket` got no reply in time, or its connection failed. */
-  failed(ticket: number, error: Error): void {
+  /** The call of `ticket` got no reply in time, or its connection failed: `calls` failures (a batch carries several calls). */
+  failed(ticket: number, error: Error, calls = 1): void {
     if (this.stopped || this.current !== 'closed') return; // open: the probe decides
     if (ticket < this.lastAnsweredTicket) return; // sent before a call that got a reply
-    this.failuresInRow += 1;
+    this.failuresInRow += calls;
     if (this.failuresInRow >= this.settings.failures) this.open(error);
   }
 

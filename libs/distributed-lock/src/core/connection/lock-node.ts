@@ -219,7 +219,7 @@ export class LockNode {
     const batch = this.batch!;
     const { keys, argv } = batch.argsOf(calls);
     this.inFlight += 1;
-    const replied = this.watchReply();
+    const replied = this.watchReply(calls.length);
     this.redis.runScript(batch, keys, argv).then(
       (raws) => {
         this.inFlight -= 1;
@@ -240,27 +240,28 @@ export class LockNode {
   }
 
   /**
-   * For the breaker: watches one call sent, which fails if no reply comes within the operation timeout
+   * For the breaker: watches one command sent (`calls` calls: a batch carries several, and each of
+   * them fails with it), which fails if no reply comes within the operation timeout
    * (one shared deadline timer, see OperationDeadlines). Returns what to call with the call's outcome
    * (undefined: a reply; 'cancel': none to count; else its error: an error reply still counts as a
    * reply, the node answered).
    * A reply after the deadline changes nothing: the failure was counted.
    */
-  private watchReply(): ((error: unknown) => void) | undefined {
+  private watchReply(calls = 1): ((error: unknown) => void) | undefined {
     const { breaker, replyDeadlines } = this;
     if (!breaker || !replyDeadlines) return undefined;
     const ticket = breaker.sent();
     let expired = false;
     const entry = replyDeadlines.track(() => {
       expired = true;
-      breaker.failed(ticket, new Error(`no reply within ${this.timeoutMs} ms`));
+      breaker.failed(ticket, new Error(`no reply within ${this.timeoutMs} ms`), calls);
     });
     return (error) => {
       if (expired) return;
       replyDeadlines.done(entry);
       if (error === 'cancel') return;
       if (error === undefined || this.redis.isReplyError(error)) breaker.succeeded(ticket);
-      else breaker.failed(ticket, error instanceof Error ? error : new Error(String(error)));
+      else breaker.failed(ticket, error instanceof Error ? error : new Error(String(error)), calls);
     };
   }
 
