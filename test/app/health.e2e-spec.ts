@@ -46,7 +46,16 @@ describe('inventory /health (DistributedLockHealthIndicator through @nestjs/term
     expect(body).toMatchObject({
       status: 'ok',
       instance: 'health-app',
-      info: { locks: { status: 'up', mode: 'single', redis: { ok: true }, scripts: { ok: true }, subscriber: { ok: true, detail: 'connected' } } },
+      info: {
+        locks: {
+          status: 'up',
+          mode: 'single',
+          redis: { ok: true },
+          scripts: { ok: true },
+          subscriber: { ok: true, detail: 'connected' },
+          circuit: { ok: true, detail: 'closed' },
+        },
+      },
     });
 
     const admin = redis.server().client();

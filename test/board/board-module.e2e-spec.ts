@@ -53,6 +53,8 @@ describe.each(['express', 'fastify'] as Platform[])('the lock board on %s', (pla
     expect(page.text).toContain(`data-token="${a.holder!.token}"`);
     expect(page.text).toContain(a.holder!.instance.label);
     expect(page.text).toMatch(/page 1 of 2/);
+    // The circuit breaker of each Redis node, as this process sees it.
+    expect(page.text).toMatch(new RegExp(`<tr data-node="${locks.target}"><th scope="row">${locks.target}</th><td>closed</td><td class="num">0</td>`));
 
     const data = JSON.parse((await get(`${url}/locks/data?filter=board:*`)).text) as BoardSnapshot;
     expect(data.locks).toMatchObject({ total: 3, pages: 2, page: 1 });
@@ -63,6 +65,7 @@ describe.each(['express', 'fastify'] as Platform[])('the lock board on %s', (pla
     const waiter = data.locks.rows[0]!.waiters[0]!;
     expect(waiter).toMatchObject({ position: 1, process: a.waiting[0]!.instance.label, self: true, callers: 1, timing: 'exact' });
     expect(data.instances.map((instance) => instance.instanceName).sort()).toEqual(['board-app', 'other-process']);
+    expect(data.circuits).toEqual([expect.objectContaining({ node: locks.target, state: 'closed', failures: 0 })]);
     const second = JSON.parse((await get(`${url}/locks/data?filter=board&page=2`)).text) as BoardSnapshot;
     expect(second.locks.rows.map((row) => row.name)).toEqual(['board:c']);
     expect((JSON.parse((await get(`${url}/locks/data?filter={x}`)).text) as BoardSnapshot).error).toMatch(/cannot contain/);

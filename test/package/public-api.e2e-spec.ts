@@ -10,7 +10,15 @@ import { LIBRARY } from './packed-library.js';
  */
 const MAIN_ENTRY: Record<string, string[]> = {
   // The Nest module and how it is configured (forRoot, forRootAsync with a factory class).
-  module: ['DistributedLockModule', 'DistributedLockModuleOptions', 'DistributedLockOptionsFactory', 'LockClientOptions', 'ReplicaAckOptions', 'Duration'],
+  module: [
+    'DistributedLockModule',
+    'DistributedLockModuleOptions',
+    'DistributedLockOptionsFactory',
+    'LockClientOptions',
+    'ReplicaAckOptions',
+    'CircuitBreakerOptions',
+    'Duration',
+  ],
   // Time is a port: the clock option's type, and Node's clock (the default) to wrap or compare with.
   time: ['Clock', 'CancelTimer', 'systemClock'],
   // Where Redis is: one shape per deployment mode, or a client of your own.
@@ -58,6 +66,7 @@ const MAIN_ENTRY: Record<string, string[]> = {
     'LockService',
     'LockClient',
     'LockClientStats',
+    'LockCircuitStatus',
     'LockHandle',
     'LockOptions',
     'TryLockOptions',
@@ -93,6 +102,7 @@ const MAIN_ENTRY: Record<string, string[]> = {
     'LockAcquireAbortedError',
     'LockAcquireTimeoutError',
     'LockBackendError',
+    'LockCircuitOpenError',
     'LockClientClosedError',
     'LockConnectionError',
     'LockLostError',
@@ -113,6 +123,7 @@ const MAIN_ENTRY: Record<string, string[]> = {
     'LockWaitedEvent',
     'LockReleasedEvent',
     'LockRenewedEvent',
+    'LockCircuitEvent',
     'LockLostEvent',
     'LockFailedEvent',
     'LockHandoverEvent',
@@ -169,7 +180,7 @@ describe('the public API (built declarations)', () => {
     const listed = Object.values(MAIN_ENTRY).flat().sort();
     expect(new Set(listed).size).toBe(listed.length);
     expect(exportsOf(join(LIBRARY, 'dist/index.d.ts'))).toEqual(listed);
-    expect(listed).toHaveLength(124);
+    expect(listed).toHaveLength(128);
   });
 
   it('the testing and board entry points', () => {

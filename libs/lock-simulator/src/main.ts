@@ -29,7 +29,16 @@ interface Options {
 }
 
 function parse(argv: string[]): Options {
-  const options: Options = { seeds: 1000, from: 1, seed: undefined, mutant: undefined, allMutants: false, repeat: false, controls: false, workers: availableParallelism() };
+  const options: Options = {
+    seeds: 1000,
+    from: 1,
+    seed: undefined,
+    mutant: undefined,
+    allMutants: false,
+    repeat: false,
+    controls: false,
+    workers: availableParallelism(),
+  };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
     const value = (): string => {
@@ -116,7 +125,9 @@ async function controls(): Promise<number> {
   for (const mutant of MUTANTS) {
     const seed = table[mutant.name];
     if (seed === undefined) {
-      console.log(`mutant ${mutant.name}: no catching seed recorded in mutant-seeds.json (hunt one: npm run simulate -- --mutant ${mutant.name} --seeds 10000)`);
+      console.log(
+        `mutant ${mutant.name}: no catching seed recorded in mutant-seeds.json (hunt one: npm run simulate -- --mutant ${mutant.name} --seeds 10000)`,
+      );
       code = 1;
       continue;
     }
@@ -126,10 +137,14 @@ async function controls(): Promise<number> {
       console.log(`mutant ${mutant.name}: seed ${seed} no longer catches it (hunt again: npm run simulate -- --mutant ${mutant.name} --seeds 10000)`);
       code = 1;
     } else if (clean.violations.length > 0) {
-      console.log(`mutant ${mutant.name}: seed ${seed} fails without the mutant too (${clean.violations[0]!.invariant}): replay npm run simulate -- --seed ${seed}`);
+      console.log(
+        `mutant ${mutant.name}: seed ${seed} fails without the mutant too (${clean.violations[0]!.invariant}): replay npm run simulate -- --seed ${seed}`,
+      );
       code = 1;
     } else {
-      console.log(`mutant ${mutant.name}: caught by seed ${seed} (${[...new Set(caught.violations.map((violation) => violation.invariant))].join(', ')}), clean without it`);
+      console.log(
+        `mutant ${mutant.name}: caught by seed ${seed} (${[...new Set(caught.violations.map((violation) => violation.invariant))].join(', ')}), clean without it`,
+      );
     }
   }
   return code;

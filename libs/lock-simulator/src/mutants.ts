@@ -160,14 +160,18 @@ export const MUTANTS: readonly Mutant[] = [
       "a release of one hold of several after which Redis counts none forgets the holds left without a word: a re-entry's outer hold then found the lock already released at its unlock, its signal never aborted (found by this simulator)",
     apply: (() => {
       const applyReply = (ReleaseProtocol.prototype as unknown as { applyReply(held: HeldLock, reply: unknown): void }).applyReply;
-      return replaceMethod(ReleaseProtocol.prototype, 'applyReply', function (
-        this: { keeper: { released(held: HeldLock, remaining: number): void } },
-        held: HeldLock,
-        reply: { outcome: string; remaining?: number; toAnotherProcess?: boolean },
-      ) {
-        if (reply.outcome === 'released' && reply.remaining === 0 && !reply.toAnotherProcess) return this.keeper.released(held, 0);
-        return applyReply.call(this, held, reply);
-      });
+      return replaceMethod(
+        ReleaseProtocol.prototype,
+        'applyReply',
+        function (
+          this: { keeper: { released(held: HeldLock, remaining: number): void } },
+          held: HeldLock,
+          reply: { outcome: string; remaining?: number; toAnotherProcess?: boolean },
+        ) {
+          if (reply.outcome === 'released' && reply.remaining === 0 && !reply.toAnotherProcess) return this.keeper.released(held, 0);
+          return applyReply.call(this, held, reply);
+        },
+      );
     })(),
   },
   {

@@ -1,12 +1,12 @@
 import { esc } from './board-html.js';
 import type { BoardSnapshot } from './board-snapshot.js';
-import { instancesSection, leadersSection, locksSection, statsSection } from './board-tables.html.js';
+import { circuitsSection, instancesSection, leadersSection, locksSection, statsSection } from './board-tables.html.js';
 
 /** The part of the page that refreshes: rendered here for the first load and for every refresh. */
 export function boardMain(snapshot: BoardSnapshot, base: string): string {
   const error = snapshot.error ? `<p class="error" role="alert">${esc(snapshot.error)}</p>` : '';
   const stamp = `<p class="stamp">Read at <time datetime="${esc(snapshot.at)}" id="read-at">${esc(snapshot.at.slice(11, 19))}</time> UTC in ${snapshot.readMs} ms from ${esc(snapshot.target)}${snapshot.forceUnlock ? ' · <strong class="warn">force-unlock is enabled</strong>' : ' · read-only'}.</p>`;
-  return `${error}${locksSection(snapshot, base)}${leadersSection(snapshot)}${instancesSection(snapshot.instances)}${statsSection(snapshot)}${stamp}`;
+  return `${error}${locksSection(snapshot, base)}${leadersSection(snapshot)}${circuitsSection(snapshot.circuits)}${instancesSection(snapshot.instances)}${statsSection(snapshot)}${stamp}`;
 }
 
 /**

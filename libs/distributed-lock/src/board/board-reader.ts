@@ -57,6 +57,7 @@ export class BoardReader {
       query,
       pattern,
       forceUnlock: this.settings.forceUnlock,
+      circuits: this.locks.circuits(),
     };
     const empty = { total: 0, truncated: false, page: 1, pages: 1, pageSize, rows: [] };
     if (pattern === undefined) {

@@ -1,4 +1,4 @@
-import type { InspectedLockKind, LockInstanceInfo } from '../core/index.js';
+import type { InspectedLockKind, LockCircuitStatus, LockInstanceInfo } from '../core/index.js';
 import type { LockStatsRow } from './lock-stats.js';
 
 /** A lock's kind on the board: the inspected kinds, and a leadership (the plain lock `leader:<name>`, its token the term). */
@@ -84,6 +84,8 @@ export interface BoardSnapshot {
   };
   readonly leaders: readonly BoardLock[];
   readonly instances: readonly LockInstanceInfo[];
+  /** This process's circuit breaker of each Redis node (empty when turned off, or on a cluster client). */
+  readonly circuits: readonly LockCircuitStatus[];
   /** Wait and hold figures of this process, per label, filtered by the same pattern. */
   readonly stats: readonly LockStatsRow[];
   readonly forceUnlock: boolean;

@@ -1,4 +1,4 @@
-import type { LockInstanceInfo } from '../core/index.js';
+import type { LockCircuitStatus, LockInstanceInfo } from '../core/index.js';
 import { duration, esc, queryString } from './board-html.js';
 import type { BoardHolder, BoardLock, BoardSnapshot, BoardWaiter } from './board-snapshot.js';
 import type { LockStatsRow } from './lock-stats.js';
@@ -119,6 +119,16 @@ export function instancesSection(instances: readonly LockInstanceInfo[]): string
       ? '<p class="empty">No process is registered (a process registers at its first lock call).</p>'
       : `<table><thead><tr><th scope="col">Process</th><th scope="col">Instance name</th><th scope="col">Host</th><th scope="col">PID</th><th scope="col">Client id</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
   return `<section id="instances"><h2>App instances registered</h2>${body}</section>`;
+}
+
+/** This process's circuit breaker per Redis node: whether its lock calls to that node are sent, or refused at once. */
+export function circuitsSection(circuits: readonly LockCircuitStatus[]): string {
+  if (circuits.length === 0) return '';
+  const rows = circuits.map(
+    (circuit) =>
+      `<tr data-node="${esc(circuit.node)}"><th scope="row">${esc(circuit.node)}</th><td${circuit.state === 'closed' ? '' : ' class="warn"'}>${circuit.state}</td><td class="num">${circuit.failures}</td><td>${esc(new Date(circuit.since).toISOString())}</td></tr>`,
+  );
+  return `<section id="circuits"><h2>Redis nodes <small>this process's circuit breakers (open: lock calls refused at once until a probe gets a reply)</small></h2><table><thead><tr><th scope="col">Node</th><th scope="col">Circuit</th><th scope="col">Failures in a row</th><th scope="col">Since</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
 }
 
 function statsRow(row: LockStatsRow): string {

@@ -13,7 +13,7 @@ export type {
   RedisMode,
 } from './config/connection-config.js';
 export type { RedisClient, RedisCompatibleClient, NodeRedisCompatibleClient, GlideClientSettings } from './config/redis-client.js';
-export type { LockClientOptions, ReplicaAckOptions } from './config/lock-client-options.js';
+export type { CircuitBreakerOptions, LockClientOptions, ReplicaAckOptions } from './config/lock-client-options.js';
 export * from './events/lock-events.js';
 export type { PubSubChoice, PubSubFlavour } from './events/pubsub-choice.js';
 export { LockHandle } from './context/lock-handle.js';
@@ -25,7 +25,7 @@ export { FairLock } from './locks/fair/fair-lock.js';
 export { ReadWriteLock, ReadLock, WriteLock } from './locks/read-write/read-write-lock.js';
 export { MultiLock, MultiLockHandle } from './locks/multi/multi-lock.js';
 export { LockClient } from './lock-client.js';
-export type { LockClientStats } from './lock-client.composition.js';
+export type { LockClientStats, LockCircuitStatus } from './lock-client.composition.js';
 export type { FairLockOptions } from './locks/lock-objects.js';
 export { Semaphore, type SemaphoreOptions } from './locks/semaphore/semaphore.js';
 export { PermitsHandle } from './locks/semaphore/permits-handle.js';

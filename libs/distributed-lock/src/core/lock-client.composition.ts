@@ -22,6 +22,18 @@ export interface LockClientStats {
   waitingChannels: number;
 }
 
+/** One Redis node's circuit breaker, as `LockClient.circuits()` reports it (see LockClientOptions.circuitBreaker). */
+export interface LockCircuitStatus {
+  /** The node (host:port, or the client given; no credentials). */
+  node: string;
+  /** `closed`: calls are sent; `open`: refused at once; `half-open`: refused while a probe asks the node. */
+  state: 'closed' | 'open' | 'half-open';
+  /** Calls in a row that got no reply (0 after any reply). */
+  failures: number;
+  /** When it last changed state (ms since the epoch; the client's start if never). */
+  since: number;
+}
+
 /**
  * The composition root of a LockClient, and the order its parts start and stop in. The constructor
  * validates the options (InvalidLockConfigError), prepares the connections, builds the engine over
@@ -48,7 +60,7 @@ export class LockClientParts {
     const { events } = this;
     const connections = new LockConnections(resolved, events);
     const { clientId, clock } = resolved;
-    const nodes = connections.lockNodes(resolved.operationTimeoutMs, LOCK_SCRIPT_BATCH, resolved.oneSlotPerScript);
+    const nodes = connections.lockNodes(resolved.operationTimeoutMs, LOCK_SCRIPT_BATCH, resolved.oneSlotPerScript, resolved.circuitBreaker);
     const lines = new LockLines(connections.subscriberPort(), events, clock, clientId, resolved.handoverTurnMs);
     const engine = new LockEngine({
       clientId,
@@ -69,12 +81,21 @@ export class LockClientParts {
     connections.onCommandReady(() => {
       // Waiters whose attempts failed while a command connection was down look again as soon as it is back.
       lines.wakeAll();
-      // A new connection may lead to another server (a failover): its clock is read again (see NodeClock).
-      for (const node of nodes) node.clock.reset();
+      // A new connection may lead to another server (a failover): its clock is read again (see NodeClock);
+      // an open circuit breaker probes it at once rather than refusing calls until its next probe.
+      for (const node of nodes) {
+        node.clock.reset();
+        node.breaker?.probeNow();
+      }
       // Redis may have lost this process's inspection label (a restart): write it again.
       engine.instance.refresh();
     });
-    this.metrics = new ClientMetrics(resolved.metrics, { events, waiting: () => lines.waiting, heldByKind: () => engine.held.countByKind() });
+    this.metrics = new ClientMetrics(resolved.metrics, {
+      events,
+      waiting: () => lines.waiting,
+      heldByKind: () => engine.held.countByKind(),
+      circuits: () => this.circuits(),
+    });
     this.connections = connections;
     this.engine = engine;
     this.target = connections.target;
@@ -95,6 +116,7 @@ export class LockClientParts {
     this.closing ??= (async () => {
       this.metrics.stop();
       await this.engine.close();
+      for (const node of this.engine.nodes) node.stop(); // the circuit breakers' probes
       await this.connections.close();
     })();
     return this.closing;
@@ -102,6 +124,13 @@ export class LockClientParts {
 
   stats(): LockClientStats {
     return { held: this.engine.held.size, renewing: this.engine.renewingCount, waitingChannels: this.engine.lines.activeChannels };
+  }
+
+  /** See LockClient.circuits. */
+  circuits(): LockCircuitStatus[] {
+    return this.engine.nodes.flatMap(({ breaker, target }) =>
+      breaker ? [{ node: target, state: breaker.state, failures: breaker.failures, since: breaker.since }] : [],
+    );
   }
 
   healthTargets(): HealthTargets {

@@ -26,7 +26,7 @@ import type {
 } from './inspection/lock-inspection.js';
 import { assertLockName } from './util/validate.js';
 import { createSemaphore, type Semaphore, type SemaphoreOptions } from './locks/semaphore/semaphore.js';
-import { LockClientParts, type HealthTargets, type LockClientStats } from './lock-client.composition.js';
+import { LockClientParts, type HealthTargets, type LockCircuitStatus, type LockClientStats } from './lock-client.composition.js';
 import { createElection, type LeaderElection, type LeaderElectionOptions } from './leader/leader-election.js';
 
 /** How many plain lock objects `getLock` keeps for reuse before it starts afresh. */
@@ -108,6 +108,14 @@ export class LockClient {
    */
   stats(): LockClientStats {
     return this.parts.stats();
+  }
+
+  /**
+   * The circuit breaker of each Redis node (one, or one per RedLock master), in the order of the nodes;
+   * empty when it is turned off (`circuitBreaker: false`) or on a cluster client (see LockClientOptions.circuitBreaker).
+   */
+  circuits(): LockCircuitStatus[] {
+    return this.parts.circuits();
   }
 
   /** The ioredis client lock scripts run on (RedLock: the first node), for your own data; a node-redis client you passed is returned as is. */

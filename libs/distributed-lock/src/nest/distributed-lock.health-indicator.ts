@@ -18,6 +18,8 @@ export type LockHealthDetails = {
   redis: LockHealthCheck;
   scripts: LockHealthCheck;
   subscriber: LockHealthCheck;
+  /** Each node's circuit breaker: ok while every one is closed (open or half-open: lock calls to that node are refused at once). */
+  circuit: LockHealthCheck;
   /** Locks this process holds now. */
   heldLocks: number;
 };
@@ -36,7 +38,8 @@ const DEFAULT_TIMEOUT_MS = 1000;
  * plain readiness probe. Up when: every lock node answers PING within the timeout; the library's Lua
  * scripts are in each node's script cache (missing ones, e.g. after a Redis restart, are loaded with
  * SCRIPT LOAD, so "up" proves Redis accepts them); and every subscriber connection (unlock
- * notifications) is connected. Never reports owner ids or tokens.
+ * notifications) is connected; and no node's circuit breaker is open (it refuses lock calls until a
+ * probe gets a reply). Never reports owner ids or tokens.
  *
  * ```ts
  * @Get('health') @HealthCheck()
@@ -62,7 +65,15 @@ export class DistributedLockHealthIndicator {
       if (client.status !== 'ready') throw new Error(`connection is ${client.status}`);
       return 'connected';
     });
-    const up = redis.ok && scripts.ok && subscriber.ok;
+    const circuits = this.locks.circuits();
+    const circuit = merge(
+      circuits.length === 0
+        ? [{ ok: true, detail: 'no circuit breaker' }]
+        : circuits.map(({ node, state, failures }) =>
+            state === 'closed' ? { ok: true, detail: 'closed' } : { ok: false, detail: `${node}: ${state} after ${failures} failures in a row` },
+          ),
+    );
+    const up = redis.ok && scripts.ok && subscriber.ok && circuit.ok;
     const details: LockHealthDetails = {
       status: up ? 'up' : 'down',
       mode: this.locks.mode,
@@ -70,6 +81,7 @@ export class DistributedLockHealthIndicator {
       redis,
       scripts,
       subscriber,
+      circuit,
       heldLocks: this.locks.stats().held,
     };
     return { [key]: details } as LockHealthResult<K>;

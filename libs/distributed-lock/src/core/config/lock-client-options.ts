@@ -12,6 +12,19 @@ export interface ReplicaAckOptions {
   timeout?: Duration;
 }
 
+/**
+ * The circuit breaker of each Redis node (see LockClientOptions.circuitBreaker): it opens after
+ * `failures` calls in a row got no reply (the operation timeout passed, or the connection was down),
+ * and then refuses calls at once with LockCircuitOpenError; `resetAfter` later one probe (a PING)
+ * asks the node, and its reply closes the circuit.
+ */
+export interface CircuitBreakerOptions {
+  /** Failures in a row that open the circuit (default 5, at least 1). */
+  failures?: number;
+  /** How long the circuit stays open before a probe, and after a failed probe (default 1 s). */
+  resetAfter?: Duration;
+}
+
 /** A client the lock client can run on (see LockClientOptions.client). */
 export type LockStoreClient = RedisClient | RedisCompatibleClient | NodeRedisCompatibleClient | GlideClientSettings | PortedClient;
 
@@ -51,6 +64,16 @@ export interface LockClientOptions {
    * LockBackendError (default 5 s). A late success of an abandoned acquisition is released again.
    */
   operationTimeout?: Duration;
+  /**
+   * Fail fast during an outage: after `failures` calls in a row to a Redis node got no reply (the
+   * operation timeout passed, or the connection was down), calls to it are refused at once with
+   * LockCircuitOpenError (a LockBackendError: nothing was sent, nothing changed) instead of each
+   * waiting out the operation timeout, until a probe (one PING every `resetAfter`) gets a reply.
+   * Callers with a waitTime keep waiting through it; lease renewals are still sent. One breaker per
+   * node (each RedLock master has its own); not applied to a cluster client, whose one connection
+   * object serves every shard. Default `{ failures: 5, resetAfter: '1s' }`; `false` turns it off.
+   */
+  circuitBreaker?: CircuitBreakerOptions | false;
   /** Do not connect at start-up; the first lock call connects (default false: connect, fail fast). */
   lazyConnect?: boolean;
   /**
@@ -104,6 +127,7 @@ export const LOCK_CLIENT_OPTION_KEYS = [
   'oneSlotPerScript',
   'watchdogTimeout',
   'operationTimeout',
+  'circuitBreaker',
   'lazyConnect',
   'replicaAck',
   'handoverTurn',
@@ -119,6 +143,14 @@ export const DEFAULT_WATCHDOG_TIMEOUT_MS = 30_000;
 export const MIN_WATCHDOG_TIMEOUT_MS = 30;
 export const DEFAULT_OPERATION_TIMEOUT_MS = 5_000;
 export const DEFAULT_HANDOVER_TURN_MS = 100;
+/** Failures in a row that open a node's circuit: a few, so that one lost reply does not refuse the calls after it. */
+export const DEFAULT_CIRCUIT_FAILURES = 5;
+/**
+ * How long a node's circuit stays open before a probe: 1 s, the longest back-off of a waiting caller,
+ * so that a Redis that is back is used again about as soon as waiters would try it anyway (one PING per
+ * second per node is all an outage costs).
+ */
+export const DEFAULT_CIRCUIT_RESET_AFTER_MS = 1000;
 /**
  * How long `WAIT` may wait for replicas by default. Redis answers as soon as the replicas acknowledge
  * (it asks them at once with REPLCONF GETACK): one round trip, milliseconds on a LAN, tens across

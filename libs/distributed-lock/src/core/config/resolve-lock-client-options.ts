@@ -13,6 +13,8 @@ import { readConnectionConfigFromEnv, type Environment } from './env-config.pars
 import { parseReplicaAck, replicaAckFromEnv, type ReplicaAck } from './replica-ack.js';
 import { parseBoolean } from './env-parsers.js';
 import {
+  DEFAULT_CIRCUIT_FAILURES,
+  DEFAULT_CIRCUIT_RESET_AFTER_MS,
   DEFAULT_HANDOVER_TURN_MS,
   DEFAULT_KEY_PREFIX,
   DEFAULT_OPERATION_TIMEOUT_MS,
@@ -36,6 +38,8 @@ export interface ResolvedLockClientOptions {
   watchdogTimeoutMs: number;
   operationTimeoutMs: number;
   lazyConnect: boolean;
+  /** Each node's circuit breaker (see LockClientOptions.circuitBreaker), or false: off. */
+  circuitBreaker: { failures: number; resetAfterMs: number } | false;
   replicaAck: ReplicaAck | undefined;
   handoverTurnMs: number;
   /** False: no metrics; else recorded if a meter provider is there at connect time. */
@@ -107,6 +111,7 @@ export function resolveLockClientOptions(input: LockClientOptions, extraKeys: re
     ),
     operationTimeoutMs,
     lazyConnect: options.lazyConnect ?? false,
+    circuitBreaker: resolveCircuitBreaker(options.circuitBreaker),
     handoverTurnMs: configDuration(options.handoverTurn, 'handoverTurn', undefined, undefined, DEFAULT_HANDOVER_TURN_MS, 0),
     metrics: resolveMetricsOptions(options.metrics),
     instanceName: resolveInstanceName(options.instanceName, env),
@@ -151,6 +156,23 @@ function resolveClientId(value: unknown): string {
     );
   }
   return value;
+}
+
+/** The circuit breaker's settings: the option's, with defaults for what it leaves out; false: off. */
+function resolveCircuitBreaker(value: unknown): { failures: number; resetAfterMs: number } | false {
+  if (value === false) return false;
+  if (value === undefined) return { failures: DEFAULT_CIRCUIT_FAILURES, resetAfterMs: DEFAULT_CIRCUIT_RESET_AFTER_MS };
+  if (!isPlainObject(value)) {
+    throw new InvalidLockConfigError('circuitBreaker', `expected { failures, resetAfter } or false, got ${describe(value)}.`);
+  }
+  const unknown = Object.keys(value).filter((key) => key !== 'failures' && key !== 'resetAfter');
+  if (unknown.length > 0) throw new InvalidLockConfigError('circuitBreaker', `has no option ${unknown.join(', ')}; its options are failures and resetAfter.`);
+  const { failures = DEFAULT_CIRCUIT_FAILURES } = value as { failures?: unknown };
+  if (typeof failures !== 'number' || !Number.isInteger(failures) || failures < 1) {
+    throw new InvalidLockConfigError('circuitBreaker.failures', `expected a whole number of failures, at least 1, got ${describe(failures)}.`);
+  }
+  const resetAfterMs = configDuration(value.resetAfter, 'circuitBreaker.resetAfter', undefined, undefined, DEFAULT_CIRCUIT_RESET_AFTER_MS, 1);
+  return { failures, resetAfterMs };
 }
 
 /** Whether every script's keys must share one slot: the option, else DISTRIBUTED_LOCK_ONE_SLOT_PER_SCRIPT, else false. */

@@ -4,6 +4,7 @@ import { LockConnectionError } from '../errors/lock-connection.error.js';
 import type { LockEvents } from '../events/lock-events.js';
 import { combineSubscriberPorts, createSubscriberPort, type SubscriberPort } from './subscriber-port.js';
 import type { RedisMode } from '../config/connection-config.js';
+import type { CircuitChange } from './circuit-breaker.js';
 import type { ConnectionStrategy } from './connection-strategy.js';
 import { ConnectionRevival } from './connection-revival.js';
 import { createConnectionStrategy } from './create-connection-strategy.js';
@@ -44,9 +45,11 @@ export class LockConnections {
   /** Connects again what the client library gave up by itself, from start-up until close. */
   private readonly revival: ConnectionRevival;
   private readonly clock: Clock;
+  private readonly events: LockEvents;
 
   constructor(resolved: ResolvedLockClientOptions, events: LockEvents) {
     this.clock = resolved.clock;
+    this.events = events;
     this.revival = new ConnectionRevival(resolved.clock);
     const strategy = resolved.connection && createConnectionStrategy(resolved.connection);
     let mayShard: boolean;
@@ -90,8 +93,11 @@ export class LockConnections {
    * Where lock state lives, one LockNode per node; their scripts wait for the pub/sub choice, refuse to
    * run later than `timeoutMs` after they were sent (the operation timeout, see NodeClock), and travel in
    * `batch` when several are issued in one turn (group commit), one batch per slot with `oneSlotPerScript`.
+   * Each node has its own circuit breaker (`circuitBreaker`, whose changes are `circuit` events), except
+   * a cluster client's: one connection object serves every shard there, and one master down must not
+   * refuse the calls of the others.
    */
-  lockNodes(timeoutMs: number, batch: ScriptBatch, oneSlotPerScript = false): LockNode[] {
+  lockNodes(timeoutMs: number, batch: ScriptBatch, oneSlotPerScript = false, circuitBreaker: ResolvedLockClientOptions['circuitBreaker'] = false): LockNode[] {
     return this.nodes.map(
       (node) =>
         new LockNode(node.command, {
@@ -101,6 +107,9 @@ export class LockConnections {
           before: () => this.pubsub.pending(),
           oneSlotPerScript: oneSlotPerScript || node.command.isCluster,
           clock: this.clock,
+          ...(circuitBreaker && !node.command.isCluster
+            ? { circuitBreaker, circuitChanged: (change: CircuitChange) => this.events.emit('circuit', { node: node.target, ...change }) }
+            : {}),
         }),
     );
   }

@@ -3,6 +3,8 @@ import { LATE_REPLY, NOT_AFTER, type AnyLockScript, type LockScript, type Script
 import type { ScriptBatch } from '../scripts/script-batch.js';
 import type { Clock } from '../util/clock.js';
 import { hashedPart } from '../util/key-slot.js';
+import { OperationDeadlines } from '../util/operation-deadlines.js';
+import { CircuitBreaker, type CircuitBreakerSettings, type CircuitChange } from './circuit-breaker.js';
 import { NodeClock } from './node-clock.js';
 
 /** Thrown when a guarded script was not run because its caller can no longer be waiting for it (see NodeClock). */
@@ -37,6 +39,10 @@ export interface LockNodeOptions {
    */
   readonly oneSlotPerScript?: boolean;
   readonly clock: Clock;
+  /** Refuse calls at once after failures in a row, until a probe gets a reply (see CircuitBreaker); none: every call is sent. */
+  readonly circuitBreaker?: CircuitBreakerSettings;
+  /** Told of each change of the circuit's state. */
+  readonly circuitChanged?: (change: CircuitChange) => void;
 }
 
 /** A script call waiting for the end of the turn (see LockNode.run). */
@@ -78,6 +84,10 @@ export class LockNode {
   private readonly oneSlotPerScript: boolean;
   /** This process's clock. */
   private readonly localClock: Clock;
+  /** Refuses calls while this node fails (undefined: turned off). */
+  readonly breaker: CircuitBreaker | undefined;
+  /** The operation timeout of each call sent, for the breaker: no reply by then is a failure. */
+  private readonly replyDeadlines: OperationDeadlines | undefined;
 
   constructor(redis: RedisPort, options: LockNodeOptions) {
     this.redis = redis;
@@ -88,6 +98,17 @@ export class LockNode {
     this.oneSlotPerScript = options.oneSlotPerScript ?? redis.isCluster;
     this.localClock = options.clock;
     this.clock = new NodeClock(() => redis.time(), options.clock);
+    if (options.circuitBreaker) {
+      const changed = options.circuitChanged ?? (() => undefined);
+      this.breaker = new CircuitBreaker(options.circuitBreaker, options.clock, options.target, () => redis.ping(), options.timeoutMs, changed);
+      this.replyDeadlines = new OperationDeadlines(options.timeoutMs, options.clock);
+    }
+  }
+
+  /** Stops the breaker's timers (the client is closing). */
+  stop(): void {
+    this.breaker?.stop();
+    this.replyDeadlines?.stop();
   }
 
   /**
@@ -111,11 +132,21 @@ export class LockNode {
    * A guarded script gets its deadline from the time of this call, and the first ones wait for the
    * server's clock to be read; one whose wait before sending outlasted the operation timeout is not sent
    * at all (LateOperation): its caller has given up on it.
+   *
+   * While the node's circuit breaker is open, a call is refused at once (CommandNotSentError: not
+   * sent, so not run), except a renewal (`script.renewal`): refused, it could lose a lease that Redis,
+   * back meanwhile, would have renewed, so it is sent and waits for its reply as without a breaker.
    */
   run<A, R, Raw>(script: LockScript<A, R, Raw>, args: A): Promise<R> {
+    if (this.breaker && !this.breaker.admits && !script.renewal) return Promise.reject(this.breaker.refusal(script.name));
     const calledAt = this.localClock.now();
     const waiting = this.before?.() ?? (script.guarded && !this.clock.known && !script.clockFree?.(args) ? this.clock.sample() : undefined);
     if (!waiting) return this.submit(script, args, calledAt);
+    // For the breaker, a call that waits for the node (its clock's TIME: one sample serves every waiting
+    // call) counts as sent: no progress within the operation timeout is a failure, so an outage that
+    // starts with the clock unknown (a new connection) still opens the circuit.
+    const watched = this.watchReply();
+    if (watched) void waiting.then(() => watched('cancel'));
     return waiting.then(async () => {
       if (script.guarded && !this.clock.known) await this.clock.sample();
       if (script.guarded && this.localClock.now() - calledAt >= this.timeoutMs)
@@ -170,13 +201,16 @@ export class LockNode {
   private sendAlone(call: QueuedCall): void {
     const { script, keys, argv } = call;
     this.inFlight += 1;
+    const replied = this.watchReply();
     this.redis.runScript(script, keys, argv).then(
       (raw) => {
         this.inFlight -= 1;
+        replied?.(undefined);
         call.resolve(script.parse(raw));
       },
       (error: unknown) => {
         this.inFlight -= 1;
+        replied?.(error);
         call.reject(this.late(error));
       },
     );
@@ -186,9 +220,11 @@ export class LockNode {
     const batch = this.batch!;
     const { keys, argv } = batch.argsOf(calls);
     this.inFlight += 1;
+    const replied = this.watchReply(calls.length);
     this.redis.runScript(batch, keys, argv).then(
       (raws) => {
         this.inFlight -= 1;
+        replied?.(undefined);
         const replies = raws as unknown[];
         calls.forEach((call, i) => {
           const raw = replies[i];
@@ -198,9 +234,36 @@ export class LockNode {
       },
       (error: unknown) => {
         this.inFlight -= 1;
+        replied?.(error);
         for (const call of calls) call.reject(error);
       },
     );
+  }
+
+  /**
+   * For the breaker: watches one command sent (`calls` calls: a batch carries several, and each of
+   * them fails with it), which fails if no reply comes within the operation timeout
+   * (one shared deadline timer, see OperationDeadlines). Returns what to call with the call's outcome
+   * (undefined: a reply; 'cancel': none to count; else its error: an error reply still counts as a
+   * reply, the node answered).
+   * A reply after the deadline changes nothing: the failure was counted.
+   */
+  private watchReply(calls = 1): ((error: unknown) => void) | undefined {
+    const { breaker, replyDeadlines } = this;
+    if (!breaker || !replyDeadlines) return undefined;
+    const ticket = breaker.sent();
+    let expired = false;
+    const entry = replyDeadlines.track(() => {
+      expired = true;
+      breaker.failed(ticket, new Error(`no reply within ${this.timeoutMs} ms`), calls);
+    });
+    return (error) => {
+      if (expired) return;
+      replyDeadlines.done(entry);
+      if (error === 'cancel') return;
+      if (error === undefined || this.redis.isReplyError(error)) breaker.succeeded(ticket);
+      else breaker.failed(ticket, error instanceof Error ? error : new Error(String(error)), calls);
+    };
   }
 
   /** A guarded script's refusal (`DLOCK_LATE <server ms>`) teaches the clock and becomes LateOperation; other errors pass. */

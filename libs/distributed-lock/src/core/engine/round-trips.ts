@@ -1,4 +1,6 @@
+import { circuitRefusal } from '../connection/not-executed.js';
 import { LockBackendError } from '../errors/lock-backend.error.js';
+import { LockCircuitOpenError } from '../errors/lock-circuit-open.error.js';
 import type { Clock } from '../util/clock.js';
 import { OperationDeadlines } from '../util/operation-deadlines.js';
 
@@ -56,8 +58,10 @@ export class RoundTrips {
     return error instanceof Error ? error : new Error(String(error));
   }
 
-  /** The LockBackendError of a failed `operation` on lock `name`. */
+  /** The LockBackendError of a failed `operation` on lock `name` (LockCircuitOpenError when a circuit breaker refused it). */
   failure(operation: string, name: string, error: unknown): LockBackendError {
+    const refused = circuitRefusal(error);
+    if (refused) return new LockCircuitOpenError(operation, name, refused.circuit!.node, refused.circuit!.retryAfterMs, refused);
     return new LockBackendError(operation, name, this.cause(error));
   }
 

@@ -4,6 +4,7 @@ export * from './invalid-lock-config.error.js';
 export * from './lock-acquire-aborted.error.js';
 export * from './lock-acquire-timeout.error.js';
 export * from './lock-backend.error.js';
+export * from './lock-circuit-open.error.js';
 export * from './lock-client-closed.error.js';
 export * from './lock-connection.error.js';
 export * from './lock-name-template.error.js';

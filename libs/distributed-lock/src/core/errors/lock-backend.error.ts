@@ -1,6 +1,6 @@
 import { DistributedLockError } from './distributed-lock.error.js';
 
-type BackendErrorCode = 'LOCK_BACKEND_ERROR' | 'LOCK_QUORUM_FAILED' | 'LOCK_REPLICA_ACK_FAILED';
+type BackendErrorCode = 'LOCK_BACKEND_ERROR' | 'LOCK_QUORUM_FAILED' | 'LOCK_REPLICA_ACK_FAILED' | 'LOCK_CIRCUIT_OPEN';
 
 /**
  * A Redis command of a lock operation failed (connection lost, failover in progress, timeout).

@@ -68,6 +68,21 @@ export interface LockBackgroundErrorEvent {
 }
 
 /**
+ * A Redis node's circuit breaker changed state (see LockClientOptions.circuitBreaker): `open` after
+ * `failures` calls in a row got no reply (calls to the node are refused at once from then on),
+ * `half-open` while one probe asks the node, `closed` once it answers (calls are sent again).
+ */
+export interface LockCircuitEvent {
+  /** The node (host:port, or the client given; no credentials), as in LockClient.target. */
+  node: string;
+  state: 'closed' | 'open' | 'half-open';
+  /** Failures in a row when it opened. */
+  failures: number;
+  /** What opened it, or why the probe failed. */
+  error?: Error;
+}
+
+/**
  * Events of a lock client. None carries an owner id (what releases a lock); acquired, released and
  * lost carry the fencing token, which proves nothing to Redis and is what a fenced write needs.
  */
@@ -89,6 +104,8 @@ export interface LockEventMap {
    * with lazyConnect at the first lock call.
    */
   pubsub: [PubSubChoice];
+  /** A node's circuit breaker opened, went half-open (a probe), or closed (see LockCircuitEvent). */
+  circuit: [LockCircuitEvent];
 }
 
 export class LockEvents extends EventEmitter<LockEventMap> {}

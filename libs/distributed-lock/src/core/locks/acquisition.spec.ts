@@ -6,6 +6,8 @@ import type { RenewResult } from '../engine/lease-resource.js';
 import type { HoldTerms, LockRuntime } from '../engine/lock-runtime.js';
 import { RoundTrips } from '../engine/round-trips.js';
 import { LockBackendError } from '../errors/lock-backend.error.js';
+import { LockCircuitOpenError } from '../errors/lock-circuit-open.error.js';
+import { CommandNotSentError } from '../redis/command-not-sent.js';
 import { LockEvents } from '../events/lock-events.js';
 import type { ReleaseReply } from '../scripts/lock-script.js';
 import { systemClock } from '../util/clock.js';
@@ -277,6 +279,30 @@ describe('Acquisition', () => {
     kind.replies.push(new Error('connection reset'));
     await expect(new Acquisition(kind, runtime, owner, request(0)).run()).rejects.toBeInstanceOf(LockBackendError);
     expect(releasedFor).toEqual(['me:1']);
+    stop();
+  });
+
+  it('an attempt refused before it was sent (an open circuit breaker) was not run: nothing to release in the owner’s name', async () => {
+    const { runtime, releasedFor, stop } = fakeRuntime();
+    const kind = new ScriptedKind();
+    kind.replies.push(new CommandNotSentError('the circuit breaker of 127.0.0.1:6379 is open', undefined, { node: '127.0.0.1:6379', retryAfterMs: 800 }));
+    const failure = new Acquisition(kind, runtime, owner, request(0)).run();
+    await expect(failure).rejects.toBeInstanceOf(LockCircuitOpenError);
+    await expect(failure).rejects.toMatchObject({ code: 'LOCK_CIRCUIT_OPEN', node: '127.0.0.1:6379', retryAfterMs: 800 });
+    expect(releasedFor).toEqual([]);
+    stop();
+  });
+
+  it('a waiting caller keeps waiting through refusals, backing off between attempts, and gets the refusal at its deadline', async () => {
+    const { runtime, releasedFor, stop } = fakeRuntime();
+    const kind = new ScriptedKind();
+    const refusal = () => new CommandNotSentError('open', undefined, { node: 'n', retryAfterMs: 0 });
+    for (let i = 0; i < 50; i++) kind.replies.push(refusal());
+    await expect(new Acquisition(kind, runtime, owner, request(300)).run()).rejects.toBeInstanceOf(LockCircuitOpenError);
+    // Back-off of 50, 100, 200 ms between attempts: a handful in 300 ms, not a spin.
+    expect(kind.attempts.length).toBeGreaterThanOrEqual(2);
+    expect(kind.attempts.length).toBeLessThanOrEqual(5);
+    expect(releasedFor).toEqual([]);
     stop();
   });
 });

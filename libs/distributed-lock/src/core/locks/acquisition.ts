@@ -1,4 +1,5 @@
 import type { ReplicaAck } from '../config/replica-ack.js';
+import { notExecuted } from '../connection/not-executed.js';
 import { registryKey, type RegistryKey } from '../engine/held-locks.js';
 import type { LockRuntime, Owner } from '../engine/lock-runtime.js';
 import { AbandonedOperation } from '../engine/round-trips.js';
@@ -128,7 +129,7 @@ export class Acquisition {
     try {
       first = await this.attemptOnce();
     } catch (error) {
-      if (error instanceof LockBackendError) this.uncertain = true;
+      if (error instanceof LockBackendError && !notExecuted(error)) this.uncertain = true;
       // A caller willing to wait waits through a Redis hiccup too; one that is not gets the error.
       if (!(error instanceof LockBackendError) || !this.willWait) throw error;
       firstError = error;
@@ -193,7 +194,7 @@ export class Acquisition {
           } catch (error) {
             if (!(error instanceof LockBackendError)) throw error;
             lastError = error; // Redis hiccup (restart, failover): keep waiting, retry with back-off.
-            this.uncertain = true;
+            if (!notExecuted(error)) this.uncertain = true; // a call that was not run granted nothing
             failingSince ??= this.clock.now();
             if (this.clock.now() - failingSince >= failureBudget) throw error;
           }

@@ -1,6 +1,7 @@
 import type {
   LockAcquiredEvent,
   LockBackgroundErrorEvent,
+  LockCircuitEvent,
   LockEventMap,
   LockEvents,
   LockFailedEvent,
@@ -31,6 +32,8 @@ export interface LockMetricsSource {
   waiting(): number;
   /** Locks this process holds right now, by kind. */
   heldByKind(): ReadonlyMap<LockKind, number>;
+  /** Each Redis node's circuit breaker right now (none when turned off). */
+  circuits?(): readonly { node: string; state: LockCircuitEvent['state'] }[];
 }
 
 /** Seconds; from a millisecond to a minute, the range of lock waits and holds. */
@@ -55,6 +58,8 @@ const LABEL_MEMO_SIZE = 1024;
  * Attributes: `lock.kind`; `lock.outcome` (`acquired`, `timeout`, `aborted`, `error`; renewals
  * `renewed`, `failed`); `lock.hold.end` (`released`, `lost`); `lock.lost.reason`;
  * `lock.handover.to` (`local`, `process`); and `lock.name` only through the `metricName` option.
+ * The circuit breaker's instruments carry `redis.node` (where: host:port or the client given) and
+ * `circuit.state` (`open`, `half-open`, `closed`).
  */
 export class LockMetrics {
   private readonly waitDuration: HistogramLike;
@@ -66,6 +71,8 @@ export class LockMetrics {
   private readonly renewalDuration: HistogramLike;
   private readonly waiters: ObservableGaugeLike;
   private readonly held: ObservableGaugeLike;
+  private readonly circuitChanges: CounterLike;
+  private readonly circuitsOpen: ObservableGaugeLike;
   private readonly labels = new Map<string, string | undefined>();
   private readonly unsubscribe: (() => void)[] = [];
 
@@ -103,8 +110,16 @@ export class LockMetrics {
     );
     this.waiters = meter.createObservableGauge('distributed_lock.waiters', { description: 'Callers of this process waiting for a lock right now.' });
     this.held = meter.createObservableGauge('distributed_lock.held', { description: 'Locks held by this process right now, by kind.' });
+    this.circuitChanges = meter.createCounter('distributed_lock.circuit.changes', {
+      description: "Changes of a Redis node's circuit breaker, by the state entered (open: calls refused at once; half-open: a probe; closed).",
+    });
+    this.circuitsOpen = meter.createObservableGauge('distributed_lock.circuit.open', {
+      description: "1 while a Redis node's circuit breaker refuses calls (open or half-open), else 0; per node.",
+    });
     this.waiters.addCallback(this.observeWaiters);
     this.held.addCallback(this.observeHeld);
+    this.circuitsOpen.addCallback(this.observeCircuits);
+    this.listen('circuit', (event: LockCircuitEvent) => this.circuitChanges.add(1, { 'redis.node': event.node, 'circuit.state': event.state }));
     this.listen('acquired', (event: LockAcquiredEvent) => {
       if (event.reentrant) return;
       const attributes = this.attributes(event, { 'lock.outcome': 'acquired' });
@@ -140,7 +155,12 @@ export class LockMetrics {
     for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
     this.waiters.removeCallback(this.observeWaiters);
     this.held.removeCallback(this.observeHeld);
+    this.circuitsOpen.removeCallback(this.observeCircuits);
   }
+
+  private readonly observeCircuits = (result: ObservableResultLike): void => {
+    for (const { node, state } of this.source.circuits?.() ?? []) result.observe(state === 'closed' ? 0 : 1, { 'redis.node': node });
+  };
 
   private readonly observeWaiters = (result: ObservableResultLike): void => result.observe(this.source.waiting());
 

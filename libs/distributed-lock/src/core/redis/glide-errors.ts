@@ -1,16 +1,7 @@
+import { CommandNotSentError } from './command-not-sent.js';
 import { isErrorClass } from './reply-errors.js';
 
-/**
- * The client refused a command before sending it, so it did not run on the server: GLIDE's circuit
- * breaker is open (`CircuitBreakerError`, which rejects requests before they reach its core), or the
- * GLIDE client was closed already. Unlike a timeout or a lost connection, whose command may have run.
- */
-export class CommandNotSentError extends Error {
-  constructor(reason: string, cause: unknown) {
-    super(`not sent, so not run: ${reason}`, { cause });
-    this.name = 'CommandNotSentError';
-  }
-}
+export { CommandNotSentError };
 
 /**
  * GLIDE's errors, told apart by class (the library does not import GLIDE): `RequestError` is the
@@ -49,7 +40,7 @@ export function isGlideNoScript(error: unknown): boolean {
  */
 export function fromGlide(error: unknown): unknown {
   const failure = glideFailure(error);
-  if (failure === 'circuit-open') return new CommandNotSentError("GLIDE's circuit breaker is open", error);
+  if (failure === 'circuit-open') return new CommandNotSentError("GLIDE's circuit breaker is open", error, {});
   if (failure === 'closed' && (error as Error).message.startsWith('Unable to execute requests')) {
     return new CommandNotSentError('the GLIDE client is closed', error);
   }

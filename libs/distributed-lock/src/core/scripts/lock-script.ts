@@ -39,6 +39,11 @@ export interface LockScript<A, R, Raw = unknown> {
    * call skips the guard's reading of the server's clock.
    */
   readonly clockFree?: (args: A) => boolean;
+  /**
+   * A lease renewal: sent even while its node's circuit breaker is open (see LockNode.run), so that
+   * the breaker never loses a lease that an answering Redis would have renewed.
+   */
+  readonly renewal?: boolean;
   /** The script's reply as its callers read it (a typed outcome, never a bare -1/-2/-3 to decode). */
   parse(raw: Raw): R;
   /** Type only: what the script replies. */
@@ -83,6 +88,8 @@ export function defineLockScript<A, R, Raw = R>(definition: {
   argv: (args: A) => ScriptArgument[];
   guarded?: boolean;
   clockFree?: (args: A) => boolean;
+  /** A lease renewal (see LockScript.renewal). */
+  renewal?: boolean;
   /** Turns the raw reply into what callers read; without it the reply is passed as it is. */
   parse?: (raw: Raw) => R;
 }): LockScript<A, R, Raw> {
@@ -93,7 +100,8 @@ export function defineLockScript<A, R, Raw = R>(definition: {
   const [clock, rest] = guarded ? [helpers[0]!.lua, helpers.slice(1)] : ['', helpers];
   const lua = `${clock}${guarded ? GUARD_LUA : ''}${rest.map((helper) => helper.lua).join('')}${body}`;
   const parse = definition.parse ?? ((raw: Raw) => raw as unknown as R);
-  const script = { name: definition.name, keys: definition.keys, argv: definition.argv, lua, body, helpers, guarded, parse, sha: sha1(lua) };
+  const renewal = definition.renewal === true;
+  const script = { name: definition.name, keys: definition.keys, argv: definition.argv, lua, body, helpers, guarded, renewal, parse, sha: sha1(lua) };
   nameScript(script.sha, script.name); // for the in-memory store's strict-keys errors
   return definition.clockFree ? { ...script, clockFree: definition.clockFree } : script;
 }

@@ -9,6 +9,7 @@ export interface ExclusiveRenewArgs {
 /** Watchdog renewal: lengthens the lease if the owner still holds the lock. Replies 1 when renewed, 0 when gone or someone else's. */
 export const exclusiveRenew = defineLockScript<ExclusiveRenewArgs, boolean, number>({
   name: 'dlockExclusiveRenew',
+  renewal: true,
   parse: parseFlag,
   keys: (a) => [a.lock],
   argv: (a) => [a.owner, a.leaseMs],

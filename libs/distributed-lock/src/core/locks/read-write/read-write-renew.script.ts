@@ -10,6 +10,7 @@ export interface ReadWriteRenewArgs extends ReadWriteKeys {
 export const readRenew = defineLockScript<ReadWriteRenewArgs, boolean, number>({
   parse: parseFlag,
   name: 'dlockReadRenew',
+  renewal: true,
   keys: (a) => [a.hash, a.readers],
   argv: (a) => [a.owner, a.leaseMs],
   helpers: [READ_WRITE_LUA],
@@ -34,6 +35,7 @@ return 1
 export const writeRenew = defineLockScript<ReadWriteRenewArgs, boolean, number>({
   parse: parseFlag,
   name: 'dlockWriteRenew',
+  renewal: true,
   keys: (a) => [a.hash, a.readers],
   argv: (a) => [a.owner, a.leaseMs],
   helpers: [READ_WRITE_LUA],

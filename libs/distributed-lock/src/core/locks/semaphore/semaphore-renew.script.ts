@@ -16,6 +16,7 @@ export interface SemaphoreRenewArgs extends SemaphoreScriptArgs {
 export const semaphoreRenew = defineLockScript<SemaphoreRenewArgs, boolean, number>({
   parse: parseFlag,
   name: 'dlockSemaphoreRenew',
+  renewal: true,
   keys: semaphoreKeyList,
   argv: (a) => [a.owner, a.leaseMs, a.publish],
   helpers: [SEMAPHORE_LUA],
