@@ -12,7 +12,7 @@ import type { ChannelMessages } from '../waiting/line-event.js';
 import type { Duration } from '../util/duration.js';
 import { lockRequest, tryLockRequest, type AcquireRequest, type LockOptions, type TryLockOptions } from './acquire-options.js';
 import { Acquisition, type AcquireOutcome } from './acquisition.js';
-import type { AttemptArgs, AttemptResult, LockKindContract } from './lock-kind.js';
+import type { AttemptArgs, AttemptResult } from './lock-kind.js';
 import type { LockProtocol } from './lock-protocol.js';
 import type { LockRuntime } from '../engine/lock-runtime.js';
 import { withLockOn } from './with-lock.js';
@@ -21,8 +21,10 @@ import { withLockOn } from './with-lock.js';
  * A lock object: Redisson's RLock API (lock, tryLock, unlock, withLock, isLocked, getHoldCount,
  * remainTimeToLive, forceUnlock) over one lock kind. A kind supplies its scripts (attempt, renew,
  * release) and its traits (LockKindContract); an Acquisition does the waiting, the engine the leases.
+ * It is a LockKindContract without saying `implements`: the contract is internal, and a heritage clause
+ * would name it in the public declarations (`acquire` checks the fit where it hands itself over).
  */
-export abstract class BaseLock implements LockKindContract {
+export abstract class BaseLock {
   /** A lock's kind (a semaphore is not a BaseLock: see Semaphore). */
   abstract readonly kind: Exclude<LockKind, 'semaphore'>;
   /** The lock's key: `<prefix>{name}` plus the kind's variant suffix. */
@@ -42,8 +44,9 @@ export abstract class BaseLock implements LockKindContract {
     return undefined;
   }
 
-  /** `protocol`: the kind's (its key variant, so that kinds under one name never meet, and its messages' codec). */
+  /** @internal `protocol`: the kind's (its key variant, so that kinds under one name never meet, and its messages' codec). */
   protected constructor(
+    /** @internal */
     protected readonly runtime: LockRuntime,
     readonly name: string,
     protocol: Pick<LockProtocol, 'variant' | 'messages'>,
