@@ -29,6 +29,8 @@ const MAIN_ENTRY: Record<string, string[]> = {
     'RedisCompatibleClient',
     'NodeRedisCompatibleClient',
     'GlideClientSettings',
+    'GlideCommandClient',
+    'LockClientRedis',
   ],
   // Decorators and the types of their options and callbacks; the interceptor is subclassed to scope names and change answers.
   decorators: [
@@ -169,7 +171,7 @@ describe('the public API (built declarations)', () => {
     const listed = Object.values(MAIN_ENTRY).flat().sort();
     expect(new Set(listed).size).toBe(listed.length);
     expect(exportsOf(join(LIBRARY, 'dist/index.d.ts'))).toEqual(listed);
-    expect(listed).toHaveLength(124);
+    expect(listed).toHaveLength(126);
   });
 
   it('the testing and board entry points', () => {

@@ -1,5 +1,5 @@
 import type { LockClientOptions } from './config/lock-client-options.js';
-import type { RedisClient } from './config/redis-client.js';
+import type { LockClientRedis } from './config/redis-client.js';
 import type { PubSubChoice } from './events/pubsub-choice.js';
 import { getLockContext, runInNewLockContext } from './context/lock-context.js';
 import type { LockEvents } from './events/lock-events.js';
@@ -110,9 +110,13 @@ export class LockClient {
     return this.parts.stats();
   }
 
-  /** The ioredis client lock scripts run on (RedLock: the first node), for your own data; a node-redis client you passed is returned as is. */
-  get redis(): RedisClient {
-    return this.engine.redis.native as RedisClient;
+  /**
+   * The client lock scripts run on (RedLock: the first node's), as it is, for your own data: an ioredis
+   * `Redis` or `Cluster`, your node-redis client, the GLIDE client the library created... (see
+   * LockClientRedis). Narrow it to the client you configured: `locks.redis as Redis`.
+   */
+  get redis(): LockClientRedis {
+    return this.engine.redis.native as LockClientRedis;
   }
 
   /**
