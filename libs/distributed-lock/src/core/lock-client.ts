@@ -169,12 +169,20 @@ export class LockClient {
     return createMultiLock(this.engine, locks, (name) => this.getLock(name));
   }
 
-  /** Acquires `name`, waiting as long as it takes (or up to `waitTime`, then LockAcquireTimeoutError). */
+  /**
+   * Acquires `name`, waiting as long as it takes (or up to `waitTime`, then LockAcquireTimeoutError).
+   * A duration given alone is the lease (Redisson's `lock(leaseTime)`): `lock(name, '5s')` holds it at
+   * most 5 s, without the watchdog. To bound the wait, say so: `lock(name, { waitTime: '5s' })`.
+   */
   async lock(name: string, leaseTimeOrOptions?: Duration | LockOptions): Promise<LockHandle> {
     return this.getLock(name).lock(leaseTimeOrOptions);
   }
 
-  /** Acquires `name` within `waitTime` (default: no wait), or resolves false. */
+  /**
+   * Acquires `name` within `waitTime` (default: no wait), or resolves false. A duration given alone is
+   * the wait (Redisson's `tryLock(waitTime, leaseTime)`): `tryLock(name, '5s')` waits up to 5 s and holds
+   * the lock with the watchdog; the lease comes second, or as `{ leaseTime }`.
+   */
   async tryLock(name: string, waitTimeOrOptions?: Duration | TryLockOptions, leaseTime?: Duration): Promise<LockHandle | false> {
     return this.getLock(name).tryLock(waitTimeOrOptions, leaseTime);
   }

@@ -95,7 +95,8 @@ export abstract class BaseLock {
 
   /**
    * Acquires, waiting as long as it takes (Redisson `lock()`); with `waitTime`, throws
-   * LockAcquireTimeoutError when the wait is over.
+   * LockAcquireTimeoutError when the wait is over. A duration given alone is the lease (Redisson's
+   * `lock(leaseTime)`, no watchdog); the wait is bounded only by `{ waitTime }`.
    */
   async lock(leaseTimeOrOptions?: Duration | LockOptions): Promise<LockHandle> {
     const request = lockRequest(leaseTimeOrOptions);
@@ -104,7 +105,10 @@ export abstract class BaseLock {
     return outcome;
   }
 
-  /** Acquires if possible within `waitTime` (default: no wait); resolves false otherwise. */
+  /**
+   * Acquires if possible within `waitTime` (default: no wait); resolves false otherwise. A duration given
+   * alone is the wait (Redisson's `tryLock(waitTime, leaseTime)`); the lease comes second, or as `{ leaseTime }`.
+   */
   async tryLock(waitTimeOrOptions?: Duration | TryLockOptions, leaseTime?: Duration): Promise<LockHandle | false> {
     const request = tryLockRequest(waitTimeOrOptions, leaseTime);
     const outcome = await this.acquire(this.runtime.currentOwner(), request);
