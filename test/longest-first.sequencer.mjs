@@ -8,6 +8,7 @@ import Sequencer from '@jest/test-sequencer';
  */
 const SECONDS = {
   'test/package/nest-apps.e2e-spec.ts': 200,
+  'test/package/strict-types.e2e-spec.ts': 180,
   'test/conformance/cluster.e2e-spec.ts': 74,
   'test/docs/site.e2e-spec.ts': 60,
   'test/package/pack.e2e-spec.ts': 57,

@@ -88,7 +88,7 @@ describe('the lock board with 10,000 held locks and 1,000 waiters', () => {
     // Every connection open now is the test's (holder, waiter): what comes from others is the board's.
     admin = redis.server().client();
     const tests = await connectedAddresses(admin);
-    ({ app } = await startBoardApp('express', { host: redis.server().host, port: redis.server().port }, { refreshIntervalMs: 250 }));
+    ({ app } = await startBoardApp('express', { host: redis.server().host, port: redis.server().port }, { refreshInterval: 250 }));
     const url = await app.getUrl();
     await admin.config('SET', 'slowlog-log-slower-than', '10000');
     await admin.call('SLOWLOG', 'RESET');

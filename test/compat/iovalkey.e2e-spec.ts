@@ -2,6 +2,7 @@ import { Cluster as ValkeyCluster, Redis as Valkey } from 'iovalkey';
 import { LockClient } from 'nestjs-distributed-lock';
 import { RedisServer, startCluster, type Topology } from 'redis-topology';
 import { nextEvent } from '../harness/wait.js';
+import type { Redis } from 'ioredis';
 
 /**
  * iovalkey, the Valkey project's fork of ioredis, as the `client` option: a user's own connection
@@ -68,7 +69,7 @@ describe('an iovalkey client given as `client`', () => {
     expect(await a.isLocked('valkey:stock')).toBe(false);
 
     await a.close();
-    expect(a.redis.status).toBe('ready'); // the user's connection is left open
+    expect((a.redis as Redis).status).toBe('ready'); // the user's connection is left open
     // ... with no listener of ours left on it (a service that opens and closes lock clients on one
     // connection would otherwise pile them up).
     expect(ours()).toEqual(listenersBefore);

@@ -99,6 +99,7 @@ describe('a node-redis client given as `client`', () => {
   it('a fenced resource on the node-redis client refuses a stale token', async () => {
     const native = await connected();
     const locks = await lockClient(native);
+    expect(locks.redis).toBe(native); // as passed
     const stock = FencedResource.forLock(locks.redis, 'nr:fenced', { prefix: 'nr-data:' });
     const first = await locks.lock('nr:fenced', '200ms');
     await new Promise((resolve) => setTimeout(resolve, 300)); // the lease runs out

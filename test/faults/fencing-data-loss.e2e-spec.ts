@@ -111,7 +111,7 @@ describe('fencing tokens survive data loss of the lock Redis', () => {
       expect(restartedAt1).toBe(1);
       expect((await counter.read(restartedAt1)).accepted).toBe(false);
 
-      await waitUntil(async () => (await client.redis.ping()) === 'PONG', 'the client to reconnect');
+      await waitUntil(async () => (await (client.redis as Redis).ping()) === 'PONG', 'the client to reconnect');
       await expectAcceptedAtOnce(client, 'loss:single', counter, lastToken, 20);
     } finally {
       await closeClients();

@@ -1,5 +1,6 @@
 import { InvalidLockArgumentError, LockClient } from 'nestjs-distributed-lock';
 import { freePort } from 'redis-topology';
+import type { Redis } from 'ioredis';
 
 describe('bad input is refused before any Redis call', () => {
   let client: LockClient;
@@ -11,7 +12,7 @@ describe('bad input is refused before any Redis call', () => {
     await client.connect();
   });
   afterAll(async () => {
-    expect(client.redis.status).toBe('wait');
+    expect((client.redis as Redis).status).toBe('wait');
     await client.close();
   });
 

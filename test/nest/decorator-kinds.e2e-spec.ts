@@ -6,6 +6,7 @@ import request from 'supertest';
 import { DistributedLock, DistributedLockModule, InvalidLockArgumentError, LockService } from 'nestjs-distributed-lock';
 import { useRedis } from '../harness/use-redis.js';
 import { until } from '../harness/wait.js';
+import type { Redis } from 'ioredis';
 
 /** A gate a handler waits on, opened by the test. */
 let gate: { promise: Promise<void>; open: () => void } = newGate();
@@ -62,7 +63,7 @@ class CatalogController {
   @Post('fair/:id')
   @DistributedLock({ name: 'queue:{params.id}', kind: 'fair' })
   async fair(@Param('id') id: string) {
-    return { fairHeld: (await this.locks.redis.exists(`lock:{queue:${id}}:fair`)) === 1 };
+    return { fairHeld: (await (this.locks.redis as Redis).exists(`lock:{queue:${id}}:fair`)) === 1 };
   }
 
   @Post('transfer')

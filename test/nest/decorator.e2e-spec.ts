@@ -21,6 +21,7 @@ import request from 'supertest';
 import { CurrentLock, DistributedLock, DistributedLockModule, LockService, type LockHandle } from 'nestjs-distributed-lock';
 import { useRedis } from '../harness/use-redis.js';
 import { nextEvent, until } from '../harness/wait.js';
+import type { Redis } from 'ioredis';
 
 /** Handler entries, to prove which handlers ran. */
 const entered: string[] = [];
@@ -141,7 +142,7 @@ class ShopController {
   }
 
   private async increment(key: string) {
-    const redis = this.locks.redis;
+    const redis = this.locks.redis as Redis;
     const value = Number((await redis.get(key)) ?? 0);
     await sleep(2);
     await redis.set(key, value + 1);
@@ -298,8 +299,8 @@ describe('@DistributedLock over HTTP', () => {
     const server = request(app.getHttpServer());
     await Promise.all(Array.from({ length: N }, () => server.post('/counter/unlocked').expect(201)));
     await Promise.all(Array.from({ length: N }, () => server.post('/counter/locked').expect(201)));
-    expect(Number(await locks.redis.get('counter:unlocked'))).toBeLessThan(N);
-    expect(Number(await locks.redis.get('counter:locked'))).toBe(N);
+    expect(Number(await (locks.redis as Redis).get('counter:unlocked'))).toBeLessThan(N);
+    expect(Number(await (locks.redis as Redis).get('counter:locked'))).toBe(N);
   });
 });
 

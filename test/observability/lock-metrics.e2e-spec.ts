@@ -3,6 +3,7 @@ import { MeterProvider, MetricReader, type DataPoint, type Histogram } from '@op
 import type { LockClient } from 'nestjs-distributed-lock';
 import { useRedis } from '../harness/use-redis.js';
 import { nextEvent, until } from '../harness/wait.js';
+import type { Redis } from 'ioredis';
 
 /** An in-test metric reader: collects on demand instead of exporting. */
 class TestReader extends MetricReader {
@@ -44,7 +45,7 @@ describe('OpenTelemetry metrics (an in-test meter provider, real Redis)', () => 
   it('a contended run records waits longer than zero, a local hand-over, the holds, and the gauges while it runs', async () => {
     const client = await connect();
     const first = await client.lock('m:contended');
-    const scripts = async (): Promise<number> => Number(/cmdstat_evalsha:calls=(\d+)/.exec(await client.redis.info('commandstats'))?.[1] ?? 0);
+    const scripts = async (): Promise<number> => Number(/cmdstat_evalsha:calls=(\d+)/.exec(await (client.redis as Redis).info('commandstats'))?.[1] ?? 0);
     const before = await scripts();
     const second = client.runInNewContext(() => client.lock('m:contended', { waitTime: '5s' }));
     // The waiter's two attempts (before and after subscribing) have run: it queues, then sleeps, ready to be handed the lock.
@@ -78,7 +79,8 @@ describe('OpenTelemetry metrics (an in-test meter provider, real Redis)', () => 
     const held = await a.lock('m:elsewhere');
     expect(await b.tryLock('m:elsewhere')).toBe(false); // no wait: no waiting mark either
     const waiting = b.lock('m:elsewhere', { waitTime: '5s' });
-    const marked = async (): Promise<boolean> => Object.keys(await a.redis.hgetall(`${a.keyPrefix}{m:elsewhere}`)).some((field) => field.startsWith('w:'));
+    const marked = async (): Promise<boolean> =>
+      Object.keys(await (a.redis as Redis).hgetall(`${a.keyPrefix}{m:elsewhere}`)).some((field) => field.startsWith('w:'));
     await until(marked, 'b to mark its process as waiting');
     await held.unlock();
     await (await waiting).unlock();

@@ -46,7 +46,7 @@ async function npmInstall(cwd: string, specs: string[] = []): Promise<void> {
 }
 
 /** A directory with just `specs` installed (a CLI, a Node.js binary package). */
-async function installed(name: string, specs: string[]): Promise<string> {
+export async function installed(name: string, specs: string[]): Promise<string> {
   const dir = join(CACHE, name);
   await cached(dir, specs.join(' '), async () => {
     writeFileSync(join(dir, 'package.json'), '{ "private": true }\n');

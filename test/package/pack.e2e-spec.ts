@@ -236,7 +236,6 @@ describe('the packed library, installed like a user installs it', () => {
             noEmit: true,
             experimentalDecorators: true,
             emitDecoratorMetadata: true,
-            skipLibCheck: true,
             types: [],
           },
           files: ['consumer.ts'],
@@ -311,7 +310,8 @@ describe('the packed library, installed like a user installs it', () => {
       '@nestjs/core': NEST_11,
       '@nestjs/platform-express': NEST_11,
     };
-    for (const name of ['ioredis', 'reflect-metadata', 'rxjs']) dependencies[name] = installedVersion(name);
+    // @types/node as every Nest app has it: ioredis' and Nest's own declarations need Node's (skipLibCheck is off).
+    for (const name of ['ioredis', 'reflect-metadata', 'rxjs', '@types/node']) dependencies[name] = installedVersion(name);
     // No "type": "module": a CommonJS app. No --legacy-peer-deps: the install fails if the peer range excludes Nest 11.
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'nest11-consumer', private: true, dependencies }, null, 2));
     writeFileSync(join(app, 'main.ts'), NEST_11_APP_TS);
@@ -326,7 +326,6 @@ describe('the packed library, installed like a user installs it', () => {
           outDir: 'dist',
           experimentalDecorators: true,
           emitDecoratorMetadata: true,
-          skipLibCheck: true,
           types: [],
         },
         files: ['main.ts'],

@@ -5,6 +5,7 @@ import { until } from '../harness/wait.js';
 import type { WorkerMessage, WorkerProcess } from '../harness/worker-process.js';
 import { logged } from './transport-apps.js';
 import { describeTransport, lockErrorBody, readLockError, type Reply, type TransportClient, type TransportUnderTest } from './transport-suite.js';
+import type { Redis } from 'ioredis';
 
 /** A ClientProxy of one app process: request/response (`send`) and fire-and-forget (`emit`). */
 interface TcpClient extends TransportClient {
@@ -54,8 +55,8 @@ describeTransport('a TCP microservice (@MessagePattern, @EventPattern): two app 
     await Promise.all(Array.from({ length: N }, (_, i) => emit(i, 'increment-event-unlocked')));
     await Promise.all(Array.from({ length: N }, (_, i) => emit(i, 'increment-event')));
     await until(() => handled(apps, 'increment-event-unlocked') === N && handled(apps, 'increment-event') === N, 'every event to be handled');
-    expect(Number(await other().redis.get(`${run().run}:counter:event-locked`))).toBe(N);
-    expect(Number(await other().redis.get(`${run().run}:counter:event-unlocked`))).toBeLessThan(N);
+    expect(Number(await (other().redis as Redis).get(`${run().run}:counter:event-locked`))).toBe(N);
+    expect(Number(await (other().redis as Redis).get(`${run().run}:counter:event-unlocked`))).toBeLessThan(N);
   });
 
   it('@EventPattern, busy: the handler does not run, and the service says so at log level (no client hears of it), not as a warning or an error', async () => {

@@ -4,6 +4,7 @@ import { FaultProxy, stopAllFaultProxies } from 'redis-topology';
 import { useRedis } from '../harness/use-redis.js';
 import { stopAllWorkers, type WorkerProcess } from '../harness/worker-process.js';
 import { closeApp, logged, startApp } from './transport-apps.js';
+import type { Redis } from 'ioredis';
 
 /**
  * @nestjs/schedule: two processes of an app with an @Interval job under @ScheduledLock (read, pause
@@ -36,8 +37,8 @@ describe('@nestjs/schedule (@Interval + @ScheduledLock): two app processes, one 
     await apps[0]!.waitFor(() => runs('locked') >= 10 && runs('unlocked') >= 10, 'ten runs of each job', 20_000);
     apps.forEach((app) => app.send('stop-jobs'));
     await Promise.all(apps.map((app) => app.waitForType('jobs-stopped')));
-    expect(Number(await other.redis.get(`${run}:counter:job-locked`))).toBe(runs('locked'));
-    expect(Number(await other.redis.get(`${run}:counter:job-unlocked`))).toBeLessThan(runs('unlocked'));
+    expect(Number(await (other.redis as Redis).get(`${run}:counter:job-locked`))).toBe(runs('locked'));
+    expect(Number(await (other.redis as Redis).get(`${run}:counter:job-unlocked`))).toBeLessThan(runs('unlocked'));
     // Both processes contended for the lock: each ran the job or found it held.
     expect(apps.map((app) => app.messages.some((m) => m.type === 'ran' && m.job === 'locked') || skips(app) > 0)).toEqual([true, true]);
   });
@@ -89,6 +90,6 @@ describe('@nestjs/schedule (@Interval + @ScheduledLock): two app processes, one 
       expect(code).toBe(0);
       expect(logged(app, 'error', /./)).toEqual([]);
     }
-    expect((await other.redis.keys(`*${run}*`)).filter((key) => !key.startsWith(`${run}:counter:`) && !key.endsWith(':fence'))).toEqual([]);
+    expect((await (other.redis as Redis).keys(`*${run}*`)).filter((key) => !key.startsWith(`${run}:counter:`) && !key.endsWith(':fence'))).toEqual([]);
   });
 });

@@ -4,6 +4,7 @@ import { FaultProxy, stopAllFaultProxies } from 'redis-topology';
 import { useRedis } from '../harness/use-redis.js';
 import { stopAllWorkers, type WorkerMessage, type WorkerProcess } from '../harness/worker-process.js';
 import { closeApp, logged, startApp } from './transport-apps.js';
+import type { Redis } from 'ioredis';
 
 /** The handlers every request/response transport's app has (apps/*.app.ts). */
 export type Handler = 'increment' | 'increment-unlocked' | 'busy' | 'crash' | 'lost';
@@ -120,8 +121,8 @@ export function describeTransport(title: string, transport: TransportUnderTest, 
       const locked = await Promise.all(Array.from({ length: N }, (_, i) => call(i, 'increment')));
       expect(locked.map((reply) => transport.read(reply).outcome)).toEqual(Array(N).fill('ok'));
       expect(unlocked.map((reply) => transport.read(reply).outcome)).toEqual(Array(N).fill('ok'));
-      expect(Number(await other.redis.get(`${run().run}:counter:locked`))).toBe(N);
-      expect(Number(await other.redis.get(`${run().run}:counter:unlocked`))).toBeLessThan(N);
+      expect(Number(await (other.redis as Redis).get(`${run().run}:counter:locked`))).toBe(N);
+      expect(Number(await (other.redis as Redis).get(`${run().run}:counter:unlocked`))).toBeLessThan(N);
     });
 
     it('busy: the client reads the code and when to retry (from the holder), and the service logs it below a warning', async () => {
@@ -195,7 +196,7 @@ export function describeTransport(title: string, transport: TransportUnderTest, 
         expect(logged(app, 'error', /./).filter((line) => !/the handler crashed/.test(line))).toEqual([]);
       }
       // Every lock of the run was released (what stays is data: the counters, and each lock's fence, which keeps tokens increasing).
-      const left = (await other.redis.keys(`*${run().run}*`)).filter((key) => !key.startsWith(`${run().run}:counter:`) && !key.endsWith(':fence'));
+      const left = (await (other.redis as Redis).keys(`*${run().run}*`)).filter((key) => !key.startsWith(`${run().run}:counter:`) && !key.endsWith(':fence'));
       expect(left).toEqual([]);
     });
   });

@@ -8,6 +8,7 @@ import 'reflect-metadata';
 import { createInterface } from 'node:readline';
 import { Injectable, type DynamicModule, type LoggerService } from '@nestjs/common';
 import { DistributedLockModule, LockService } from 'nestjs-distributed-lock';
+import type { Redis } from 'ioredis';
 
 export type Message = { type: string; [field: string]: unknown };
 
@@ -52,9 +53,9 @@ export class Counter {
 
   async increment(which: string, pauseMs = 10): Promise<number> {
     const key = `${RUN}:counter:${which}`;
-    const value = Number((await this.locks.redis.get(key)) ?? 0);
+    const value = Number((await (this.locks.redis as Redis).get(key)) ?? 0);
     await new Promise((resolve) => setTimeout(resolve, pauseMs)); // the work between read and write
-    await this.locks.redis.set(key, value + 1);
+    await (this.locks.redis as Redis).set(key, value + 1);
     return value + 1;
   }
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import type { Redis } from 'ioredis';
 import { FencedResource, LockService, StaleTokenError } from 'nestjs-distributed-lock';
 
 /** Where the restock worker's steps are recorded (see recordWorkerStep). Keys share the `{restock-worker}` hash tag (cluster). */
@@ -45,7 +46,12 @@ export class InventoryStore {
   private readonly workerSteps: FencedResource;
 
   constructor(private readonly locks: LockService) {
-    this.workerSteps = new FencedResource(locks.redis, RESTOCK_WORKER_KEYS.term);
+    this.workerSteps = new FencedResource(this.redis, RESTOCK_WORKER_KEYS.term);
+  }
+
+  /** The lock client's connection: ioredis, made by the library from the app's connection settings. */
+  private get redis(): Redis {
+    return this.locks.redis as Redis;
   }
 
   /** The lock that protects a product: its keys here share this hash tag. */
@@ -55,20 +61,20 @@ export class InventoryStore {
 
   /** The product's fenced resource and its keys (cheap: no connection of its own). */
   private resource(productId: string): { fenced: FencedResource; stock: string; orders: string } {
-    const fenced = FencedResource.forLock(this.locks.redis, InventoryStore.lockName(productId), { prefix: 'inventory:' });
+    const fenced = FencedResource.forLock(this.redis, InventoryStore.lockName(productId), { prefix: 'inventory:' });
     return { fenced, stock: fenced.key('stock'), orders: fenced.key('orders') };
   }
 
   async setUp(productId: string, stock: number): Promise<ProductState> {
     const { fenced, stock: stockKey, orders } = this.resource(productId);
-    await this.locks.redis.del(orders, fenced.fenceKey);
-    await this.locks.redis.set(stockKey, stock);
+    await this.redis.del(orders, fenced.fenceKey);
+    await this.redis.set(stockKey, stock);
     return this.state(productId);
   }
 
   async state(productId: string): Promise<ProductState> {
     const { fenced, stock: stockKey, orders } = this.resource(productId);
-    const [stock, count, highest] = await Promise.all([this.locks.redis.get(stockKey), this.locks.redis.llen(orders), fenced.highestSeen()]);
+    const [stock, count, highest] = await Promise.all([this.redis.get(stockKey), this.redis.llen(orders), fenced.highestSeen()]);
     return { productId, stock: stock === null ? Number.NaN : Number(stock), orders: count, highestToken: highest ?? 0 };
   }
 
@@ -78,7 +84,7 @@ export class InventoryStore {
    */
   async readStock(productId: string, token: number | null): Promise<number | null | 'stale'> {
     const { fenced, stock } = this.resource(productId);
-    const value = token === null ? await this.locks.redis.get(stock) : await unlessStale(fenced.get(token, stock));
+    const value = token === null ? await this.redis.get(stock) : await unlessStale(fenced.get(token, stock));
     if (value === undefined) return 'stale';
     return value === null ? null : Number(value);
   }
@@ -88,7 +94,7 @@ export class InventoryStore {
     const { fenced, stock, orders } = this.resource(productId);
     const order: Order = { id: randomUUID(), productId, token, instance };
     if (token === null) {
-      await this.locks.redis.multi().set(stock, newStock).rpush(orders, JSON.stringify(order)).exec();
+      await this.redis.multi().set(stock, newStock).rpush(orders, JSON.stringify(order)).exec();
       return order;
     }
     const written = await unlessStale(fenced.batch(token).set(stock, newStock).rpush(orders, JSON.stringify(order)).exec());
@@ -111,20 +117,20 @@ export class InventoryStore {
    */
   async recordWorkerStep(term: number | null, instance: string): Promise<boolean> {
     const k = RESTOCK_WORKER_KEYS;
-    const [seconds, micros] = await this.locks.redis.time();
+    const [seconds, micros] = await this.redis.time();
     const entry = JSON.stringify({ term, instance, at: Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) });
     if (term === null) {
-      await this.locks.redis.rpush(k.unlocked, entry);
+      await this.redis.rpush(k.unlocked, entry);
       return true;
     }
     if ((await unlessStale(this.workerSteps.rpush(term, k.runs, entry))) !== undefined) return true;
-    await this.locks.redis.rpush(k.refused, entry);
+    await this.redis.rpush(k.refused, entry);
     return false;
   }
 
   /** Appends one run of a scheduled job to `listKey`: which tick, which instance. */
   async recordRestockRun(listKey: string, tick: number, instance: string): Promise<void> {
-    await this.locks.redis.rpush(listKey, JSON.stringify({ tick, instance }));
+    await this.redis.rpush(listKey, JSON.stringify({ tick, instance }));
   }
 }
 

@@ -1,4 +1,5 @@
-import { InvalidLockConfigError } from '../core/index.js';
+import { InvalidLockConfigError, type Duration } from '../core/index.js';
+import { configDuration } from '../core/internal.js';
 
 /** Options of the lock board (`DistributedLockBoardModule.forRoot`), besides where it is mounted and its guards. */
 export interface DistributedLockBoardOptions {
@@ -8,8 +9,11 @@ export interface DistributedLockBoardOptions {
    * removal is logged (Nest Logger, warning) and emitted as `force-unlock` on DistributedLockBoardEvents.
    */
   forceUnlock?: boolean;
-  /** How often an open page refreshes itself, in ms (default 1000, at least 250). Reads are shared by every viewer. */
-  refreshIntervalMs?: number;
+  /**
+   * How often an open page refreshes itself: milliseconds or a string like `'5s'`, as every duration
+   * of the library (default 1 s, at least 250 ms, at most 1 h). Reads are shared by every viewer.
+   */
+  refreshInterval?: Duration;
   /** Locks per page (default 50, at most 500): each page inspects this many locks in Redis per refresh. */
   pageSize?: number;
   /** The most lock names one refresh finds by SCAN (default 20,000, at most 100,000); past it the page says the list is cut. */
@@ -36,7 +40,7 @@ export interface BoardSettings {
   readonly title: string;
 }
 
-const KEYS = ['forceUnlock', 'refreshIntervalMs', 'pageSize', 'scanLimit', 'metricName', 'statsLabels', 'title'];
+const KEYS = ['forceUnlock', 'refreshInterval', 'pageSize', 'scanLimit', 'metricName', 'statsLabels', 'title'];
 
 function integer(value: unknown, name: string, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;
@@ -44,6 +48,12 @@ function integer(value: unknown, name: string, fallback: number, min: number, ma
     throw new InvalidLockConfigError(`board.${name}`, `expected an integer from ${min} to ${max}, got ${JSON.stringify(value)}.`);
   }
   return value;
+}
+
+function interval(value: unknown, name: string, fallback: number, min: number, max: number): number {
+  const ms = configDuration(value, `board.${name}`, undefined, undefined, fallback, min);
+  if (ms > max) throw new InvalidLockConfigError(`board.${name}`, `${String(value)} exceeds the maximum of ${max} ms.`);
+  return ms;
 }
 
 /** Checks the board's options once, at start-up (InvalidLockConfigError names the wrong one). */
@@ -60,7 +70,7 @@ export function resolveBoardSettings(options: DistributedLockBoardOptions | unde
   if (given.title !== undefined && typeof given.title !== 'string') throw new InvalidLockConfigError('board.title', 'expected a string.');
   return {
     forceUnlock: given.forceUnlock === true,
-    refreshIntervalMs: integer(given.refreshIntervalMs, 'refreshIntervalMs', 1000, 250, 3_600_000),
+    refreshIntervalMs: interval(given.refreshInterval, 'refreshInterval', 1000, 250, 3_600_000),
     pageSize: integer(given.pageSize, 'pageSize', 50, 1, 500),
     scanLimit: integer(given.scanLimit, 'scanLimit', 20_000, 1, 100_000),
     metricName: (given.metricName as BoardSettings['metricName'] | undefined) ?? ((name) => name),

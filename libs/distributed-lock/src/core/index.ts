@@ -12,7 +12,14 @@ export type {
   HostPort,
   RedisMode,
 } from './config/connection-config.js';
-export type { RedisClient, RedisCompatibleClient, NodeRedisCompatibleClient, GlideClientSettings } from './config/redis-client.js';
+export type {
+  RedisClient,
+  RedisCompatibleClient,
+  NodeRedisCompatibleClient,
+  GlideClientSettings,
+  GlideCommandClient,
+  LockClientRedis,
+} from './config/redis-client.js';
 export type { CircuitBreakerOptions, LockClientOptions, ReplicaAckOptions } from './config/lock-client-options.js';
 export * from './events/lock-events.js';
 export type { PubSubChoice, PubSubFlavour } from './events/pubsub-choice.js';

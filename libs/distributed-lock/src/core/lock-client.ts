@@ -1,5 +1,5 @@
 import type { LockClientOptions } from './config/lock-client-options.js';
-import type { RedisClient } from './config/redis-client.js';
+import type { LockClientRedis } from './config/redis-client.js';
 import type { PubSubChoice } from './events/pubsub-choice.js';
 import { getLockContext, runInNewLockContext } from './context/lock-context.js';
 import type { LockEvents } from './events/lock-events.js';
@@ -118,9 +118,13 @@ export class LockClient {
     return this.parts.circuits();
   }
 
-  /** The ioredis client lock scripts run on (RedLock: the first node), for your own data; a node-redis client you passed is returned as is. */
-  get redis(): RedisClient {
-    return this.engine.redis.native as RedisClient;
+  /**
+   * The client lock scripts run on (RedLock: the first node's), as it is, for your own data: an ioredis
+   * `Redis` or `Cluster`, your node-redis client, the GLIDE client the library created... (see
+   * LockClientRedis). Narrow it to the client you configured: `locks.redis as Redis`.
+   */
+  get redis(): LockClientRedis {
+    return this.engine.redis.native as LockClientRedis;
   }
 
   /**
@@ -173,12 +177,20 @@ export class LockClient {
     return createMultiLock(this.engine, locks, (name) => this.getLock(name));
   }
 
-  /** Acquires `name`, waiting as long as it takes (or up to `waitTime`, then LockAcquireTimeoutError). */
+  /**
+   * Acquires `name`, waiting as long as it takes (or up to `waitTime`, then LockAcquireTimeoutError).
+   * A duration given alone is the lease (Redisson's `lock(leaseTime)`): `lock(name, '5s')` holds it at
+   * most 5 s, without the watchdog. To bound the wait, say so: `lock(name, { waitTime: '5s' })`.
+   */
   async lock(name: string, leaseTimeOrOptions?: Duration | LockOptions): Promise<LockHandle> {
     return this.getLock(name).lock(leaseTimeOrOptions);
   }
 
-  /** Acquires `name` within `waitTime` (default: no wait), or resolves false. */
+  /**
+   * Acquires `name` within `waitTime` (default: no wait), or resolves false. A duration given alone is
+   * the wait (Redisson's `tryLock(waitTime, leaseTime)`): `tryLock(name, '5s')` waits up to 5 s and holds
+   * the lock with the watchdog; the lease comes second, or as `{ leaseTime }`.
+   */
   async tryLock(name: string, waitTimeOrOptions?: Duration | TryLockOptions, leaseTime?: Duration): Promise<LockHandle | false> {
     return this.getLock(name).tryLock(waitTimeOrOptions, leaseTime);
   }

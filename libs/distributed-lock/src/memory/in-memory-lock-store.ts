@@ -1,13 +1,13 @@
 import { EventEmitter } from 'node:events';
 import { LuaVm, preloadLuaVm, whenLuaLoaded } from './lua-vm.js';
-import { afterThisTask, MemoryKeyspace, type MemorySubscriber } from './memory-keyspace.js';
+import { afterThisTask, MemoryKeyspace } from './memory-keyspace.js';
 import { redisGlob } from '../core/util/redis-glob.js';
 import { ScriptKeyAudit, type StrictKeys } from './strict-keys.js';
 import { nameScript } from '../core/util/script-names.js';
 import { describe } from '../core/util/duration.js';
 import { InvalidLockConfigError } from '../core/errors/invalid-lock-config.error.js';
 import { IoredisPort } from '../core/redis/ioredis.port.js';
-import type { PortedClient, RedisPort } from '../core/redis/redis-port.js';
+import type { RedisPort } from '../core/redis/redis-port.js';
 import type { Clock } from '../core/util/clock.js';
 
 type Status = 'wait' | 'ready' | 'end';
@@ -65,7 +65,7 @@ export interface InMemoryLockStoreOptions {
  * the library's own tests run its conformance suite so, which proves that every script declares every
  * key it touches, and (with `oneSlotPerScript`) keeps them in one cluster slot.
  */
-export class InMemoryLockStore extends EventEmitter implements MemorySubscriber, PortedClient {
+export class InMemoryLockStore extends EventEmitter {
   /** The data, shared with every `duplicate()` of this store. */
   readonly keyspace: MemoryKeyspace;
   readonly isCluster = false;
@@ -88,7 +88,7 @@ export class InMemoryLockStore extends EventEmitter implements MemorySubscriber,
   }
 
   /**
-   * The port the lock client uses (see PortedClient): this store through its ioredis-like API, without
+   * @internal The port the lock client uses (see PortedClient): this store through its ioredis-like API, without
    * group commit, so every call is answered without a turn of the event loop (Jest's fake timers may
    * hold those back).
    */

@@ -373,6 +373,7 @@ export class MemoryKeyspace {
 
   // --- pub/sub ----------------------------------------------------------------------------------
 
+  /** @internal A connection of this keyspace follows `channel` (SUBSCRIBE). */
   subscribe(channel: string, subscriber: MemorySubscriber): void {
     let subscribers = this.channels.get(channel);
     if (!subscribers) {
@@ -382,6 +383,7 @@ export class MemoryKeyspace {
     subscribers.add(subscriber);
   }
 
+  /** @internal */
   unsubscribe(channel: string, subscriber: MemorySubscriber): void {
     const subscribers = this.channels.get(channel);
     if (!subscribers) return;

@@ -7,7 +7,9 @@ export interface DistributedLockModuleOptions extends LockClientOptions {
   /**
    * Run every incoming request (HTTP, RPC, WebSocket) in its own lock context, so that
    * `lock(name)` ... `unlock(name)` in one request pairs up, and another request is another owner
-   * (default true).
+   * (default true). The context is opened by a global interceptor, so middleware and guards, which Nest
+   * runs before interceptors, are outside it: a lock they take is an owner of its own, released through
+   * its handle, and the handler does not re-enter it.
    */
   requestContext?: boolean;
   /** HTTP status when @DistributedLock does not get the lock within waitTime: 423 (default) or 409. */

@@ -39,9 +39,11 @@ interface ClosableResponse {
 export class DistributedLockInterceptor implements NestInterceptor {
   protected readonly logger = new Logger('DistributedLock');
 
+  /** @internal Nest injects it; a subclass declares no constructor (it takes other providers with `@Inject()` on properties). */
   constructor(
     protected readonly reflector: Reflector,
     protected readonly locks: LockService,
+    /** @internal */
     protected readonly runner: DistributedLockRunner,
   ) {}
 

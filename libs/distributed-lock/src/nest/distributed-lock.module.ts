@@ -48,6 +48,7 @@ function createLockService(options: DistributedLockModuleOptions | undefined): L
   exports: [LockService, DistributedLockRunner, DistributedLockInterceptor, DistributedLockHealthIndicator],
 })
 export class DistributedLockModule extends ConfigurableDistributedLockModule implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
+  /** @internal Nest makes the module. */
   constructor(
     private readonly locks: LockService,
     private readonly runner: DistributedLockRunner,

@@ -1,6 +1,5 @@
 import type { ConnectionConfig } from './connection-config.js';
-import type { GlideClientSettings, NodeRedisCompatibleClient, RedisClient, RedisCompatibleClient } from './redis-client.js';
-import type { PortedClient } from '../redis/redis-port.js';
+import type { GlideClientSettings, NodeRedisCompatibleClient, RedisCompatibleClient } from './redis-client.js';
 import type { Clock } from '../util/clock.js';
 import type { LockMetricsOptions } from '../metrics/lock-metrics.options.js';
 import type { Duration } from '../util/duration.js';
@@ -25,8 +24,20 @@ export interface CircuitBreakerOptions {
   resetAfter?: Duration;
 }
 
-/** A client the lock client can run on (see LockClientOptions.client). */
-export type LockStoreClient = RedisClient | RedisCompatibleClient | NodeRedisCompatibleClient | GlideClientSettings | PortedClient;
+/**
+ * A store that brings its own connection to the library, as the in-memory store of
+ * `nestjs-distributed-lock/testing` does: what `redisPort()` returns is the library's own business
+ * (its internal PortedClient), so it is opaque here.
+ */
+export interface StoreWithOwnPort {
+  redisPort(): object;
+}
+
+/**
+ * A client the lock client can run on (see LockClientOptions.client). Typed by shape, so that it stays
+ * typed where ioredis is not installed: an ioredis `Redis` or `Cluster` is a RedisCompatibleClient.
+ */
+export type LockStoreClient = RedisCompatibleClient | NodeRedisCompatibleClient | GlideClientSettings | StoreWithOwnPort;
 
 /** Options of the framework-free `LockClient` (the Nest module accepts the same, plus its own). */
 export interface LockClientOptions {

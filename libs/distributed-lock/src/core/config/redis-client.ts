@@ -32,6 +32,29 @@ export interface NodeRedisCompatibleClient {
 }
 
 /**
+ * A Valkey GLIDE client as the lock client created it from GlideClientSettings: a `GlideClient` or
+ * `GlideClusterClient` of your `@valkey/valkey-glide` (see LockClient.redis). Typed by shape, as the
+ * library does not depend on GLIDE: narrow it to your GLIDE class.
+ */
+export interface GlideCommandClient {
+  customCommand(...args: never[]): unknown;
+  close(...args: never[]): unknown;
+}
+
+/**
+ * What `LockClient.redis` returns: the client the lock scripts run on, as it is (RedLock: the first
+ * node's). Which one depends on what the lock client was given, so narrow it to yours:
+ * - an ioredis `Redis` or `Cluster` (RedisClient): the connection the library made (the `connection`
+ *   option, `DISTRIBUTED_LOCK_REDIS_*`), or the ioredis client you passed;
+ * - another client with ioredis' API that you passed (RedisCompatibleClient): iovalkey's, or the
+ *   `InMemoryLockStore` of `nestjs-distributed-lock/testing`;
+ * - your node-redis client, cluster or sentinel, as you passed it (NodeRedisCompatibleClient);
+ * - with GLIDE settings, the GLIDE client the library created (GlideCommandClient), or, before
+ *   `connect()`, the settings themselves (there is no client yet).
+ */
+export type LockClientRedis = RedisClient | RedisCompatibleClient | NodeRedisCompatibleClient | GlideCommandClient | GlideClientSettings;
+
+/**
  * Valkey GLIDE (`@valkey/valkey-glide` 2.3 or later), as the `client` option: the client class,
  * `GlideClient` (standalone) or `GlideClusterClient`, and the configuration you would give its
  * `createClient`. The lock client creates two clients from them, one for its commands and one for

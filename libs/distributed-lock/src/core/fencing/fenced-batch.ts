@@ -39,6 +39,7 @@ export class FencedOperations {
 export class FencedBatch {
   private readonly operations = new FencedOperations();
 
+  /** @internal Made by FencedResource.batch. */
   constructor(private readonly run: (operations: FencedOperations) => Promise<unknown[]>) {}
 
   /** Reads `key` (null when missing). */

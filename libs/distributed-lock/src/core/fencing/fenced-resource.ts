@@ -1,4 +1,4 @@
-import type { NodeRedisCompatibleClient, RedisClient, RedisCompatibleClient } from '../config/redis-client.js';
+import type { LockClientRedis } from '../config/redis-client.js';
 import { InvalidLockArgumentError } from '../errors/invalid-lock-argument.error.js';
 import { StaleTokenError } from '../errors/stale-token.error.js';
 import { fencedOps, type FencedOpsArgs, type FencedOpsReply } from './fenced-ops.script.js';
@@ -11,8 +11,12 @@ import { FencedBatch, type FencedOperations, type FencedValue } from './fenced-b
 /** A fencing token as a lock handle gives it (a number), or as a decimal string. */
 export type FencingToken = number | string;
 
-/** Where a fenced resource lives: an ioredis (or iovalkey) client, a node-redis client, cluster or sentinel, or `locks.redis`. */
-export type FencedRedis = RedisClient | RedisCompatibleClient | NodeRedisCompatibleClient;
+/**
+ * Where a fenced resource lives: an ioredis (or iovalkey) client, a node-redis client, cluster or
+ * sentinel, or `locks.redis` as it is (LockClientRedis). GLIDE is refused (UnsupportedRedisClientError),
+ * which is what `locks.redis` is on GLIDE: give the resource a connection of yours then.
+ */
+export type FencedRedis = LockClientRedis;
 
 /** A token as the exact decimal string the script compares (tokens are positive integers). */
 function tokenText(token: unknown): string {

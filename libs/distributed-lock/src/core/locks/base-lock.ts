@@ -12,7 +12,7 @@ import type { ChannelMessages } from '../waiting/line-event.js';
 import type { Duration } from '../util/duration.js';
 import { lockRequest, tryLockRequest, type AcquireRequest, type LockOptions, type TryLockOptions } from './acquire-options.js';
 import { Acquisition, type AcquireOutcome } from './acquisition.js';
-import type { AttemptArgs, AttemptResult, LockKindContract } from './lock-kind.js';
+import type { AttemptArgs, AttemptResult } from './lock-kind.js';
 import type { LockProtocol } from './lock-protocol.js';
 import type { LockRuntime } from '../engine/lock-runtime.js';
 import { withLockOn } from './with-lock.js';
@@ -21,8 +21,10 @@ import { withLockOn } from './with-lock.js';
  * A lock object: Redisson's RLock API (lock, tryLock, unlock, withLock, isLocked, getHoldCount,
  * remainTimeToLive, forceUnlock) over one lock kind. A kind supplies its scripts (attempt, renew,
  * release) and its traits (LockKindContract); an Acquisition does the waiting, the engine the leases.
+ * It is a LockKindContract without saying `implements`: the contract is internal, and a heritage clause
+ * would name it in the public declarations (`acquire` checks the fit where it hands itself over).
  */
-export abstract class BaseLock implements LockKindContract {
+export abstract class BaseLock {
   /** A lock's kind (a semaphore is not a BaseLock: see Semaphore). */
   abstract readonly kind: Exclude<LockKind, 'semaphore'>;
   /** The lock's key: `<prefix>{name}` plus the kind's variant suffix. */
@@ -42,8 +44,9 @@ export abstract class BaseLock implements LockKindContract {
     return undefined;
   }
 
-  /** `protocol`: the kind's (its key variant, so that kinds under one name never meet, and its messages' codec). */
+  /** @internal `protocol`: the kind's (its key variant, so that kinds under one name never meet, and its messages' codec). */
   protected constructor(
+    /** @internal */
     protected readonly runtime: LockRuntime,
     readonly name: string,
     protocol: Pick<LockProtocol, 'variant' | 'messages'>,
@@ -92,7 +95,8 @@ export abstract class BaseLock implements LockKindContract {
 
   /**
    * Acquires, waiting as long as it takes (Redisson `lock()`); with `waitTime`, throws
-   * LockAcquireTimeoutError when the wait is over.
+   * LockAcquireTimeoutError when the wait is over. A duration given alone is the lease (Redisson's
+   * `lock(leaseTime)`, no watchdog); the wait is bounded only by `{ waitTime }`.
    */
   async lock(leaseTimeOrOptions?: Duration | LockOptions): Promise<LockHandle> {
     const request = lockRequest(leaseTimeOrOptions);
@@ -101,7 +105,10 @@ export abstract class BaseLock implements LockKindContract {
     return outcome;
   }
 
-  /** Acquires if possible within `waitTime` (default: no wait); resolves false otherwise. */
+  /**
+   * Acquires if possible within `waitTime` (default: no wait); resolves false otherwise. A duration given
+   * alone is the wait (Redisson's `tryLock(waitTime, leaseTime)`); the lease comes second, or as `{ leaseTime }`.
+   */
   async tryLock(waitTimeOrOptions?: Duration | TryLockOptions, leaseTime?: Duration): Promise<LockHandle | false> {
     const request = tryLockRequest(waitTimeOrOptions, leaseTime);
     const outcome = await this.acquire(this.runtime.currentOwner(), request);

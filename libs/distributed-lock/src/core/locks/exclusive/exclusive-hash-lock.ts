@@ -83,18 +83,21 @@ export class ExclusiveHash {
  * own acquisition (and release: whether its waiters mark their process) on top.
  */
 export abstract class ExclusiveHashLock extends BaseLock {
+  /** @internal */
   protected readonly hash: ExclusiveHash;
 
-  /** `waitersMark`: see ExclusiveHash (the plain lock's waiters mark their process; the fair lock's queue). */
+  /** @internal `waitersMark`: see ExclusiveHash (the plain lock's waiters mark their process; the fair lock's queue). */
   protected constructor(runtime: LockRuntime, name: string, protocol: LockProtocol, waitersMark: boolean) {
     super(runtime, name, protocol);
     this.hash = new ExclusiveHash(runtime, { lock: this.id, fence: this.fenceKey, channel: this.channel }, waitersMark);
   }
 
+  /** @internal See LeaseResource. */
   async renew(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<RenewResult> {
     return confirmRenewal(this.runtime, this, await this.hash.renew(owner, leaseMs), leaseMs, replicaAck);
   }
 
+  /** @internal See LockKindContract. */
   async adjustHolds(owner: string, holds: number): Promise<void> {
     await this.hash.adjust(owner, holds);
   }
@@ -118,7 +121,7 @@ export abstract class ExclusiveHashLock extends BaseLock {
     return deleted;
   }
 
-  /** After a grant, with `replicaAck`: that many replicas must have it, or the hold is taken back (see confirmGrant). */
+  /** @internal After a grant, with `replicaAck`: that many replicas must have it, or the hold is taken back (see confirmGrant). */
   protected confirmGrant(owner: string, replicaAck: ReplicaAck): Promise<void> {
     return confirmGrant(this.runtime, this, replicaAck, () => this.hash.release(owner, false, undefined, false));
   }

@@ -29,6 +29,7 @@ export class FairLock extends ExclusiveHashLock {
   private readonly queueKey: string;
   private readonly queueDeadlinesKey: string;
 
+  /** @internal */
   constructor(
     runtime: LockRuntime,
     name: string,
@@ -40,10 +41,12 @@ export class FairLock extends ExclusiveHashLock {
     this.queueDeadlinesKey = line.deadlines;
   }
 
+  /** @internal See LockKindContract. */
   override get maxPauseMs(): number {
     return Math.max(1, Math.floor(this.queueTimeoutMs / 3));
   }
 
+  /** @internal See LockKindContract. */
   async attempt({ owner, leaseMs, watchdog, replicaAck, willWait }: AttemptArgs): Promise<AttemptResult> {
     const reply = await this.runtime.nodes[0]!.run(fairAcquire, {
       lock: this.id,
@@ -74,6 +77,7 @@ export class FairLock extends ExclusiveHashLock {
     );
   }
 
+  /** @internal See LeaseResource. */
   release(owner: string, all: boolean, expectedHolds?: number, token?: number): Promise<ReleaseReply> {
     return this.hash.release(owner, all, expectedHolds, false, token);
   }

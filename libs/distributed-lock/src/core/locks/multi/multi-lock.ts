@@ -21,6 +21,7 @@ export class MultiLockHandle extends LockHandle {
   private readonly anyLost: AbortSignal;
   private released = false;
 
+  /** @internal Made by MultiLock. */
   constructor(
     /** @internal */
     readonly handles: readonly HeldLockHandle[],
@@ -92,6 +93,7 @@ export class MultiLock {
   readonly locks: readonly BaseLock[];
   readonly name: string;
 
+  /** @internal Made by LockClient.getMultiLock. */
   constructor(
     private readonly runtime: LockRuntime,
     locks: readonly BaseLock[],

@@ -29,15 +29,18 @@ interface HalfScripts {
  */
 abstract class ReadWriteHalf extends BaseLock {
   abstract override readonly kind: 'read' | 'write';
+  /** @internal */
   protected abstract readonly scripts: HalfScripts;
   /** The sorted set of live readers (the lock's hash is `id`). */
   protected readonly readersKey: string;
 
+  /** @internal */
   constructor(runtime: LockRuntime, name: string) {
     super(runtime, name, READ_WRITE_KIND);
     this.readersKey = readersKey(runtime.keys, name);
   }
 
+  /** @internal See LockKindContract. */
   async attempt({ owner, leaseMs, watchdog, replicaAck }: AttemptArgs): Promise<AttemptResult> {
     const reply = await this.runtime.nodes[0]!.run(this.scripts.acquire, {
       hash: this.id,
@@ -60,11 +63,13 @@ abstract class ReadWriteHalf extends BaseLock {
     return reply;
   }
 
+  /** @internal See LeaseResource. */
   async renew(owner: string, leaseMs: number, replicaAck: ReplicaAck | undefined): Promise<RenewResult> {
     const renewed = await this.runtime.nodes[0]!.run(this.scripts.renew, { hash: this.id, readers: this.readersKey, owner, leaseMs });
     return confirmRenewal(this.runtime, this, renewed, leaseMs, replicaAck);
   }
 
+  /** @internal See LeaseResource. */
   release(owner: string, all: boolean, expectedHolds?: number, token?: number): Promise<ReleaseReply> {
     return this.runtime.nodes[0]!.run(this.scripts.release, {
       hash: this.id,
@@ -78,11 +83,12 @@ abstract class ReadWriteHalf extends BaseLock {
     });
   }
 
+  /** @internal See LockKindContract. */
   async adjustHolds(owner: string, holds: number): Promise<void> {
     await this.runtime.nodes[0]!.run(readWriteAdjust, { hash: this.id, readers: this.readersKey, owner, side: this.kind, holds });
   }
 
-  /** The writer's holds, the live readers, the ms until everything expires, and `owner`'s holds of each side. */
+  /** @internal The writer's holds, the live readers, the ms until everything expires, and `owner`'s holds of each side. */
   protected state(owner = ''): Promise<ReadWriteState> {
     return this.runtime.query('state', this.name, () => this.runtime.nodes[0]!.run(readWriteState, { hash: this.id, readers: this.readersKey, owner }));
   }
@@ -117,7 +123,9 @@ abstract class ReadWriteHalf extends BaseLock {
 /** The shared half: many owners may read at once, unless another owner writes. */
 export class ReadLock extends ReadWriteHalf {
   readonly kind = 'read' as const;
+  /** @internal See LockKindContract: readers queued together are woken together. */
   override readonly shared = true;
+  /** @internal */
   protected readonly scripts: HalfScripts = { acquire: readAcquire, renew: readRenew, release: readRelease };
 
   /** Whether any owner holds the read lock. */
@@ -129,6 +137,7 @@ export class ReadLock extends ReadWriteHalf {
 /** The exclusive half: one owner, and no reader but itself. */
 export class WriteLock extends ReadWriteHalf {
   readonly kind = 'write' as const;
+  /** @internal */
   protected readonly scripts: HalfScripts = { acquire: writeAcquire, renew: writeRenew, release: writeRelease };
 
   /** Whether an owner holds the write lock. */
@@ -150,6 +159,7 @@ export class ReadWriteLock {
   private readonly read: ReadLock;
   private readonly write: WriteLock;
 
+  /** @internal */
   constructor(
     runtime: LockRuntime,
     readonly name: string,

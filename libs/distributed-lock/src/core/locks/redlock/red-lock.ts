@@ -55,6 +55,7 @@ export class RedLock extends BaseLock {
   /** Releases still on their way to a master after the unlock answered, by owner (see keepStraggling). */
   private readonly straggling = new Map<string, Promise<unknown>>();
 
+  /** @internal */
   constructor(runtime: LockRuntime, name: string) {
     super(runtime, name, REDLOCK_KIND);
   }
@@ -76,6 +77,7 @@ export class RedLock extends BaseLock {
     return Math.floor(this.nodes.length / 2) + 1;
   }
 
+  /** @internal See LockKindContract. */
   async attempt({ owner, leaseMs, watchdog }: AttemptArgs): Promise<AttemptResult> {
     // A release of this owner still on its way to a master must not land after this attempt there: it
     // would drop the hold this attempt takes (the owner taking the lock again at once, as a
@@ -132,10 +134,12 @@ export class RedLock extends BaseLock {
     return { acquired: false, ttl };
   }
 
+  /** @internal See LockKindContract. */
   async adjustHolds(owner: string, holds: number): Promise<void> {
     await this.onEveryNode((node) => node.run(exclusiveAdjust, { lock: this.id, owner, holds }));
   }
 
+  /** @internal See LeaseResource. */
   async renew(owner: string, leaseMs: number): Promise<RenewResult> {
     const startedAt = this.runtime.clock.now();
     const replies = await this.onEveryNode(
@@ -150,6 +154,7 @@ export class RedLock extends BaseLock {
     return { renewed: false, lost: refused > this.nodes.length - this.quorum };
   }
 
+  /** @internal See LeaseResource. */
   async release(owner: string, all: boolean, expectedHolds?: number): Promise<ReleaseReply> {
     // Released everywhere, answered once a majority answered: a master down does not fail the unlock.
     const replies = await this.onEveryNode(

@@ -17,20 +17,23 @@ import { REENTRANT_KIND } from './reentrant.kind.js';
  * slot in a cluster.
  *
  * It hands over (LockHandover): a release gives the lock straight to a waiting caller of the same
- * process, and waiting processes are marked in the lock's hash so that they take turns.
+ * process, and waiting processes are marked in the lock's hash so that they take turns (`handover`
+ * returns the lock itself as one; no `implements`: the capability is internal).
  */
-export class ReentrantLock extends ExclusiveHashLock implements LockHandover {
+export class ReentrantLock extends ExclusiveHashLock {
   readonly kind = 'reentrant' as const;
 
+  /** @internal */
   constructor(runtime: LockRuntime, name: string) {
     super(runtime, name, REENTRANT_KIND, true);
   }
 
-  /** It hands over: the capability is the lock itself (releaseTo, withdraw). */
+  /** @internal It hands over: the capability is the lock itself (releaseTo, withdraw). */
   override get handover(): LockHandover {
     return this;
   }
 
+  /** @internal See LockKindContract. */
   async attempt({ owner, leaseMs, watchdog, replicaAck, willWait, queued }: AttemptArgs): Promise<AttemptResult> {
     // A caller that will wait marks this process as waiting when it fails (see the acquire script);
     // a queued one that succeeds tells whether callers of this process still wait after it.
@@ -47,6 +50,7 @@ export class ReentrantLock extends ExclusiveHashLock implements LockHandover {
     return reply;
   }
 
+  /** @internal See LeaseResource. */
   release(owner: string, all: boolean, expectedHolds?: number, token?: number): Promise<ReleaseReply> {
     return this.hash.release(owner, all, expectedHolds, this.runtime.lines.count(this.channel) > 0, token);
   }

@@ -7,6 +7,7 @@ import { type HeldLockHandle } from '../../engine/held-lock-handle.js';
  * many permits it holds. `release()` (or `unlock()`) gives them all back, from anywhere.
  */
 export class PermitsHandle extends LockHandle {
+  /** @internal Made by Semaphore. */
   constructor(
     private readonly handle: HeldLockHandle,
     /** How many permits this acquisition holds. */

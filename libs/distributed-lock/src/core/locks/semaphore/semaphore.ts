@@ -100,6 +100,7 @@ export class Semaphore {
   readonly channel: string;
   private readonly keys: SemaphoreKeys;
 
+  /** @internal Made by LockClient.getSemaphore. */
   constructor(
     private readonly runtime: LockRuntime,
     readonly name: string,
