@@ -191,7 +191,8 @@ async function main(): Promise<number> {
 const { isMainThread, parentPort, workerData } = await import('node:worker_threads');
 if (isMainThread) {
   main().then(
-    (code) => process.exit(code),
+    // Exit once stdout has drained: process.exit() at once cut a long story short when piped.
+    (code) => process.stdout.write('', () => process.exit(code)),
     (error: unknown) => {
       console.error(error instanceof Error ? error.message : error);
       process.exit(2);
