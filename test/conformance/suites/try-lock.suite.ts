@@ -71,7 +71,7 @@ export function tryLockSuite(fx: ModeFixture): void {
     it('a storm of tryLock on one key: one winner at most (exactly one on a single node); the others get false', async () => {
       const clients = await Promise.all([1, 2, 3, 4].map(() => fx.client()));
       // Each client's first call also reads the server's clock before its script goes out. RedLock
-      // bounds every node's answer by a fixed 50 ms (REDLOCK_NODE_TIMEOUT_MS) counted from before
+      // bounds every node's answer by 50 ms (REDLOCK_NODE_TIMEOUT_MS, less with a short operationTimeout) counted from before
       // that read, and a stall of this process in between (a loaded machine) failed every node at
       // once: "only 0 of 3 Redis nodes answered". The storm is about contention, so the clients make
       // that first call before it.

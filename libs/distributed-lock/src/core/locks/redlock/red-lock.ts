@@ -167,7 +167,6 @@ export class RedLock extends BaseLock {
     // Fewer than a majority answered: the outcome is unknown (a node that did not answer may still hold
     // it, and a majority of holders is a holder), so the release is retried (simulator seed 4744: one
     // master's answer made an unlock succeed while two slow ones kept the hold).
-    if (answers.length === 0) throw (replies[0] as { error: unknown }).error;
     if (answers.length < this.quorum) {
       const failure = replies.find((reply) => !reply.ok) as { error: unknown };
       throw new LockQuorumError(this.name, answers.length, this.nodes.length, failure.error, 'unlock');
