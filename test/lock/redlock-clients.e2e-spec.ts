@@ -4,6 +4,7 @@ import { Redis as IORedis } from 'ioredis';
 import { until } from '../harness/wait.js';
 import { countScriptRuns } from '../conformance/fixture.js';
 import { reentrantAcquire } from '../../libs/distributed-lock/src/core/locks/reentrant/reentrant-acquire.script.js';
+import { LOCK_SCRIPTS } from '../../libs/distributed-lock/src/core/lock-scripts.js';
 import type { Redis } from 'ioredis';
 
 /**
@@ -114,9 +115,44 @@ describe('RedLock over an array of clients', () => {
     }
   });
 
+  it("an unlock runs on each master after the owner's acquire there, even when that acquire is sent again after NOSCRIPT", async () => {
+    const proxies = await Promise.all(servers.map((server) => FaultProxy.start({ targetPort: server.port })));
+    const given = proxies.map((proxy) => new IORedis({ host: proxy.host, port: proxy.port, maxRetriesPerRequest: null }));
+    const direct = servers.map((server) => server.client());
+    connections.push(...direct);
+    const client = await LockClient.connect({ client: given, operationTimeout: '2s' });
+    const slow = direct[0]!;
+    try {
+      // The slow master knows every script but the acquire: the acquire comes back NOSCRIPT a round trip
+      // later and is sent again as EVAL, while a majority (the two fast masters) already granted the
+      // lock and the unlock was sent behind it.
+      await slow.script('FLUSH');
+      for (const script of LOCK_SCRIPTS) if (script.sha !== reentrantAcquire.sha) await slow.script('LOAD', script.lua);
+      const evalsBefore = await evalCalls(slow);
+      proxies[0]!.setLatency(150);
+      const held = await client.lock('rl:order', '10s');
+      await held.unlock();
+      // Control: without the order per owner and master, the release ran there first (finding nothing to
+      // release) and the acquire sent again then took the lock there, for its whole 10 s lease.
+      await until(async () => (await slow.exists('lock:{rl:order}')) === 0 && (await evalCalls(slow)) > evalsBefore, 'the slow master to run the acquire, then the release', 5_000);
+      proxies[0]!.setLatency(0);
+      expect(await Promise.all(direct.map((redis) => redis.exists('lock:{rl:order}')))).toEqual([0, 0, 0]);
+    } finally {
+      await client.close();
+      for (const connection of given) connection.disconnect();
+      await stopAllFaultProxies();
+    }
+  });
+
   it('fewer than 3 clients is a configuration error, before any connection', () => {
     const two = [servers[0]!.client(), servers[1]!.client()];
     connections.push(...two);
     expect(() => new LockClient({ client: two })).toThrow(InvalidLockConfigError);
   });
 });
+
+/** How many EVAL calls (a script sent again after NOSCRIPT) the server has run. */
+async function evalCalls(redis: Redis): Promise<number> {
+  const stats = await redis.info('commandstats');
+  return Number(/cmdstat_eval:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+}

@@ -5,6 +5,7 @@ import { Acquisition } from '../../distributed-lock/src/core/locks/acquisition.j
 import { LockQuorumError } from '../../distributed-lock/src/core/errors/lock-quorum.error.js';
 import { ReleaseProtocol } from '../../distributed-lock/src/core/engine/release-protocol.js';
 import { RedLock } from '../../distributed-lock/src/core/locks/redlock/red-lock.js';
+import { OwnerOrder } from '../../distributed-lock/src/core/locks/redlock/owner-order.js';
 import { NOT_AFTER } from '../../distributed-lock/src/core/scripts/lock-script.js';
 import type { ServerMutation } from './sim-server.js';
 
@@ -54,6 +55,11 @@ interface AcquisitionInternals {
   lock: { name: string; release(owner: string, all: boolean): Promise<unknown> };
   owner: string;
 }
+
+interface RedLockInternals {
+  giveBack(node: unknown, owner: string, token: number | undefined): Promise<void>;
+}
+const nothing = (): void => undefined;
 
 const RELEASE_ARGS = 'local owner_id, publish, count, expected_holds, grant_lease = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]';
 
@@ -153,6 +159,34 @@ export const MUTANTS: readonly Mutant[] = [
         }
       });
     })(),
+  },
+  {
+    name: 'redlock-commands-unordered',
+    description:
+      "an owner's commands to a RedLock master run in whatever order they land, and a grant is given back by owner alone: a release overtook a late acquire (resent as EVAL after NOSCRIPT) and left a hold after a successful unlock; a late grant given back after a multi-lock's undo and retry dropped the retry's hold (both found by this simulator)",
+    apply: () => {
+      const undoSend = replaceMethod(
+        OwnerOrder.prototype,
+        'send',
+        function <T>(key: string, send: () => Promise<T>, then?: (value: T) => Promise<unknown> | undefined) {
+          void key;
+          const reply = send();
+          const done = reply.then(
+            (value) => then?.(value),
+            () => undefined,
+          );
+          return { reply, done: done.then(nothing, nothing) };
+        },
+      )();
+      const giveBack = (RedLock.prototype as unknown as RedLockInternals).giveBack;
+      const undoGiveBack = replaceMethod(RedLock.prototype, 'giveBack', function (this: RedLock, node: unknown, owner: string) {
+        return giveBack.call(this, node, owner, undefined);
+      })();
+      return () => {
+        undoGiveBack();
+        undoSend();
+      };
+    },
   },
   {
     name: 'released-to-zero-silently',

@@ -2,7 +2,7 @@ import { LockBackendError } from '../../errors/lock-backend.error.js';
 import { LockQuorumError } from '../../errors/lock-quorum.error.js';
 import type { RenewResult } from '../../engine/lease-resource.js';
 import type { LockNode } from '../../connection/lock-node.js';
-import type { ReleaseReply } from '../../scripts/lock-script.js';
+import type { AttemptReply, ReleaseReply } from '../../scripts/lock-script.js';
 import type { LockRuntime } from '../../engine/lock-runtime.js';
 import { registryKey } from '../../engine/held-locks.js';
 import { settleWithin } from '../../util/late-timer.js';
@@ -17,6 +17,7 @@ import { BaseLock } from '../base-lock.js';
 import { OWNER_FIELDS } from '../exclusive/exclusive-keys.js';
 import type { AttemptArgs, AttemptResult } from '../lock-kind.js';
 import { REDLOCK_KIND } from './redlock.kind.js';
+import { OwnerOrder, type Ordered } from './owner-order.js';
 
 /**
  * Longest a single node may take to answer one step; a slower node counts as not answering. At most a
@@ -52,8 +53,6 @@ export class RedLock extends BaseLock {
    * is down (two left, two waiters: found by the simulator). A random pause first breaks the tie.
    */
   readonly wakeJitterMs = SPLIT_VOTE_JITTER_MS;
-  /** Releases still on their way to a master after the unlock answered, by owner (see keepStraggling). */
-  private readonly straggling = new Map<string, Promise<unknown>>();
 
   /** @internal */
   constructor(runtime: LockRuntime, name: string) {
@@ -73,25 +72,56 @@ export class RedLock extends BaseLock {
     return Math.max(1, Math.min(REDLOCK_NODE_TIMEOUT_MS, Math.floor(this.runtime.operationTimeoutMs / 3)));
   }
 
+  /** The order of this client's commands per lock, owner and master (see OwnerOrder). */
+  private get order(): OwnerOrder {
+    return OwnerOrder.of(this.runtime, this.runtime.clock, this.runtime.operationTimeoutMs);
+  }
+
+  /** Sends `send` to master `i` in the order of `owner`'s commands there about this lock. */
+  private inOrder<T>(owner: string, i: number, send: () => Promise<T>, then?: (value: T) => Promise<unknown> | undefined): Ordered<T> {
+    return this.order.send(`${this.id}\n${owner}\n${i}`, send, then);
+  }
+
   private get quorum(): number {
     return Math.floor(this.nodes.length / 2) + 1;
   }
 
   /** @internal See LockKindContract. */
-  async attempt({ owner, leaseMs, watchdog }: AttemptArgs): Promise<AttemptResult> {
-    // A release of this owner still on its way to a master must not land after this attempt there: it
-    // would drop the hold this attempt takes (the owner taking the lock again at once, as a
-    // multi-lock's undo then retry does; found by the simulator).
-    const straggling = this.straggling.get(owner);
-    if (straggling) await straggling;
+  async attempt(args: AttemptArgs): Promise<AttemptResult> {
+    // Each master's grant is kept if the attempt succeeds, and given back otherwise, before any later
+    // command of the owner runs there: a grant that comes late too (see OwnerOrder).
+    // (An attempt that throws keeps nothing: `decide` settles once, so the later call is a no-op.)
+    let decide: (kept: boolean) => void = () => undefined;
+    const decided = new Promise<boolean>((resolve) => (decide = resolve));
+    try {
+      return await this.acquireOnMajority(args, decided, decide);
+    } finally {
+      decide(false);
+    }
+  }
+
+  private async acquireOnMajority(
+    { owner, leaseMs, watchdog }: AttemptArgs,
+    decided: Promise<boolean>,
+    decide: (kept: boolean) => void,
+  ): Promise<AttemptResult> {
+    const acquires: Ordered<AttemptReply>[] = [];
     const startedAt = this.runtime.clock.now();
     const replies = await this.onEveryNode(
-      (node) => node.run(reentrantAcquire, { lock: this.id, fence: this.fenceKey, owner, leaseMs, waitingClient: '', queue: 'not-queued', watchdog }),
+      (node, i) => {
+        acquires[i] = this.inOrder(
+          owner,
+          i,
+          () => node.run(reentrantAcquire, { lock: this.id, fence: this.fenceKey, owner, leaseMs, waitingClient: '', queue: 'not-queued', watchdog }),
+          (grant) => (grant.acquired ? decided.then((kept) => (kept ? undefined : this.giveBack(node, owner, grant.token))) : undefined),
+        );
+        return acquires[i].reply;
+      },
       this.nodeTimeoutMs,
       (sofar) => sofar.filter((reply) => reply?.ok && reply.value.acquired).length >= this.quorum,
     );
     const granted = replies.flatMap((reply, i) =>
-      reply.ok && reply.value.acquired ? [{ node: this.nodes[i]!, token: reply.value.token, holds: reply.value.holds }] : [],
+      reply.ok && reply.value.acquired ? [{ index: i, token: reply.value.token, holds: reply.value.holds }] : [],
     );
     const denied = replies.flatMap((reply) => (reply.ok && !reply.value.acquired ? [reply.value.ttl] : []));
     const answered = granted.length + denied.length;
@@ -109,21 +139,12 @@ export class RedLock extends BaseLock {
       );
       success = raised.filter((reply) => reply.ok).length >= this.quorum && leaseMs - (this.runtime.clock.now() - startedAt) - redlockDrift(leaseMs) > 0;
     }
-    // Late grants from nodes that timed out: keep them if we hold the lock, hand them back otherwise.
-    replies.forEach((reply, i) => {
-      if (!reply.ok) {
-        reply.late.then(
-          (value) => {
-            if (value.acquired && !success) void this.releaseOn(this.nodes[i]!, owner);
-          },
-          () => undefined,
-        );
-      }
-    });
+    decide(success);
     if (success) {
       return { acquired: true, token, holds: Math.max(...granted.map((g) => g.holds)), validityMs: leaseMs - redlockDrift(leaseMs) };
     }
-    await Promise.all(granted.map((g) => this.releaseOn(g.node, owner)));
+    // The grants that came in time are given back before the attempt answers (late ones when they come).
+    await Promise.all(granted.map((g) => acquires[g.index]!.done));
     if (answered < this.quorum) {
       const failure = replies.find((reply) => !reply.ok) as { error: unknown } | undefined;
       throw new LockQuorumError(this.name, answered, this.nodes.length, failure?.error);
@@ -136,7 +157,7 @@ export class RedLock extends BaseLock {
 
   /** @internal See LockKindContract. */
   async adjustHolds(owner: string, holds: number): Promise<void> {
-    await this.onEveryNode((node) => node.run(exclusiveAdjust, { lock: this.id, owner, holds }));
+    await this.onEveryNode((node, i) => this.inOrder(owner, i, () => node.run(exclusiveAdjust, { lock: this.id, owner, holds })).reply);
   }
 
   /** @internal See LeaseResource. */
@@ -157,12 +178,12 @@ export class RedLock extends BaseLock {
   /** @internal See LeaseResource. */
   async release(owner: string, all: boolean, expectedHolds?: number): Promise<ReleaseReply> {
     // Released everywhere, answered once a majority answered: a master down does not fail the unlock.
+    // In order after the owner's acquires there: a release that overtook a late grant would leave it held.
     const replies = await this.onEveryNode(
-      (node) => node.run(exclusiveRelease, this.releaseArgs(owner, all, expectedHolds)),
+      (node, i) => this.inOrder(owner, i, () => node.run(exclusiveRelease, this.releaseArgs(owner, all, expectedHolds))).reply,
       this.runtime.operationTimeoutMs,
       (sofar) => sofar.filter((reply) => reply?.ok).length >= this.quorum,
     );
-    this.keepStraggling(owner, replies);
     const answers = replies.flatMap((reply) => (reply.ok ? [reply.value] : []));
     // Fewer than a majority answered: the outcome is unknown (a node that did not answer may still hold
     // it, and a majority of holders is a holder), so the release is retried (simulator seed 4744: one
@@ -204,9 +225,14 @@ export class RedLock extends BaseLock {
     return replies.some((deleted) => deleted);
   }
 
-  private releaseOn(node: LockNode, owner: string): Promise<void> {
+  /**
+   * Gives back one master's grant that an attempt did not keep. By its token: a grant whose reply came
+   * too late for the order (see OwnerOrder) is given back out of order, and must then change nothing
+   * if the owner has since let go and taken the lock again there (a new lifetime, another token).
+   */
+  private giveBack(node: LockNode, owner: string, token: number): Promise<void> {
     return node
-      .run(exclusiveRelease, this.releaseArgs(owner, false, undefined))
+      .run(exclusiveRelease, { ...this.releaseArgs(owner, false, undefined), token })
       .then(() => undefined)
       .catch((error: unknown) => this.runtime.background.report('release', this.name, error));
   }
@@ -235,11 +261,11 @@ export class RedLock extends BaseLock {
    * counts as not answering, and its reply, if it comes, is `late`.
    */
   private onEveryNode<T>(
-    step: (node: LockNode) => Promise<T>,
+    step: (node: LockNode, index: number) => Promise<T>,
     timeoutMs = this.nodeTimeoutMs,
     enough?: (replies: readonly (NodeReply<T> | undefined)[]) => boolean,
   ): Promise<NodeReply<T>[]> {
-    const pendings = this.nodes.map((node) => step(node));
+    const pendings = this.nodes.map((node, i) => step(node, i));
     const replies: (NodeReply<T> | undefined)[] = pendings.map(() => undefined);
     return new Promise((resolve) => {
       let left = pendings.length;
@@ -267,20 +293,6 @@ export class RedLock extends BaseLock {
           });
       });
     });
-  }
-
-  /**
-   * Keeps the releases of `owner` a majority answered before: until each has run, or can no longer run
-   * (a release is refused once its operation timeout has passed, see NodeClock), the owner's next
-   * attempt waits for them.
-   */
-  private keepStraggling(owner: string, replies: readonly NodeReply<ReleaseReply>[]): void {
-    const late = replies.flatMap((reply) => (reply.ok || !('late' in reply) ? [] : [reply.late]));
-    if (late.length === 0) return;
-    const settled = settleWithin(this.runtime.clock, Promise.allSettled(late), this.runtime.operationTimeoutMs, () => undefined).then(() => {
-      if (this.straggling.get(owner) === settled) this.straggling.delete(owner);
-    });
-    this.straggling.set(owner, settled);
   }
 
   /** A read that needs a majority of answers. */
