@@ -14,7 +14,7 @@ export interface EventOwner {
 
 interface SimEvent {
   time: number;
-  readonly seq: number;
+  seq: number;
   readonly owner: EventOwner | undefined;
   readonly fn: () => void;
   cancelled: boolean;
@@ -76,7 +76,12 @@ export class Scheduler {
       const owner = event.owner;
       if (owner?.dead) continue;
       if (owner && owner.pausedUntil > event.time) {
-        this.push({ ...event, time: owner.pausedUntil, seq: this.seq++ });
+        // The same event, moved (not a copy): a timer cancelled after the pause must stay cancelled,
+        // as clearTimeout does for a timer that is due but has not run. A copy ran anyway and its stale
+        // callback ended the waiter's next sleep (seed 12153: a wait without deadline that never woke).
+        event.time = owner.pausedUntil;
+        event.seq = this.seq++;
+        this.push(event);
         continue;
       }
       if (event.time === this.now) {
