@@ -1,6 +1,7 @@
 import { Injectable, Logger, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { Observable } from 'rxjs';
+import { getLockContext, runInNewLockContext } from '../core/internal.js';
 import {
   LockBackendError,
   type InvalidLockArgumentError,
@@ -19,6 +20,23 @@ interface ClosableResponse {
   once?(event: 'close', listener: () => void): unknown;
   off?(event: 'close', listener: () => void): unknown;
   raw?: ClosableResponse;
+}
+
+/**
+ * Registered globally by DistributedLockModule: runs each incoming request in its own lock context,
+ * the Node counterpart of Redisson's thread. `lock(name)` and `unlock(name)` in one request then
+ * refer to the same owner; concurrent requests are different owners. (In this file because it is the
+ * other half of how a request enters the library: its context here, its decorated handler's lock below.)
+ */
+@Injectable()
+export class LockContextInterceptor implements NestInterceptor {
+  constructor(private readonly locks: LockService) {}
+
+  intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (!this.locks.settings.requestContext || getLockContext()) return next.handle();
+    // handle() binds the handler to the async context it is called in: call it inside the new one.
+    return runInNewLockContext(() => next.handle());
+  }
 }
 
 /**
