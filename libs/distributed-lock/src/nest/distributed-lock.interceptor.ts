@@ -14,7 +14,7 @@ import { DISTRIBUTED_LOCK_METADATA, type DistributedLockMetadata } from './distr
 import { DistributedLockRunner } from './distributed-lock.runner.js';
 import { badNameAnswer, busyAnswer, isEvent, LockedCallFailure, lostAnswer, unavailableAnswer } from './lock-failure.answers.js';
 import { LockService } from './lock.service.js';
-import { currentRequestCall, runAsRequestCall, type RequestCall } from './locked-method.js';
+import { requestCalls, type RequestCall } from './request-call.js';
 
 interface ClosableResponse {
   once?(event: 'close', listener: () => void): unknown;
@@ -41,7 +41,7 @@ export class LockContextInterceptor implements NestInterceptor {
 
 /**
  * Applies @DistributedLock to request handlers (HTTP routes, GraphQL resolvers, message patterns,
- * gateway messages). The lock itself is taken by the method wrapper's runner (locked-method.ts), the
+ * gateway messages). The lock itself is taken by the method wrapper's runner (distributed-lock.runner.ts), the
  * one place that sees the piped arguments and the method's own promise; this interceptor hands it the
  * request (ExecutionContext, a signal that aborts the wait when the client hangs up, a name scope),
  * and turns what the runner throws for the request's lock (a LockedCallFailure) into the transport's
@@ -68,7 +68,7 @@ export class DistributedLockInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const metadata = this.reflector.get<DistributedLockMetadata | undefined>(DISTRIBUTED_LOCK_METADATA, context.getHandler());
     // Not decorated; or an outer DistributedLockInterceptor (a subclass registered globally) has it.
-    if (!metadata || currentRequestCall()?.context === context) return next.handle();
+    if (!metadata || requestCalls.getStore()?.context === context) return next.handle();
     return new Observable<unknown>((subscriber) => {
       // A client that hangs up, or an outer interceptor that stops listening, ends the wait for the
       // lock; once the handler runs, the method wrapper holds the lock until its work has ended.
@@ -86,22 +86,24 @@ export class DistributedLockInterceptor implements NestInterceptor {
         subscriber.error(error);
         return undefined;
       }
-      const inner = runAsRequestCall(call, () => next.handle()).subscribe({
-        next: (value) => subscriber.next(value),
-        error: (error: unknown) => {
-          stopWatchingClose();
-          if (!(error instanceof LockedCallFailure) || error.request !== call) subscriber.error(error);
-          else
-            void this.answer(error).then(
-              (answer) => subscriber.error(answer),
-              (failure: unknown) => subscriber.error(failure), // a hook that threw: its error goes out instead
-            );
-        },
-        complete: () => {
-          stopWatchingClose();
-          subscriber.complete();
-        },
-      });
+      const inner = requestCalls
+        .run(call, () => next.handle())
+        .subscribe({
+          next: (value) => subscriber.next(value),
+          error: (error: unknown) => {
+            stopWatchingClose();
+            if (!(error instanceof LockedCallFailure) || error.request !== call) subscriber.error(error);
+            else
+              void this.answer(error).then(
+                (answer) => subscriber.error(answer),
+                (failure: unknown) => subscriber.error(failure), // a hook that threw: its error goes out instead
+              );
+          },
+          complete: () => {
+            stopWatchingClose();
+            subscriber.complete();
+          },
+        });
       return () => {
         stopWatchingClose();
         abort.abort(new Error('unsubscribed'));

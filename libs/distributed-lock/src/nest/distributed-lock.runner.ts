@@ -1,15 +1,57 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { isObservable } from 'rxjs';
-import { InvalidLockArgumentError, LockAcquireAbortedError, LockAcquireTimeoutError, LockBackendError, type BaseLock, type LockHandle } from '../core/index.js';
-import { afterTimeout, getLockContext, runInLockContext, runWithCurrentLock, settleWithin, type LockContext } from '../core/internal.js';
+import { InvalidLockArgumentError, InvalidLockConfigError, LockAcquireTimeoutError, LockBackendError, type BaseLock, type LockHandle } from '../core/index.js';
+import { getLockContext, runInLockContext, runWithCurrentLock, settleWithin, type LockContext } from '../core/internal.js';
+import { DeferredReleases } from './deferred-releases.js';
 import type { DistributedLockMetadata } from './distributed-lock.options.js';
 import { failureOf, LockedCallFailure } from './lock-failure.answers.js';
 import { watchLoss } from './lock-loss.watcher.js';
 import { resolveLockNames } from './lock-name.resolver.js';
-import { loadLockTracing, type AcquireOutcome, type LockTracing } from './lock-tracing.js';
+import { loadLockTracing, type LockTracing } from './lock-tracing.js';
 import { LockService } from './lock.service.js';
-import type { LockedMethodRunner, RequestCall } from './locked-method.js';
+import { CURRENT_LOCK_PENDING, requestCalls, type LockedMethodRunner, type RequestCall } from './request-call.js';
 import { holdUntilEnd } from './locked-stream.js';
+
+/** Instance -> the runner of the application that created it (bound at start-up by the explorer). */
+const bindings = new WeakMap<object, DistributedLockRunner>();
+
+/** Makes the decorated methods of `instance` lock through `runner` (one Nest application's DistributedLockRunner). */
+export function bindLockedInstance(instance: object, runner: DistributedLockRunner): void {
+  bindings.set(instance, runner);
+}
+
+/**
+ * The function a decorated method becomes (see createLockedMethod, locked-method.ts): each call takes
+ * the lock through the runner of the instance's application (or, for a request-scoped controller, the
+ * request's), with the request call DistributedLockInterceptor set up when Nest handles a request.
+ */
+export function lockedMethod(original: (...args: unknown[]) => unknown, metadata: DistributedLockMetadata): (...args: unknown[]) => unknown {
+  return function wrapper(this: object, ...args: unknown[]): unknown {
+    const current = requestCalls.getStore();
+    const request = current?.metadata === metadata ? current : undefined;
+    // Code the method calls must not look like this request (a nested decorated call locks itself).
+    // `@CurrentLock()` parameters were resolved before the lock was taken: they get the handle now.
+    const invoke = (lock: LockHandle): unknown =>
+      requestCalls.exit(() =>
+        original.apply(
+          this,
+          args.map((arg) => (arg === CURRENT_LOCK_PENDING ? lock : arg)),
+        ),
+      );
+    const runner = bindings.get(this) ?? request?.runner;
+    if (!runner) {
+      return Promise.reject(
+        new InvalidLockConfigError(
+          'DistributedLockModule',
+          `${metadata.where} is decorated with a lock, but this instance was not created by a Nest application that imports ` +
+            'DistributedLockModule, or it is request-scoped, or it is called before the application initialised. ' +
+            'Create it through Nest (a provider of a module), and call it once app.init() has run.',
+        ),
+      );
+    }
+    return runner.run(metadata, args, invoke, request);
+  };
+}
 
 /**
  * Runs the decorated calls of one application, each as a LockedCall (its names, its lock, its
@@ -24,8 +66,8 @@ export class DistributedLockRunner implements LockedMethodRunner {
   tracing: LockTracing | undefined;
   /** Calls in flight: each settles once its lock is released (or was never taken). */
   private readonly inFlight = new Set<Promise<void>>();
-  /** Releases deferred by lockAtLeastFor: handle -> cancels its timer. */
-  private readonly deferred = new Map<LockHandle, () => void>();
+  /** Locks kept for lockAtLeastFor. */
+  private readonly deferred: DeferredReleases;
   private shuttingDown = false;
 
   /** @internal */
@@ -33,6 +75,7 @@ export class DistributedLockRunner implements LockedMethodRunner {
 
   constructor(locks: LockService) {
     this.locks = locks;
+    this.deferred = new DeferredReleases(locks.clock, (handle) => this.unlockQuietly(handle));
   }
 
   /** Loads the optional OpenTelemetry API (no spans when it is not installed). Called by DistributedLockModule at start-up. */
@@ -40,7 +83,7 @@ export class DistributedLockRunner implements LockedMethodRunner {
     this.tracing = await loadLockTracing(this.locks.clock);
   }
 
-  /** One decorated call (used by the method wrapper, locked-method.ts): takes the lock, runs `invoke`, releases. */
+  /** One decorated call (used by the method wrapper, lockedMethod): takes the lock, runs `invoke`, releases. */
   run(metadata: DistributedLockMetadata, args: unknown[], invoke: (lock: LockHandle) => unknown, request: RequestCall | undefined): Promise<unknown> {
     const call = new LockedCall(this, metadata, args, invoke, request);
     this.inFlight.add(call.ended);
@@ -56,14 +99,7 @@ export class DistributedLockRunner implements LockedMethodRunner {
    */
   async drain(timeoutMs: number): Promise<boolean> {
     this.shuttingDown = true;
-    const deferred = [...this.deferred.entries()];
-    this.deferred.clear();
-    const released = Promise.all(
-      deferred.map(([handle, cancel]) => {
-        cancel();
-        return this.unlockQuietly(handle);
-      }),
-    );
+    const released = this.deferred.releaseAll();
     const idle = (async () => {
       while (this.inFlight.size > 0) await Promise.all(this.inFlight); // calls may still start meanwhile
     })();
@@ -89,14 +125,7 @@ export class DistributedLockRunner implements LockedMethodRunner {
   async release(handle: LockHandle, metadata: DistributedLockMetadata, acquiredAt: number): Promise<void> {
     if (!handle.isHeld) return; // lost, or released by shutdown
     const keepFor = metadata.lockAtLeastMs === undefined ? 0 : metadata.lockAtLeastMs - (this.locks.clock.now() - acquiredAt);
-    if (keepFor > 0 && !this.shuttingDown) {
-      const cancel = afterTimeout(this.locks.clock, keepFor, () => {
-        this.deferred.delete(handle);
-        void this.unlockQuietly(handle);
-      });
-      this.deferred.set(handle, cancel);
-      return;
-    }
+    if (keepFor > 0 && !this.shuttingDown) return this.deferred.defer(handle, keepFor);
     await this.unlockQuietly(handle);
   }
 
@@ -218,7 +247,7 @@ class LockedCall {
     };
     if (!tracing) return acquire();
     const kind = metadata.semaphore ? 'semaphore' : names.length > 1 ? `multi:${metadata.kind}` : metadata.kind;
-    return tracing.traceAcquire(names.join(', '), kind, acquire, outcomeOf);
+    return tracing.traceAcquire(names.join(', '), kind, acquire);
   }
 
   private lockOfKind(name: string): BaseLock {
@@ -260,10 +289,4 @@ class LockedCall {
     const failure = this.request ? failureOf(error) : undefined;
     return failure ? new LockedCallFailure(failure, name, this.request!) : error;
   }
-}
-
-function outcomeOf(error: unknown): AcquireOutcome {
-  if (error instanceof LockAcquireTimeoutError) return 'timeout';
-  if (error instanceof LockAcquireAbortedError) return 'aborted';
-  return 'error';
 }

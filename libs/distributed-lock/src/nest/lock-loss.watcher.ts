@@ -2,7 +2,7 @@ import type { Logger } from '@nestjs/common';
 import { LockLostError, type LockHandle } from '../core/index.js';
 import type { DistributedLockMetadata, OnLost } from './distributed-lock.options.js';
 import { isAnswered, LockedCallFailure } from './lock-failure.answers.js';
-import type { RequestCall } from './locked-method.js';
+import type { RequestCall } from './request-call.js';
 
 /** What a locked call learns from watching its lock (see watchLoss). */
 export interface LossWatch {
