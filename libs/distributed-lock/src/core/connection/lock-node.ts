@@ -81,7 +81,8 @@ export class LockNode {
   readonly target: string;
   private readonly timeoutMs: number;
   private readonly batch: ScriptBatch | undefined;
-  private readonly pubsub: Pick<PubSubSelector, 'pending'> | undefined;
+  /** Until the pub/sub choice is made (at connect, or with lazyConnect at the first calls); then undefined: a choice is never unmade. */
+  private pubsub: Pick<PubSubSelector, 'pending'> | undefined;
   private readonly oneSlotPerScript: boolean;
   /** This process's clock. */
   private readonly localClock: Clock;
@@ -141,7 +142,9 @@ export class LockNode {
   run<A, R, Raw>(script: LockScript<A, R, Raw>, args: A): Promise<R> {
     if (this.breaker && !this.breaker.admits && !script.renewal) return Promise.reject(this.breaker.refusal(script.name));
     const calledAt = this.localClock.now();
-    const waiting = this.pubsub?.pending() ?? (script.guarded && !this.clock.known && !script.clockFree?.(args) ? this.clock.sample() : undefined);
+    const choosing = this.pubsub?.pending();
+    if (!choosing) this.pubsub = undefined;
+    const waiting = choosing ?? (script.guarded && !this.clock.known && !script.clockFree?.(args) ? this.clock.sample() : undefined);
     if (!waiting) return this.submit(script, args, calledAt);
     // For the breaker, a call that waits for the node (its clock's TIME: one sample serves every waiting
     // call) counts as sent: no progress within the operation timeout is a failure, so an outage that
