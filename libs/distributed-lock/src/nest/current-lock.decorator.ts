@@ -1,7 +1,7 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import { getLockContext } from '../core/internal.js';
 import { DISTRIBUTED_LOCK_METADATA } from './distributed-lock.options.js';
-import { CURRENT_LOCK_PENDING } from './locked-method.js';
+import { CURRENT_LOCK_PENDING } from './request-call.js';
 
 /**
  * Handler parameter: the lock taken by @DistributedLock for this call (`name`, `token`, `signal`,

@@ -2,8 +2,8 @@ import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { ApplicationConfig, DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { DISTRIBUTED_LOCK_METADATA, type DistributedLockMetadata } from './distributed-lock.options.js';
 import { assertKeyFitsHandler } from './request-name.check.js';
-import { DistributedLockRunner } from './distributed-lock.runner.js';
-import { bindLockedInstance, isLockedMethod } from './locked-method.js';
+import { bindLockedInstance, DistributedLockRunner } from './distributed-lock.runner.js';
+import { isLockedMethod } from './locked-method.js';
 
 /**
  * Finds, at start-up, every provider and controller with a method decorated by @DistributedLock or

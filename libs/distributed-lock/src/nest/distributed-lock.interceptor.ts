@@ -1,6 +1,7 @@
 import { Injectable, Logger, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { Observable } from 'rxjs';
+import { getLockContext, runInNewLockContext } from '../core/internal.js';
 import {
   LockBackendError,
   type InvalidLockArgumentError,
@@ -13,7 +14,7 @@ import { DISTRIBUTED_LOCK_METADATA, type DistributedLockMetadata } from './distr
 import { DistributedLockRunner } from './distributed-lock.runner.js';
 import { badNameAnswer, busyAnswer, isEvent, LockedCallFailure, lostAnswer, unavailableAnswer } from './lock-failure.answers.js';
 import { LockService } from './lock.service.js';
-import { currentRequestCall, runAsRequestCall, type RequestCall } from './locked-method.js';
+import { requestCalls, type RequestCall } from './request-call.js';
 
 interface ClosableResponse {
   once?(event: 'close', listener: () => void): unknown;
@@ -22,8 +23,25 @@ interface ClosableResponse {
 }
 
 /**
+ * Registered globally by DistributedLockModule: runs each incoming request in its own lock context,
+ * the Node counterpart of Redisson's thread. `lock(name)` and `unlock(name)` in one request then
+ * refer to the same owner; concurrent requests are different owners. (In this file because it is the
+ * other half of how a request enters the library: its context here, its decorated handler's lock below.)
+ */
+@Injectable()
+export class LockContextInterceptor implements NestInterceptor {
+  constructor(private readonly locks: LockService) {}
+
+  intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (!this.locks.settings.requestContext || getLockContext()) return next.handle();
+    // handle() binds the handler to the async context it is called in: call it inside the new one.
+    return runInNewLockContext(() => next.handle());
+  }
+}
+
+/**
  * Applies @DistributedLock to request handlers (HTTP routes, GraphQL resolvers, message patterns,
- * gateway messages). The lock itself is taken by the method wrapper's runner (locked-method.ts), the
+ * gateway messages). The lock itself is taken by the method wrapper's runner (distributed-lock.runner.ts), the
  * one place that sees the piped arguments and the method's own promise; this interceptor hands it the
  * request (ExecutionContext, a signal that aborts the wait when the client hangs up, a name scope),
  * and turns what the runner throws for the request's lock (a LockedCallFailure) into the transport's
@@ -50,7 +68,7 @@ export class DistributedLockInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const metadata = this.reflector.get<DistributedLockMetadata | undefined>(DISTRIBUTED_LOCK_METADATA, context.getHandler());
     // Not decorated; or an outer DistributedLockInterceptor (a subclass registered globally) has it.
-    if (!metadata || currentRequestCall()?.context === context) return next.handle();
+    if (!metadata || requestCalls.getStore()?.context === context) return next.handle();
     return new Observable<unknown>((subscriber) => {
       // A client that hangs up, or an outer interceptor that stops listening, ends the wait for the
       // lock; once the handler runs, the method wrapper holds the lock until its work has ended.
@@ -68,22 +86,24 @@ export class DistributedLockInterceptor implements NestInterceptor {
         subscriber.error(error);
         return undefined;
       }
-      const inner = runAsRequestCall(call, () => next.handle()).subscribe({
-        next: (value) => subscriber.next(value),
-        error: (error: unknown) => {
-          stopWatchingClose();
-          if (!(error instanceof LockedCallFailure) || error.request !== call) subscriber.error(error);
-          else
-            void this.answer(error).then(
-              (answer) => subscriber.error(answer),
-              (failure: unknown) => subscriber.error(failure), // a hook that threw: its error goes out instead
-            );
-        },
-        complete: () => {
-          stopWatchingClose();
-          subscriber.complete();
-        },
-      });
+      const inner = requestCalls
+        .run(call, () => next.handle())
+        .subscribe({
+          next: (value) => subscriber.next(value),
+          error: (error: unknown) => {
+            stopWatchingClose();
+            if (!(error instanceof LockedCallFailure) || error.request !== call) subscriber.error(error);
+            else
+              void this.answer(error).then(
+                (answer) => subscriber.error(answer),
+                (failure: unknown) => subscriber.error(failure), // a hook that threw: its error goes out instead
+              );
+          },
+          complete: () => {
+            stopWatchingClose();
+            subscriber.complete();
+          },
+        });
       return () => {
         stopWatchingClose();
         abort.abort(new Error('unsubscribed'));

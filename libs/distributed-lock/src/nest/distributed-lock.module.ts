@@ -9,10 +9,9 @@ import {
 } from './distributed-lock.module-definition.js';
 import { DistributedLockExplorer } from './distributed-lock.explorer.js';
 import { DistributedLockHealthIndicator } from './distributed-lock.health-indicator.js';
-import { DistributedLockInterceptor } from './distributed-lock.interceptor.js';
+import { DistributedLockInterceptor, LockContextInterceptor } from './distributed-lock.interceptor.js';
 import { DistributedLockRunner } from './distributed-lock.runner.js';
 import { LeaderExplorer } from './leader.explorer.js';
-import { LockContextInterceptor } from './lock-context.interceptor.js';
 import { LockService } from './lock.service.js';
 
 /** Validates the options at once (a bad setting fails while the module graph is built); connects later. */

@@ -8,7 +8,7 @@ import {
   LockLostError,
 } from '../core/index.js';
 import { LockBusyException, retryAfterSeconds } from './lock-busy.exception.js';
-import type { RequestCall } from './locked-method.js';
+import type { RequestCall } from './request-call.js';
 
 /**
  * What the client of each transport receives when a decorated request handler cannot run, or finish,

@@ -4,7 +4,7 @@
  * are no spans and no cost. Only the parts of the API used here are typed (structurally), so the
  * library's type declarations never mention the package.
  */
-import type { Clock } from '../core/index.js';
+import { LockAcquireAbortedError, LockAcquireTimeoutError, type Clock } from '../core/index.js';
 
 type AttributeValue = string | number | boolean;
 
@@ -32,7 +32,7 @@ const OTEL_API = '@opentelemetry/api';
 
 export interface LockTracing {
   /** Runs `acquire` inside a `lock.acquire` span (the active span while it runs) and ends the span with its outcome. */
-  traceAcquire<T>(name: string, kind: string, acquire: () => Promise<T>, outcomeOf: (error: unknown) => AcquireOutcome): Promise<T>;
+  traceAcquire<T>(name: string, kind: string, acquire: () => Promise<T>): Promise<T>;
 }
 
 /** Loads @opentelemetry/api if it is installed; undefined otherwise. */
@@ -46,7 +46,7 @@ export async function loadLockTracing(clock: Clock): Promise<LockTracing | undef
     return undefined; // not installed: no spans
   }
   return {
-    async traceAcquire(name, kind, acquire, outcomeOf) {
+    async traceAcquire(name, kind, acquire) {
       // Asked per call: a tracer provider registered after start-up (e.g. by a test) is used.
       const span = api.trace.getTracer(TRACER_NAME).startSpan('lock.acquire', { attributes: { 'lock.name': name, 'lock.kind': kind } });
       if (!span.isRecording()) {
@@ -70,4 +70,10 @@ export async function loadLockTracing(clock: Clock): Promise<LockTracing | undef
       }
     },
   };
+}
+
+function outcomeOf(error: unknown): AcquireOutcome {
+  if (error instanceof LockAcquireTimeoutError) return 'timeout';
+  if (error instanceof LockAcquireAbortedError) return 'aborted';
+  return 'error';
 }

@@ -2,14 +2,14 @@ import type { ResolvedLockClientOptions } from '../config/resolve-lock-client-op
 import { LockNode } from './lock-node.js';
 import { LockConnectionError } from '../errors/lock-connection.error.js';
 import type { LockEvents } from '../events/lock-events.js';
-import { combineSubscriberPorts, createSubscriberPort, type SubscriberPort } from './subscriber-port.js';
+import type { SubscriberPort } from './subscriber-port.js';
 import type { RedisMode } from '../config/connection-config.js';
 import type { CircuitChange } from './circuit-breaker.js';
 import type { ConnectionStrategy } from './connection-strategy.js';
 import { ConnectionRevival } from './connection-revival.js';
 import { createConnectionStrategy } from './create-connection-strategy.js';
 import { establishConnection } from './establish-connection.js';
-import { PubSubSelector } from './pubsub-selector.js';
+import { combineSubscriberPorts, PubSubSelector } from './pubsub-selector.js';
 import type { ScriptBatch } from '../scripts/script-batch.js';
 import { IoredisPort, IoredisSubscriber } from '../redis/ioredis.port.js';
 import type { PubSubPort, RedisConnection, RedisPort } from '../redis/redis-port.js';
@@ -104,7 +104,7 @@ export class LockConnections {
           target: node.target,
           timeoutMs,
           batch: node.command.groupCommit ? batch : undefined,
-          before: () => this.pubsub.pending(),
+          pubsub: this.pubsub,
           oneSlotPerScript: oneSlotPerScript || node.command.isCluster,
           clock: this.clock,
           ...(circuitBreaker && !node.command.isCluster
@@ -116,7 +116,7 @@ export class LockConnections {
 
   /** The subscription side of every node, as one port. */
   subscriberPort(): SubscriberPort {
-    return combineSubscriberPorts(this.nodes.map((node) => createSubscriberPort(node.subscriber, this.pubsub)));
+    return combineSubscriberPorts(this.nodes.map((node) => this.pubsub.subscriberPort(node.subscriber)));
   }
 
   /** Calls `listener` whenever a command connection is ready again (after a drop). */

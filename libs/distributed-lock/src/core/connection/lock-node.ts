@@ -6,6 +6,7 @@ import { hashedPart } from '../util/key-slot.js';
 import { OperationDeadlines } from '../util/operation-deadlines.js';
 import { CircuitBreaker, type CircuitBreakerSettings, type CircuitChange } from './circuit-breaker.js';
 import { NodeClock } from './node-clock.js';
+import type { PubSubSelector } from './pubsub-selector.js';
 
 /** Thrown when a guarded script was not run because its caller can no longer be waiting for it (see NodeClock). */
 export class LateOperation extends Error {}
@@ -29,10 +30,10 @@ export interface LockNodeOptions {
   /** The scripts that may travel together (none: every call alone). */
   readonly batch?: ScriptBatch;
   /**
-   * What the first script calls wait for (nothing once it is done): the pub/sub choice, so that a
-   * lock taken by the first call is released with the right publish command.
+   * The pub/sub choice, which the first script calls wait for (`pending()`: nothing once it is made),
+   * so that a lock taken by the first call is released with the right publish command.
    */
-  readonly before?: () => Promise<unknown> | undefined;
+  readonly pubsub?: Pick<PubSubSelector, 'pending'>;
   /**
    * A batch carries the calls of one hash slot only (always so on a cluster client; see
    * LockClientOptions.oneSlotPerScript for servers that shard behind one endpoint).
@@ -80,7 +81,8 @@ export class LockNode {
   readonly target: string;
   private readonly timeoutMs: number;
   private readonly batch: ScriptBatch | undefined;
-  private readonly before: (() => Promise<unknown> | undefined) | undefined;
+  /** Until the pub/sub choice is made (at connect, or with lazyConnect at the first calls); then undefined: a choice is never unmade. */
+  private pubsub: Pick<PubSubSelector, 'pending'> | undefined;
   private readonly oneSlotPerScript: boolean;
   /** This process's clock. */
   private readonly localClock: Clock;
@@ -94,7 +96,7 @@ export class LockNode {
     this.target = options.target;
     this.timeoutMs = options.timeoutMs;
     this.batch = options.batch;
-    this.before = options.before;
+    this.pubsub = options.pubsub;
     this.oneSlotPerScript = options.oneSlotPerScript ?? redis.isCluster;
     this.localClock = options.clock;
     this.clock = new NodeClock(() => redis.time(), options.clock);
@@ -140,7 +142,9 @@ export class LockNode {
   run<A, R, Raw>(script: LockScript<A, R, Raw>, args: A): Promise<R> {
     if (this.breaker && !this.breaker.admits && !script.renewal) return Promise.reject(this.breaker.refusal(script.name));
     const calledAt = this.localClock.now();
-    const waiting = this.before?.() ?? (script.guarded && !this.clock.known && !script.clockFree?.(args) ? this.clock.sample() : undefined);
+    const choosing = this.pubsub?.pending();
+    if (!choosing) this.pubsub = undefined;
+    const waiting = choosing ?? (script.guarded && !this.clock.known && !script.clockFree?.(args) ? this.clock.sample() : undefined);
     if (!waiting) return this.submit(script, args, calledAt);
     // For the breaker, a call that waits for the node (its clock's TIME: one sample serves every waiting
     // call) counts as sent: no progress within the operation timeout is a failure, so an outage that

@@ -1,5 +1,6 @@
 import type { PubSubChoice } from '../events/pubsub-choice.js';
 import type { PubSubPort, RedisCommands } from '../redis/redis-port.js';
+import type { SubscriberPort } from './subscriber-port.js';
 
 const PLAIN: PubSubChoice = { flavour: 'plain', reason: 'SUBSCRIBE' };
 
@@ -68,10 +69,51 @@ export class PubSubSelector {
     return askServer(this.command);
   }
 
+  /**
+   * Subscriptions on `connection` (a node's subscriber), sharded or plain as chosen here (a cluster's
+   * subscriber connection can do both); the first one waits for the choice.
+   */
+  subscriberPort(connection: PubSubPort): SubscriberPort {
+    return {
+      subscribe: async (channel) => connection.subscribe(channel, (await this.select()).flavour === 'sharded'),
+      unsubscribe: async (channel) => connection.unsubscribe(channel, (await this.select()).flavour === 'sharded'),
+      onMessage: (listener) => connection.onMessage(listener),
+      onReconnect: (listener) => {
+        connection.onResubscribed((shardedOnly) => {
+          if (!shardedOnly || this.sharded) listener();
+        });
+      },
+    };
+  }
+
   /** For hot paths: nothing once the choice is made, else the wait for it. */
   pending(): Promise<PubSubChoice> | undefined {
     return this.choice ? undefined : this.select();
   }
+}
+
+/**
+ * RedLock: one subscription per node. A release publishes on every node that held the lock; the
+ * first message wakes the waiter (the extra ones are absorbed as an already-pending wake-up). A node
+ * that is down does not block the others: subscribing succeeds as soon as one node accepts (a node
+ * lost for good never answers: waiting for every node's answer left waiters deaf to releases, found
+ * by the simulator), and fails when every node refused.
+ */
+export function combineSubscriberPorts(ports: SubscriberPort[]): SubscriberPort {
+  if (ports.length === 1) return ports[0]!;
+  const anyAccepts = async (run: (port: SubscriberPort) => Promise<unknown>): Promise<void> => {
+    try {
+      await Promise.any(ports.map(run));
+    } catch (error) {
+      throw (error as AggregateError).errors[0];
+    }
+  };
+  return {
+    subscribe: (channel) => anyAccepts((port) => port.subscribe(channel)),
+    unsubscribe: (channel) => anyAccepts((port) => port.unsubscribe(channel)),
+    onMessage: (listener) => ports.forEach((port) => port.onMessage(listener)),
+    onReconnect: (listener) => ports.forEach((port) => port.onReconnect(listener)),
+  };
 }
 
 /** A cluster: sharded pub/sub if its server knows SPUBLISH. */
