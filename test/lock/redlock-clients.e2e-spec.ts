@@ -134,7 +134,11 @@ describe('RedLock over an array of clients', () => {
       await held.unlock();
       // Control: without the order per owner and master, the release ran there first (finding nothing to
       // release) and the acquire sent again then took the lock there, for its whole 10 s lease.
-      await until(async () => (await slow.exists('lock:{rl:order}')) === 0 && (await evalCalls(slow)) > evalsBefore, 'the slow master to run the acquire, then the release', 5_000);
+      await until(
+        async () => (await slow.exists('lock:{rl:order}')) === 0 && (await evalCalls(slow)) > evalsBefore,
+        'the slow master to run the acquire, then the release',
+        5_000,
+      );
       proxies[0]!.setLatency(0);
       expect(await Promise.all(direct.map((redis) => redis.exists('lock:{rl:order}')))).toEqual([0, 0, 0]);
     } finally {

@@ -165,19 +165,17 @@ export const MUTANTS: readonly Mutant[] = [
     description:
       "an owner's commands to a RedLock master run in whatever order they land, and a grant is given back by owner alone: a release overtook a late acquire (resent as EVAL after NOSCRIPT) and left a hold after a successful unlock; a late grant given back after a multi-lock's undo and retry dropped the retry's hold (both found by this simulator)",
     apply: () => {
-      const undoSend = replaceMethod(
-        OwnerOrder.prototype,
-        'send',
-        function <T>(key: string, send: () => Promise<T>, then?: (value: T) => Promise<unknown> | undefined) {
-          void key;
-          const reply = send();
-          const done = reply.then(
-            (value) => then?.(value),
-            () => undefined,
-          );
-          return { reply, done: done.then(nothing, nothing) };
-        },
-      )();
+      const undoSend = replaceMethod(OwnerOrder.prototype, 'send', function <
+        T,
+      >(key: string, send: () => Promise<T>, then?: (value: T) => Promise<unknown> | undefined) {
+        void key;
+        const reply = send();
+        const done = reply.then(
+          (value) => then?.(value),
+          () => undefined,
+        );
+        return { reply, done: done.then(nothing, nothing) };
+      })();
       const giveBack = (RedLock.prototype as unknown as RedLockInternals).giveBack;
       const undoGiveBack = replaceMethod(RedLock.prototype, 'giveBack', function (this: RedLock, node: unknown, owner: string) {
         return giveBack.call(this, node, owner, undefined);

@@ -68,12 +68,9 @@ export class OwnerOrder {
     // A reply that comes after the command could no longer run: what follows it goes out of order
     // (it must not depend on order then: a grant is given back by its token).
     if (then) {
-      reply.then(
-        (value) => {
-          if (!inOrder) void then(value)?.then(nothing, nothing);
-        },
-        nothing,
-      );
+      reply.then((value) => {
+        if (!inOrder) void then(value)?.then(nothing, nothing);
+      }, nothing);
     }
     const done = answered
       .then((answer) => {

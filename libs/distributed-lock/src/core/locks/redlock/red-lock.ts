@@ -120,9 +120,7 @@ export class RedLock extends BaseLock {
       this.nodeTimeoutMs,
       (sofar) => sofar.filter((reply) => reply?.ok && reply.value.acquired).length >= this.quorum,
     );
-    const granted = replies.flatMap((reply, i) =>
-      reply.ok && reply.value.acquired ? [{ index: i, token: reply.value.token, holds: reply.value.holds }] : [],
-    );
+    const granted = replies.flatMap((reply, i) => (reply.ok && reply.value.acquired ? [{ index: i, token: reply.value.token, holds: reply.value.holds }] : []));
     const denied = replies.flatMap((reply) => (reply.ok && !reply.value.acquired ? [reply.value.ttl] : []));
     const answered = granted.length + denied.length;
     const validityMs = leaseMs - (this.runtime.clock.now() - startedAt) - redlockDrift(leaseMs);
