@@ -15,6 +15,8 @@ export interface OperationMix {
   multi: number;
   semaphore: number;
   forever: number;
+  /** A candidate of the leader election 'e' (stepping down after one section). */
+  leader: number;
 }
 
 /** Which faults strike in this run's fault phase, and how often (per second of virtual time; 0: off). */
@@ -96,6 +98,7 @@ export function drawConfig(seed: number, prng: Prng): SimConfig {
     multi: weight(prng, 0.3),
     semaphore: weight(prng, 0.3),
     forever: weight(prng, 0.2),
+    leader: weight(prng, 0.3),
   };
   if (mix.read > 0 && mix.write === 0) mix.write = 1;
   // RedLock mode has plain locks and multi-locks only (a fair queue, readers, a semaphore's line would

@@ -20,7 +20,7 @@ const EXPECTED = new Set([
 ]);
 
 type Operation = keyof OperationMix;
-const OPERATIONS = ['plain', 'reentrant', 'withLock', 'abort', 'fair', 'read', 'write', 'multi', 'semaphore', 'forever'] as const;
+const OPERATIONS = ['plain', 'reentrant', 'withLock', 'abort', 'fair', 'read', 'write', 'multi', 'semaphore', 'forever', 'leader'] as const;
 
 /**
  * One simulated caller: it loops over operations drawn from the run's mix, each as a new owner (a new
@@ -115,6 +115,8 @@ export class Actor {
         return this.reentrant(name, waitMs, options);
       case 'multi':
         return this.multi(waitMs, options);
+      case 'leader':
+        return this.leader(waitMs);
       case 'semaphore': {
         const size = config.semaphoreSize;
         const permits = this.prng.int(1, size);
@@ -186,6 +188,47 @@ export class Actor {
     const holds = handle.handles.map((part) => this.holdOf('plain', part.name, part, { mode: 'exclusive' }, part.token));
     await this.work(handle, holds);
     await this.release(handle, holds);
+  }
+
+  /**
+   * A candidate of the election 'e': elected, it leads for one section and steps down; not elected
+   * within its wait, it resigns (its campaign is the call, answered 'false' then). In the calm every
+   * candidate must be elected within the calm's wait: the terms are one section long.
+   */
+  private async leader(waitMs: number): Promise<void> {
+    const campaign = this.world.calls.begin(this.process, 'leader e', waitMs);
+    let answered = false;
+    let termEnded: () => void = () => undefined;
+    const served = new Promise<void>((resolve) => (termEnded = resolve));
+    const election = this.client.elect('e', {
+      stepDownWhenDone: true,
+      onElected: async (leadership) => {
+        if (!answered) {
+          answered = true;
+          this.world.calls.end(campaign, 'ok');
+          this.world.log.line(this.id, 'leader e -> ok');
+        }
+        const hold = this.holdOf('plain', 'leader:e', leadership, { mode: 'exclusive' }, leadership.term);
+        await this.work(
+          {
+            get isHeld() {
+              return leadership.isLeader;
+            },
+          } as LockHandle,
+          [hold],
+        );
+        this.world.invariants.ended(hold);
+        termEnded();
+      },
+    });
+    await Promise.race([served, this.sleep(waitMs)]);
+    if (!answered) {
+      answered = true;
+      this.world.calls.end(campaign, 'false');
+      this.world.log.line(this.id, 'leader e -> false');
+      this.starvedIfCalm('leader e', 'false');
+    }
+    await this.call('resign e', Infinity, () => election.resign().then(() => true));
   }
 
   private holdOf(family: Family, name: string, handle: object, sharing: Sharing, token: number): Hold {
