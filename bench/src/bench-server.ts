@@ -14,16 +14,20 @@ export class BenchServer {
     readonly target: RedisTarget,
   ) {}
 
-  static async start(connectionName?: string): Promise<BenchServer> {
-    const server = await RedisServer.start();
+  /** `bin`: the server's executable (default: redis-server on PATH, or REDIS_SERVER_BIN). */
+  static async start(connectionName?: string, bin?: string): Promise<BenchServer> {
+    const server = await RedisServer.start(bin ? { bin } : {});
     const target: RedisTarget = { host: server.host, port: server.port };
     const admin = new Redis({ host: target.host, port: target.port, ...(connectionName ? { connectionName } : {}) });
     await admin.ping();
     return new BenchServer(server, admin, target);
   }
 
+  /** The server's version as 'Redis 7.0.15' or 'Valkey 9.1.2' (Valkey also reports a redis_version, 7.2.4, for clients). */
   async version(): Promise<string> {
-    return /redis_version:(\S+)/.exec(await this.admin.info('server'))?.[1] ?? 'unknown';
+    const info = await this.admin.info('server');
+    const valkey = /valkey_version:(\S+)/.exec(info)?.[1];
+    return valkey ? `Valkey ${valkey}` : `Redis ${/redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown'}`;
   }
 
   async stop(): Promise<void> {

@@ -67,9 +67,8 @@ function panel(p: Panel, top: number, parts: string[]): number {
   return y + 10;
 }
 
-/** The report as a hand-written SVG: one panel per headline metric. */
-export function chart(report: BenchReport): string {
-  const rowsOf = (scenario: string): Row[] => report.scenarios.find((s) => s.scenario === scenario)?.rows ?? [];
+/** The headline panels of one server's run. */
+function serverPanels(rowsOf: (scenario: string) => Row[]): Panel[] {
   const panels: Panel[] = [
     { title: 'Serial: acquire + release cycles/s (one caller)', metric: 'cyclesPerSec', unit: '/s', log: false, rows: rowsOf('serial') },
     { title: 'Serial: p50 latency of a cycle', metric: 'p50Ms', unit: 'ms', log: false, rows: rowsOf('serial') },
@@ -85,14 +84,27 @@ export function chart(report: BenchReport): string {
       rows: rowsOf('semaphore'),
     },
     { title: 'Semaphore: p99 wait to acquire', metric: 'p99WaitMs', unit: 'ms', log: true, rows: rowsOf('semaphore') },
-  ].filter((p) => p.rows.length > 0);
+  ];
+  return panels.filter((p) => p.rows.length > 0);
+}
+
+/** The report as a hand-written SVG: one panel per headline metric. */
+export function chart(report: BenchReport): string {
+  // Each metric's panels side by side: one per server (titled with the server when there are several).
+  const several = report.servers.length > 1;
+  const byServer = report.servers.map((server) =>
+    serverPanels((scenario) => server.scenarios.find((s) => s.scenario === scenario)?.rows ?? []).map((p) =>
+      several ? { ...p, title: `${p.title}, ${server.version}` } : p,
+    ),
+  );
+  const panels: Panel[] = (byServer[0] ?? []).flatMap((_, i) => byServer.map((list) => list[i]).filter((p): p is Panel => p !== undefined));
   const parts: string[] = [];
   let y = 10;
   parts.push(
     `<text x="10" y="${y + 14}" font-size="15" font-weight="bold">${escape(`npm run bench: medians of ${report.rounds} round(s), whiskers = min-max`)}</text>`,
   );
   parts.push(
-    `<text x="10" y="${y + 32}" font-size="11">${escape(`${report.machine.cores} x ${report.machine.cpu}, Node ${report.machine.node}, Redis ${report.machine.redis}`)}</text>`,
+    `<text x="10" y="${y + 32}" font-size="11">${escape(`${report.machine.cores} x ${report.machine.cpu}, Node ${report.machine.node}, ${report.machine.redis}`)}</text>`,
   );
   y += 44;
   for (const p of panels) y = panel(p, y, parts);

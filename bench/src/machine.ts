@@ -7,6 +7,7 @@ export interface MachineInfo {
   memoryGiB: number;
   os: string;
   node: string;
+  /** The server(s) measured, with their product: 'Redis 7.0.15', 'Redis 7.0.15, Valkey 9.1.2'. */
   redis: string;
   loadAverageAtStart: number[];
   /** Share of CPU time the hypervisor took from this VM during the run (from /proc/stat), if known. */
@@ -51,5 +52,5 @@ export function machineInfo(redisVersion: string): MachineInfo {
 
 export function describeMachine(machine: MachineInfo): string {
   const steal = machine.stealPercent === undefined ? '' : `, ${machine.stealPercent.toFixed(1)} % CPU steal during the run`;
-  return `${machine.cores} x ${machine.cpu}, ${machine.memoryGiB} GiB, ${machine.os}, Node ${machine.node}, Redis ${machine.redis}; load average at start ${machine.loadAverageAtStart.join(' / ')}${steal}`;
+  return `${machine.cores} x ${machine.cpu}, ${machine.memoryGiB} GiB, ${machine.os}, Node ${machine.node}, ${machine.redis}; load average at start ${machine.loadAverageAtStart.join(' / ')}${steal}`;
 }

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ADAPTERS } from './adapters/index.js';
+import { SERVER_IDS } from './bench-servers.js';
 import { CURVE_NAMES, SCALING_LIBRARIES, type ScalingCurve } from './scaling/curves.js';
 
 export const SCENARIO_NAMES = ['serial', 'parallel', 'contended', 'decorator', 'semaphore'] as const;
@@ -18,6 +19,8 @@ export interface BenchOptions {
   /** Curves of the scaling set to run (empty: the scaling set is not run). */
   curves: ScalingCurve[];
   out: string;
+  /** Servers named with --servers, in order (undefined: the default, see chooseServers). */
+  servers: string[] | undefined;
   serialMs: number;
   serialWarmup: number;
   parallelMs: number;
@@ -32,13 +35,16 @@ export interface BenchOptions {
   decoratorWarmupMs: number;
 }
 
-export const USAGE = `npm run bench -- [--short] [--rounds N] [--only ids] [--scenarios names] [--curves names] [--out dir]
+export const USAGE = `npm run bench -- [--short] [--rounds N] [--only ids] [--scenarios names] [--servers ids] [--curves names] [--out dir]
   --short        a few seconds per scenario in total, one round (what CI runs)
   --rounds N     rounds; each runs every scenario for every library, libraries interleaved (default 3, --short 1)
   --only ids     comma-separated library ids: ${ADAPTERS.map((a) => `${a.id}${a.experiment ? ' (experiment, only when named)' : ''}`).join(', ')}
   --scenarios s  comma-separated: ${SCENARIO_NAMES.join(', ')} (default all), and ${SCALING}: the cost curves
                  (not run by default; about 20 minutes, --short a few seconds per curve); libraries:
                  ${SCALING_LIBRARIES.join(', ')} unless --only says otherwise
+  --servers s    comma-separated servers to run the comparison on, one after the other: ${SERVER_IDS.join(', ')}
+                 (redis: the redis-server on PATH; the others: where npm run setup put them). Default:
+                 redis, and valkey-9 when set-up fetched it; --short: redis alone
   --curves c     comma-separated curves of the scaling set: ${CURVE_NAMES.join(', ')} (default all; implies ${SCALING})
   --out dir      where latest.json, latest.md and latest.svg go, and scaling.json, scaling.md and
                  scaling-<curve>.svg (default results/bench)`;
@@ -59,6 +65,12 @@ function list<T extends string>(value: string, known: readonly T[], flag: string
   return known.filter((item) => items.includes(item));
 }
 
+/** Like `list`, in the order given (the servers run in that order). */
+function orderedList(value: string, known: readonly string[], flag: string): string[] {
+  const chosen = list(value, known, flag);
+  return [...new Set(value.split(',').map((item) => item.trim()))].filter((item) => chosen.includes(item));
+}
+
 export function parseOptions(argv: string[]): BenchOptions | 'help' {
   const { values } = parseArgs({
     args: argv,
@@ -69,6 +81,7 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
       scenarios: { type: 'string' },
       curves: { type: 'string' },
       out: { type: 'string', default: 'results/bench' },
+      servers: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -85,6 +98,7 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
     scenarios: requested ? SCENARIO_NAMES.filter((name) => requested.includes(name)) : values.curves === undefined ? [...SCENARIO_NAMES] : [],
     curves: values.curves !== undefined ? list(values.curves, CURVE_NAMES, 'curves') : requested?.includes(SCALING) ? [...CURVE_NAMES] : [],
     out: values.out!,
+    servers: values.servers === undefined ? undefined : orderedList(values.servers, SERVER_IDS, 'servers'),
     serialMs: short ? 250 : 2000,
     serialWarmup: short ? 20 : 200,
     parallelMs: short ? 250 : 2000,

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { chart } from './chart.js';
 import { describeMachine } from './machine.js';
 import type { BenchScenario } from './options.js';
-import type { BenchReport, RoundRun, Row, ScenarioResult } from './results.js';
+import type { BenchReport, RoundRun, Row, ScenarioResult, ServerResult } from './results.js';
 import type { Spread } from './stats.js';
 
 interface Column {
@@ -123,13 +123,40 @@ function markdownTable(head: string[], rows: string[][]): string {
   );
 }
 
-function targetRows(report: BenchReport): string[][] {
-  return report.targets.map((t) => [t.description, t.goal, t.measured, t.met === null ? 'n/a' : t.met ? 'met' : 'NOT met']);
+/** One row per target; per server, what it measured and whether it met the goal (ratios within that server's run). */
+function targetTable(report: BenchReport): { head: string[]; rows: string[][] } {
+  const head = ['target', 'goal', ...report.servers.flatMap((s) => (report.servers.length > 1 ? [s.version, 'result'] : ['measured', 'result']))];
+  const rows = (report.servers[0]?.targets ?? []).map((first, i) => [
+    first.description,
+    first.goal,
+    ...report.servers.flatMap((s) => {
+      const t = s.targets[i]!;
+      return [t.measured, t.met === null ? 'n/a' : t.met ? 'met' : 'NOT met'];
+    }),
+  ]);
+  return { head, rows };
+}
+
+/** Each server's table of a scenario, under the server's name when there are several. */
+function perServer(
+  report: BenchReport,
+  scenario: ScenarioResult['scenario'],
+  each: (server: ServerResult, result: ScenarioResult, heading: string) => void,
+): void {
+  for (const server of report.servers) {
+    const result = server.scenarios.find((s) => s.scenario === scenario);
+    if (result) each(server, result, report.servers.length > 1 ? server.version : '');
+  }
 }
 
 const COMPARISON_HEAD = ['metric', 'ours (median)', 'peer (median)', 'ours / peer', 'better'];
 
 function comparisonRows(report: BenchReport): string[][] {
+  const several = report.servers.length > 1;
+  return report.servers.flatMap((server) => comparisonRowsOf(server).map((row) => (several ? [`${server.version}: ${row[0]}`, ...row.slice(1)] : row)));
+}
+
+function comparisonRowsOf(report: ServerResult): string[][] {
   const value = (side: { id: string; median: number } | null, unit: string): string =>
     side ? `${side.id} ${unit === 'ms' ? fixed(side.median, 3) : rate(side.median)}${unit === 'ms' ? ' ms' : '/s'}` : '-';
   return report.comparisons.map((c) => {
@@ -166,12 +193,16 @@ export function formatRun(scenario: BenchScenario, id: string, run: RoundRun): s
 
 export function consoleReport(report: BenchReport): string {
   const parts = [`${report.command}\n${describeMachine(report.machine)}\nmedians of ${report.rounds} round(s); spread = min-max over rounds`];
-  for (const scenario of report.scenarios) {
-    const { head, rows } = cells(scenario);
-    parts.push(`${scenario.title}\n${scenario.description}\n${textTable(head, rows)}`);
+  for (const { scenario } of report.servers[0]?.scenarios ?? []) {
+    perServer(report, scenario, (_, result, heading) => {
+      const { head, rows } = cells(result);
+      parts.push(`${result.title}${heading ? `, on ${heading}` : ''}\n${result.description}\n${textTable(head, rows)}`);
+    });
   }
-  parts.push(`Targets (ratios of medians from this run)\n${textTable(['target', 'goal', 'measured', 'result'], targetRows(report))}`);
-  if (report.comparisons.length) parts.push(`Semaphores side by side (ratios of medians from this run)\n${textTable(COMPARISON_HEAD, comparisonRows(report))}`);
+  const targets = targetTable(report);
+  parts.push(`Targets (ratios of medians, each within its server's run)\n${textTable(targets.head, targets.rows)}`);
+  if (report.servers.some((s) => s.comparisons.length))
+    parts.push(`Semaphores side by side (ratios of medians from this run)\n${textTable(COMPARISON_HEAD, comparisonRows(report))}`);
   if (report.failures.length) parts.push(`Failures:\n${report.failures.map((f) => `  - ${f}`).join('\n')}`);
   if (report.notes.length) parts.push(`Notes:\n${report.notes.map((n) => `  - ${n}`).join('\n')}`);
   return parts.join('\n\n');
@@ -195,16 +226,20 @@ export function markdownReport(report: BenchReport): string {
     `Medians of ${report.rounds} round(s); "spread" is min-max over the rounds. Every library gets a ${report.method.leaseMs} ms lease. ${report.method.rounds}. ${report.method.redis}. ${report.method.sessions}.`,
     '',
   ];
-  for (const scenario of report.scenarios) {
-    const { head, rows } = cells(scenario);
-    lines.push(`## ${scenario.title}`, '', scenario.description + '.', '', markdownTable(head, rows), '');
+  for (const first of report.servers[0]?.scenarios ?? []) {
+    lines.push(`## ${first.title}`, '', first.description + '.', '');
+    perServer(report, first.scenario, (_, result, heading) => {
+      const { head, rows } = cells(result);
+      lines.push(...(heading ? [`### ${heading}`, ''] : []), markdownTable(head, rows), '');
+    });
   }
-  lines.push('## Targets', '', 'Ratios of medians from this one run.', '', markdownTable(['target', 'goal', 'measured', 'result'], targetRows(report)), '');
-  if (report.comparisons.length) {
+  const targets = targetTable(report);
+  lines.push('## Targets', '', "Ratios of medians, each within its server's run.", '', markdownTable(targets.head, targets.rows), '');
+  if (report.servers.some((s) => s.comparisons.length)) {
     lines.push(
       '## Semaphores side by side',
       '',
-      'Our semaphore against the peer semaphore, ratios of medians from this one run.',
+      "Our semaphore against the peer semaphore, ratios of medians within each server's run.",
       '',
       markdownTable(COMPARISON_HEAD, comparisonRows(report)),
       '',

@@ -67,7 +67,8 @@ export interface LibrarySettings {
 
 /** What every report of a run (the comparison, the scaling set) starts with: when, how, where. */
 export interface RunHeader {
-  schema: 1;
+  /** 1: the scaling set, and the comparison before it ran on several servers; 2: the comparison with `servers`. */
+  schema: 1 | 2;
   startedAt: string;
   finishedAt: string;
   command: string;
@@ -77,13 +78,23 @@ export interface RunHeader {
   method: Record<string, string | number>;
 }
 
-export interface BenchReport extends RunHeader {
-  libraries: LibrarySettings[];
+/** Every scenario of the comparison on one server, and the ratios judged within that server's run. */
+export interface ServerResult {
+  /** The server's id (`--servers`: redis, valkey-9...). */
+  id: string;
+  /** Its product and version, 'Redis 7.0.15', 'Valkey 9.1.2'. */
+  version: string;
   scenarios: ScenarioResult[];
   targets: Target[];
-  /** Our semaphore against each peer semaphore, side by side from this run (see compareSemaphores). */
+  /** Our semaphore against each peer semaphore, side by side from this server's run (see compareSemaphores). */
   comparisons: Comparison[];
-  /** What fails the run: lost updates, errors or failed runs of the baseline or of our locks. */
+}
+
+export interface BenchReport extends RunHeader {
+  libraries: LibrarySettings[];
+  /** One result per server, in the order they ran (all rounds on one server, then the next). */
+  servers: ServerResult[];
+  /** What fails the run: lost updates, errors or failed runs of the baseline or of our locks (on any server). */
   failures: string[];
   /** The same for peers, reported as data; rows that could not run. */
   notes: string[];
@@ -108,7 +119,7 @@ export function makeRow(id: string, label: string, family: boolean, runs: RoundR
   return row;
 }
 
-function row(report: Pick<BenchReport, 'scenarios'>, scenario: BenchScenario, id: string): Row | undefined {
+function row(report: Pick<ServerResult, 'scenarios'>, scenario: BenchScenario, id: string): Row | undefined {
   const found = report.scenarios.find((s) => s.scenario === scenario)?.rows.find((r) => r.id === id);
   return found && found.status !== 'could-not-run' && found.summary[Object.keys(found.summary)[0] ?? ''] ? found : undefined;
 }
@@ -119,7 +130,7 @@ function med(r: Row | undefined, metric: string): number | undefined {
 }
 
 /** The best peer on a metric (highest, or lowest with `lower`), among peers that ran. */
-function bestPeer(report: Pick<BenchReport, 'scenarios'>, scenario: BenchScenario, metric: string, lower = false): { id: string; value: number } | undefined {
+function bestPeer(report: Pick<ServerResult, 'scenarios'>, scenario: BenchScenario, metric: string, lower = false): { id: string; value: number } | undefined {
   let best: { id: string; value: number } | undefined;
   for (const id of PEER_IDS) {
     const value = med(row(report, scenario, id), metric);
@@ -132,7 +143,7 @@ function bestPeer(report: Pick<BenchReport, 'scenarios'>, scenario: BenchScenari
 const f = (value: number, digits = 2): string => value.toFixed(digits);
 
 /** The issue's targets, judged on medians from this one run. */
-export function judgeTargets(report: Pick<BenchReport, 'scenarios'>): Target[] {
+export function judgeTargets(report: Pick<ServerResult, 'scenarios'>): Target[] {
   const targets: Target[] = [];
   const ours = (scenario: BenchScenario, metric: string): number | undefined => med(row(report, scenario, 'ours'), metric);
 
@@ -212,7 +223,7 @@ const OUR_SEMAPHORE = 'ours-semaphore';
 const PEER_SEMAPHORES = ADAPTERS.filter((a) => a.primitive === 'semaphore' && a.packageName !== 'nestjs-distributed-lock').map((a) => a.id);
 
 /** Our semaphore against each peer semaphore on the headline metrics, as ratios of medians from this one run. */
-export function compareSemaphores(report: Pick<BenchReport, 'scenarios'>): Comparison[] {
+export function compareSemaphores(report: Pick<ServerResult, 'scenarios'>): Comparison[] {
   const metrics: { scenario: BenchScenario; metric: string; description: string; better: 'higher' | 'lower' }[] = [
     { scenario: 'serial', metric: 'p50Ms', description: 'serial: p50 of acquire + release (one permit of a new semaphore)', better: 'lower' },
     { scenario: 'serial', metric: 'cyclesPerSec', description: 'serial: cycles/s', better: 'higher' },
@@ -245,7 +256,7 @@ export function compareSemaphores(report: Pick<BenchReport, 'scenarios'>): Compa
  * Lost updates and errors are reported, never hidden. For the rows that must be correct (the
  * baseline and our locks) they fail the run; for peers they are data (notes).
  */
-export function findProblems(report: Pick<BenchReport, 'scenarios'>, mustBeCorrect: ReadonlySet<string>): { failures: string[]; notes: string[] } {
+export function findProblems(report: Pick<ServerResult, 'scenarios'>, mustBeCorrect: ReadonlySet<string>): { failures: string[]; notes: string[] } {
   const failures: string[] = [];
   const notes: string[] = [];
   for (const scenario of report.scenarios) {

@@ -98,7 +98,7 @@ const points: Point[] = (process.argv.slice(2).length > 0 ? process.argv.slice(2
 const server = await RedisServer.start();
 try {
   const version = /redis_version:(\S+)/.exec(await server.client().info('server'))?.[1] ?? 'unknown';
-  console.log(JSON.stringify(machineInfo(version)));
+  console.log(JSON.stringify(machineInfo(`Redis ${version}`)));
   for (const point of points) console.log(JSON.stringify(await checkPoint(server, point)));
 } finally {
   await server.stop();

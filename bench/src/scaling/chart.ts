@@ -141,7 +141,7 @@ export function curveChart(report: ScalingReport, curve: CurveResult): string {
   parts.push(`<text x="10" y="22" font-size="15" font-weight="bold">${escape(curve.title)}</text>`);
   const machine = report.machine;
   parts.push(
-    `<text x="10" y="40" font-size="11">${escape(`medians of ${report.rounds} round(s), whiskers = min-max; ${machine.cores} x ${machine.cpu}, Node ${machine.node}, Redis ${machine.redis}; load average at start ${machine.loadAverageAtStart.join(' / ')}`)}</text>`,
+    `<text x="10" y="40" font-size="11">${escape(`medians of ${report.rounds} round(s), whiskers = min-max; ${machine.cores} x ${machine.cpu}, Node ${machine.node}, ${machine.redis}; load average at start ${machine.loadAverageAtStart.join(' / ')}`)}</text>`,
   );
   let lx = 10;
   for (const s of curve.series) {
