@@ -60,7 +60,7 @@ async function measureLibrary(server: BenchServer, id: string, calls: number, ba
       const held: Release[] = [];
       phases[`acquire x${batch}`] = await measured(server, async () => {
         for (let i = 0; i < calls; i += batch) {
-          held.push(...(await Promise.all(Array.from({ length: batch }, (_, j) => session.acquire(`batch:${id}:${round}:${i + j}`)))));
+          held.push(...(await Promise.all(Array.from({ length: Math.min(batch, calls - i) }, (_, j) => session.acquire(`batch:${id}:${round}:${i + j}`)))));
         }
       });
       phases[`release x${batch}`] = await measured(server, async () => {
