@@ -165,7 +165,7 @@ export class LockNode {
     if (script.guarded) argv.push(script.clockFree?.(args) ? NOT_AFTER : `${NOT_AFTER}${this.clock.notAfter(calledAt, this.timeoutMs) ?? ''}`);
     if (!this.batch?.has(script) || (this.inFlight === 0 && this.queue.length === 0)) {
       if (this.queue.length > 0) this.flush(); // what this turn queued was called first: it goes first
-      return new Promise<R>((resolve, reject) => this.sendAlone({ script, keys, argv, tag: '', resolve: resolve as (value: unknown) => void, reject }));
+      return this.sendNow(script, keys, argv);
     }
     return new Promise<R>((resolve, reject) => {
       this.queue.push({ script, keys, argv, tag: keys[0] === undefined ? '' : hashedPart(keys[0]), resolve: resolve as (value: unknown) => void, reject });
@@ -202,20 +202,29 @@ export class LockNode {
     }
   }
 
+  /** A queued call that travels alone after all. */
   private sendAlone(call: QueuedCall): void {
-    const { script, keys, argv } = call;
+    this.sendNow(call.script, call.keys, call.argv).then(call.resolve, call.reject);
+  }
+
+  /**
+   * Sends one script call now; its promise is the reply's, parsed. The hot path of a lone caller: no
+   * promise or queue entry of its own besides the port's (each acquire and release of a free lock
+   * goes this way).
+   */
+  private sendNow<R>(script: AnyLockScript, keys: string[], argv: ScriptArgument[]): Promise<R> {
     this.inFlight += 1;
     const replied = this.watchReply();
-    this.redis.runScript(script, keys, argv).then(
+    return this.redis.runScript(script, keys, argv).then(
       (raw) => {
         this.inFlight -= 1;
         replied?.(undefined);
-        call.resolve(script.parse(raw));
+        return script.parse(raw) as R;
       },
       (error: unknown) => {
         this.inFlight -= 1;
         replied?.(error);
-        call.reject(this.late(error));
+        throw this.late(error);
       },
     );
   }
