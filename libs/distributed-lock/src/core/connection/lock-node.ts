@@ -161,8 +161,11 @@ export class LockNode {
 
   private submit<A, R, Raw>(script: LockScript<A, R, Raw>, args: A, calledAt: number): Promise<R> {
     const keys = script.keys(args);
-    const argv = script.argv(args);
-    if (script.guarded) argv.push(script.clockFree?.(args) ? NOT_AFTER : `${NOT_AFTER}${this.clock.notAfter(calledAt, this.timeoutMs) ?? ''}`);
+    // The guard's deadline goes last (concat: an array of the exact length; a push would grow the
+    // script's array to half again plus 16 slots, on every guarded call).
+    const argv = script.guarded
+      ? script.argv(args).concat(script.clockFree?.(args) ? NOT_AFTER : `${NOT_AFTER}${this.clock.notAfter(calledAt, this.timeoutMs) ?? ''}`)
+      : script.argv(args);
     if (!this.batch?.has(script) || (this.inFlight === 0 && this.queue.length === 0)) {
       if (this.queue.length > 0) this.flush(); // what this turn queued was called first: it goes first
       return this.sendNow(script, keys, argv);
