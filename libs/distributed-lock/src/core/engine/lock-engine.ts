@@ -136,13 +136,13 @@ export class LockEngine implements LockRuntime, LockReleaser {
     return this.leases.renewing;
   }
 
-  assertOpen(operation: string): void {
-    if (this.closed) throw new LockClientClosedError(operation);
+  assertOpen(operation: string, name?: string): void {
+    if (this.closed) throw new LockClientClosedError(name === undefined ? operation : `${operation} "${name}"`);
   }
 
   /** One bounded read or administrative call of `operation` on lock `name`; failures become LockBackendError. */
   async query<T>(operation: string, name: string, run: () => Promise<T>): Promise<T> {
-    this.assertOpen(`${operation} "${name}"`);
+    this.assertOpen(operation, name);
     try {
       return await this.roundTrips.bounded(run());
     } catch (error) {

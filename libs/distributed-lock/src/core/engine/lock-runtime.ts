@@ -66,8 +66,11 @@ export interface LockRuntime {
   readonly held: Pick<HeldLocks, 'beginAcquisition' | 'find' | 'acquisitionsInFlight'>;
   readonly releases: Pick<ReleaseProtocol, 'settled' | 'releaseFor'>;
   readonly isClosed: boolean;
-  /** LockClientClosedError once the client is closed. */
-  assertOpen(operation: string): void;
+  /**
+   * LockClientClosedError once the client is closed, for `operation` (on lock `name`: the message is
+   * built only then, not on every call).
+   */
+  assertOpen(operation: string, name?: string): void;
   /** What release scripts publish unlock notifications with (known once the server is). */
   publishCommand(): PublishCommand;
   /** A connection for a read that may be stale by design: a replica in turn (master-slave), else the master. */

@@ -79,7 +79,7 @@ export class Acquisition {
   /** Acquires, waiting per the request. Returns the handle, or the last seen TTL on timeout. */
   async run(): Promise<AcquireOutcome> {
     const { runtime, lock } = this;
-    runtime.assertOpen(`acquire lock "${lock.name}"`);
+    runtime.assertOpen('acquire lock', lock.name);
     if (this.signal?.aborted) throw new LockAcquireAbortedError(lock.name, this.signal.reason);
     runtime.announce(); // once per process (see InstanceRegistration)
     const finished = runtime.held.beginAcquisition(this.key);
@@ -261,7 +261,7 @@ export class Acquisition {
    */
   private async attemptOnce(): Promise<AttemptResult> {
     const { runtime, lock, signal } = this;
-    runtime.assertOpen(`acquire lock "${lock.name}"`);
+    runtime.assertOpen('acquire lock', lock.name);
     const pending = lock.attempt({
       owner: this.owner,
       leaseMs: this.leaseMs,

@@ -156,7 +156,7 @@ export class MultiLock {
    * within the same bound (then in the background).
    */
   async acquire(owner: Owner, request: AcquireRequest): Promise<MultiLockHandle | { ttl: number }> {
-    this.runtime.assertOpen(`acquire multi-lock "${this.name}"`);
+    this.runtime.assertOpen('acquire multi-lock', this.name);
     const deadline = this.runtime.clock.now() + request.waitMs;
     const answerBy = deadline + this.runtime.operationTimeoutMs;
     const taken: HeldLockHandle[] = [];

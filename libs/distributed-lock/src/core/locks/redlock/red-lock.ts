@@ -295,7 +295,7 @@ export class RedLock extends BaseLock {
 
   /** A read that needs a majority of answers. */
   private async read<T>(operation: string, step: (node: LockNode) => Promise<T>): Promise<T[]> {
-    this.runtime.assertOpen(`${operation} "${this.name}"`);
+    this.runtime.assertOpen(operation, this.name);
     const replies = await this.onEveryNode(step, this.runtime.operationTimeoutMs);
     const answers = replies.flatMap((reply) => (reply.ok ? [reply.value] : []));
     if (answers.length < this.quorum) {
