@@ -5,6 +5,7 @@ import { Acquisition } from '../../distributed-lock/src/core/locks/acquisition.j
 import { LockQuorumError } from '../../distributed-lock/src/core/errors/lock-quorum.error.js';
 import { ReleaseProtocol } from '../../distributed-lock/src/core/engine/release-protocol.js';
 import { RedLock } from '../../distributed-lock/src/core/locks/redlock/red-lock.js';
+import { exclusiveRelease } from '../../distributed-lock/src/core/locks/exclusive/exclusive-release.script.js';
 import { OwnerOrder } from '../../distributed-lock/src/core/locks/redlock/owner-order.js';
 import { NOT_AFTER } from '../../distributed-lock/src/core/scripts/lock-script.js';
 import type { ServerMutation } from './sim-server.js';
@@ -57,7 +58,7 @@ interface AcquisitionInternals {
 }
 
 interface RedLockInternals {
-  giveBack(node: unknown, owner: string, token: number | undefined): Promise<void>;
+  releaseArgs(owner: string, all: boolean, expectedHolds: number | undefined): unknown;
 }
 const nothing = (): void => undefined;
 
@@ -176,10 +177,13 @@ export const MUTANTS: readonly Mutant[] = [
         );
         return { reply, done: done.then(nothing, nothing) };
       })();
-      const giveBack = (RedLock.prototype as unknown as RedLockInternals).giveBack;
-      const undoGiveBack = replaceMethod(RedLock.prototype, 'giveBack', function (this: RedLock, node: unknown, owner: string) {
-        return giveBack.call(this, node, owner, undefined);
-      })();
+      const undoGiveBack = replaceMethod(
+        RedLock.prototype,
+        'giveBack',
+        function (this: RedLockInternals, node: { run(script: unknown, args: unknown): Promise<unknown> }, owner: string) {
+          return node.run(exclusiveRelease, this.releaseArgs(owner, false, undefined)).then(nothing, nothing);
+        },
+      )();
       return () => {
         undoGiveBack();
         undoSend();

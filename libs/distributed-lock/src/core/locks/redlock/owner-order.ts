@@ -44,10 +44,11 @@ export class OwnerOrder {
 
   /**
    * Sends `send` once the previous command of the same `key` (lock, owner, master) is done. `then`,
-   * given the reply if it came before the command could no longer run, sends what must follow it
-   * before anything else of that owner there (a grant given back); it is done when that has answered.
+   * given the reply, sends what must follow it: in the order (`inOrder`), before anything else of that
+   * owner there, if the reply came before the command could no longer run; out of it otherwise (what
+   * it sends must then be safe in any order). The command is done when that has answered.
    */
-  send<T>(key: string, send: () => Promise<T>, then?: (value: T) => Promise<unknown> | undefined): Ordered<T> {
+  send<T>(key: string, send: () => Promise<T>, then?: (value: T, inOrder: boolean) => Promise<unknown> | undefined): Ordered<T> {
     const before = this.tails.get(key);
     const reply = before ? before.then(send) : send();
     let inOrder = true;
@@ -69,12 +70,12 @@ export class OwnerOrder {
     // (it must not depend on order then: a grant is given back by its token).
     if (then) {
       reply.then((value) => {
-        if (!inOrder) void then(value)?.then(nothing, nothing);
+        if (!inOrder) void then(value, false)?.then(nothing, nothing);
       }, nothing);
     }
     const done = answered
       .then((answer) => {
-        const next = answer && then?.(answer.value);
+        const next = answer && then?.(answer.value, true);
         // What follows is bounded too: the wait for the attempt's outcome, then a command of its own.
         return next ? settleWithin(this.clock, next.then(nothing, nothing), 2 * this.boundMs, nothing) : undefined;
       })

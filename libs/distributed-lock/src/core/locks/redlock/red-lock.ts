@@ -78,7 +78,7 @@ export class RedLock extends BaseLock {
   }
 
   /** Sends `send` to master `i` in the order of `owner`'s commands there about this lock. */
-  private inOrder<T>(owner: string, i: number, send: () => Promise<T>, then?: (value: T) => Promise<unknown> | undefined): Ordered<T> {
+  private inOrder<T>(owner: string, i: number, send: () => Promise<T>, then?: (value: T, inOrder: boolean) => Promise<unknown> | undefined): Ordered<T> {
     return this.order.send(`${this.id}\n${owner}\n${i}`, send, then);
   }
 
@@ -113,7 +113,7 @@ export class RedLock extends BaseLock {
           owner,
           i,
           () => node.run(reentrantAcquire, { lock: this.id, fence: this.fenceKey, owner, leaseMs, waitingClient: '', queue: 'not-queued', watchdog }),
-          (grant) => (grant.acquired ? decided.then((kept) => (kept ? undefined : this.giveBack(node, owner, grant.token))) : undefined),
+          (grant, inOrder) => (grant.acquired ? decided.then((kept) => (kept ? undefined : this.giveBack(node, owner, grant, inOrder))) : undefined),
         );
         return acquires[i].reply;
       },
@@ -182,6 +182,11 @@ export class RedLock extends BaseLock {
       this.runtime.operationTimeoutMs,
       (sofar) => sofar.filter((reply) => reply?.ok).length >= this.quorum,
     );
+    // The masters that had not answered get one node step more: on a healthy deployment an unlock returns
+    // once the lock is gone from every master, not from a majority only (a forceUnlock or an inspection
+    // right after it found the last master still holding it). A master down costs at most that step.
+    const unanswered = replies.flatMap((reply) => (reply.ok ? [] : [reply.late]));
+    if (unanswered.length > 0) await settleWithin(this.runtime.clock, Promise.allSettled(unanswered), this.nodeTimeoutMs, () => undefined);
     const answers = replies.flatMap((reply) => (reply.ok ? [reply.value] : []));
     // Fewer than a majority answered: the outcome is unknown (a node that did not answer may still hold
     // it, and a majority of holders is a holder), so the release is retried (simulator seed 4744: one
@@ -224,13 +229,18 @@ export class RedLock extends BaseLock {
   }
 
   /**
-   * Gives back one master's grant that an attempt did not keep. By its token: a grant whose reply came
-   * too late for the order (see OwnerOrder) is given back out of order, and must then change nothing
-   * if the owner has since let go and taken the lock again there (a new lifetime, another token).
+   * Gives back one master's grant that an attempt did not keep. In the owner's order there (see
+   * OwnerOrder) nothing of the owner ran since the grant, so the release undoes exactly it: one hold, if
+   * the master still counts the holds the grant left (a raise of the attempt may have changed its token).
+   * Out of order (its reply came too late), by the token it drew: it must change nothing if the owner
+   * has since let go and taken the lock again there (a new lifetime, another token). (Should the
+   * attempt's raise have reached that master too, the token differs and the grant stays until its
+   * lease ends: a minority's hold, never a holder.)
    */
-  private giveBack(node: LockNode, owner: string, token: number): Promise<void> {
+  private giveBack(node: LockNode, owner: string, grant: { token: number; holds: number }, inOrder: boolean): Promise<void> {
+    const args = inOrder ? { ...this.releaseArgs(owner, false, grant.holds) } : { ...this.releaseArgs(owner, false, undefined), token: grant.token };
     return node
-      .run(exclusiveRelease, { ...this.releaseArgs(owner, false, undefined), token })
+      .run(exclusiveRelease, args)
       .then(() => undefined)
       .catch((error: unknown) => this.runtime.background.report('release', this.name, error));
   }
