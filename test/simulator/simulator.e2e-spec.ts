@@ -10,9 +10,13 @@ import { fileURLToPath } from 'node:url';
  */
 const MAIN = fileURLToPath(new URL('../../dist/simulator/lock-simulator/src/main.js', import.meta.url));
 
-function simulate(...args: string[]): Promise<{ code: number; output: string }> {
+/** Each test's timeout; its simulator is killed a little before, so that a run that is too slow ends with the test. */
+const SEEDS_MS = 600_000; // about 130 s of CPU on 2 threads: minutes when other test files and a busy process share the 2 cores
+const SHORT_MS = 120_000;
+
+function simulate(timeoutMs: number, ...args: string[]): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [MAIN, ...args], { maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [MAIN, ...args], { maxBuffer: 64 * 1024 * 1024, timeout: timeoutMs - 5_000 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolve({ code, output: `${stdout}${stderr}` });
     });
@@ -20,34 +24,50 @@ function simulate(...args: string[]): Promise<{ code: number; output: string }> 
 }
 
 describe('the deterministic simulator', () => {
-  it('1500 seeds over every kind, fault and shape: no invariant broken', async () => {
-    const { code, output } = await simulate('--seeds', '1500', '--workers', '2');
-    expect(output).toContain('no violation');
-    expect(output).not.toContain('VIOLATION');
-    expect(code).toBe(0);
-  }, 300_000);
+  it(
+    '1500 seeds over every kind, fault and shape: no invariant broken',
+    async () => {
+      const { code, output } = await simulate(SEEDS_MS, '--seeds', '1500', '--workers', '2');
+      expect(output).toContain('no violation');
+      expect(output).not.toContain('VIOLATION');
+      expect(code).toBe(0);
+    },
+    SEEDS_MS,
+  );
 
-  it('a seed replays exactly: the same story twice', async () => {
-    const { code, output } = await simulate('--seeds', '60', '--from', '20001', '--repeat', '--workers', '2');
-    expect(output).not.toContain('NONDETERMINISTIC');
-    expect(code).toBe(0);
-  }, 120_000);
+  it(
+    'a seed replays exactly: the same story twice',
+    async () => {
+      const { code, output } = await simulate(SHORT_MS, '--seeds', '60', '--from', '20001', '--repeat', '--workers', '2');
+      expect(output).not.toContain('NONDETERMINISTIC');
+      expect(code).toBe(0);
+    },
+    SHORT_MS,
+  );
 
-  it('every mutant is caught by its recorded seed, and that seed is clean without it', async () => {
-    const { code, output } = await simulate('--controls');
-    expect(output).not.toMatch(/no longer catches|fails without the mutant|no catching seed/);
-    expect(output.match(/^mutant .*: caught by seed/gm)?.length).toBeGreaterThanOrEqual(12);
-    expect(code).toBe(0);
-  }, 120_000);
+  it(
+    'every mutant is caught by its recorded seed, and that seed is clean without it',
+    async () => {
+      const { code, output } = await simulate(SHORT_MS, '--controls');
+      expect(output).not.toMatch(/no longer catches|fails without the mutant|no catching seed/);
+      expect(output.match(/^mutant .*: caught by seed/gm)?.length).toBeGreaterThanOrEqual(12);
+      expect(code).toBe(0);
+    },
+    SHORT_MS,
+  );
 
-  it('control: a violation names its seed, prints the command that replays it, and fails the run', async () => {
-    const { code, output } = await simulate('--mutant', 'fencing-floor-off', '--seeds', '400', '--workers', '1');
-    expect(output).toMatch(/caught by seed \d+/);
-    expect(code).toBe(0); // a hunt that found its mutant succeeded
-    expect(output).toMatch(/replay: npm run simulate -- --mutant fencing-floor-off --seed \d+/);
-    const seed = /caught by seed (\d+)/.exec(output)![1]!;
-    const replayed = await simulate('--mutant', 'fencing-floor-off', '--seed', seed);
-    expect(replayed.output).toMatch(/^VIOLATION /m);
-    expect(replayed.code).toBe(1);
-  }, 120_000);
+  it(
+    'control: a violation names its seed, prints the command that replays it, and fails the run',
+    async () => {
+      const { code, output } = await simulate(SHORT_MS / 2, '--mutant', 'fencing-floor-off', '--seeds', '400', '--workers', '1');
+      expect(output).toMatch(/caught by seed \d+/);
+      expect(code).toBe(0); // a hunt that found its mutant succeeded
+      expect(output).toMatch(/replay: npm run simulate -- --mutant fencing-floor-off --seed \d+/);
+      const seed = /caught by seed (\d+)/.exec(output)![1]!;
+      const replayed = await simulate(SHORT_MS / 2, '--mutant', 'fencing-floor-off', '--seed', seed);
+      expect(replayed.output).toMatch(/^VIOLATION /m);
+      expect(replayed.code).toBe(1);
+    },
+    SHORT_MS,
+  );
 });
