@@ -1,3 +1,4 @@
+import { restartOwnerSequence } from '../../distributed-lock/src/core/context/lock-context.js';
 import type { LuaVm } from '../../distributed-lock/src/memory/lua-vm.js';
 import { scheduleFaults } from './faults.js';
 import type { Violation } from './invariants.js';
@@ -34,6 +35,8 @@ export async function simulate(
   seed: number,
   options: { mutant?: Mutant; keepStory?: boolean; mutantApplied?: { value: boolean } } = {},
 ): Promise<RunResult> {
+  // Owner ids count from 1 in every run, as in a process that runs this seed alone (`--seed S`).
+  restartOwnerSequence();
   const root = new Prng(seed);
   const config = drawConfig(seed, root.fork());
   const world = new SimWorld(config, root.fork(), vm, options.mutant?.server, options.keepStory ?? false);
