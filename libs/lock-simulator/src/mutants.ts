@@ -151,7 +151,7 @@ export const MUTANTS: readonly Mutant[] = [
       "a RedLock release answered by fewer than a majority of the masters counts as done: an unlock succeeded on one master's answer while two slow ones kept the hold (found by this simulator)",
     apply: (() => {
       const release = RedLock.prototype.release;
-      return replaceMethod(RedLock.prototype, 'release', async function (this: RedLock, ...args: Parameters<RedLock['release']>) {
+      const applyRelease = replaceMethod(RedLock.prototype, 'release', async function (this: RedLock, ...args: Parameters<RedLock['release']>) {
         try {
           return await release.apply(this, args);
         } catch (error) {
@@ -159,6 +159,12 @@ export const MUTANTS: readonly Mutant[] = [
           throw error;
         }
       });
+      // The code before the fix also answered without waiting for the masters that had not answered.
+      const applyLastStep = replaceMethod(RedLock.prototype, 'lastStep', () => Promise.resolve());
+      return () => {
+        const undo = [applyRelease(), applyLastStep()];
+        return () => undo.forEach((each) => each());
+      };
     })(),
   },
   {

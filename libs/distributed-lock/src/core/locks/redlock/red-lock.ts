@@ -182,11 +182,7 @@ export class RedLock extends BaseLock {
       this.runtime.operationTimeoutMs,
       (sofar) => sofar.filter((reply) => reply?.ok).length >= this.quorum,
     );
-    // The masters that had not answered get one node step more: on a healthy deployment an unlock returns
-    // once the lock is gone from every master, not from a majority only (a forceUnlock or an inspection
-    // right after it found the last master still holding it). A master down costs at most that step.
-    const unanswered = replies.flatMap((reply) => (reply.ok ? [] : [reply.late]));
-    if (unanswered.length > 0) await settleWithin(this.runtime.clock, Promise.allSettled(unanswered), this.nodeTimeoutMs, () => undefined);
+    await this.lastStep(replies);
     const answers = replies.flatMap((reply) => (reply.ok ? [reply.value] : []));
     // Fewer than a majority answered: the outcome is unknown (a node that did not answer may still hold
     // it, and a majority of holders is a holder), so the release is retried (simulator seed 4744: one
@@ -199,6 +195,17 @@ export class RedLock extends BaseLock {
     const remaining = Math.max(0, ...answers.map((answer) => (answer.outcome === 'released' ? answer.remaining : 0)));
     if (remaining > 0 || answers.some((answer) => answer.outcome === 'released')) return { outcome: 'released', remaining, toAnotherProcess: false };
     return answers.some((answer) => answer.outcome === 'not-owner') ? { outcome: 'not-owner' } : { outcome: 'already-applied' };
+  }
+
+  /**
+   * The masters that had not answered an unlock get one node step more: on a healthy deployment an
+   * unlock returns once the lock is gone from every master, not from a majority only (a forceUnlock or
+   * an inspection right after it found the last master still holding it). A master down costs at
+   * most that step.
+   */
+  private async lastStep(replies: readonly NodeReply<ReleaseReply>[]): Promise<void> {
+    const unanswered = replies.flatMap((reply) => (reply.ok ? [] : [reply.late]));
+    if (unanswered.length > 0) await settleWithin(this.runtime.clock, Promise.allSettled(unanswered), this.nodeTimeoutMs, () => undefined);
   }
 
   async isLocked(): Promise<boolean> {
