@@ -1,4 +1,5 @@
 import type { Clock } from '../../util/clock.js';
+import type { LockRuntime } from '../../engine/lock-runtime.js';
 import { settleWithin } from '../../util/late-timer.js';
 
 const nothing = (): void => undefined;
@@ -24,7 +25,7 @@ export interface Ordered<T> {
  * One order per client, shared by every lock object of the client (`getLock` makes one per use).
  */
 export class OwnerOrder {
-  private static readonly byClient = new WeakMap<object, OwnerOrder>();
+  private static readonly byClient = new WeakMap<LockRuntime, OwnerOrder>();
   private readonly tails = new Map<string, Promise<void>>();
 
   private constructor(
@@ -32,12 +33,12 @@ export class OwnerOrder {
     private readonly boundMs: number,
   ) {}
 
-  /** The order of the client whose runtime is `client`. */
-  static of(client: object, clock: Clock, operationTimeoutMs: number): OwnerOrder {
-    let order = OwnerOrder.byClient.get(client);
+  /** The order of the client whose runtime is `runtime` (bounded by its clock and operation timeout). */
+  static of(runtime: LockRuntime): OwnerOrder {
+    let order = OwnerOrder.byClient.get(runtime);
     if (!order) {
-      order = new OwnerOrder(clock, operationTimeoutMs);
-      OwnerOrder.byClient.set(client, order);
+      order = new OwnerOrder(runtime.clock, runtime.operationTimeoutMs);
+      OwnerOrder.byClient.set(runtime, order);
     }
     return order;
   }

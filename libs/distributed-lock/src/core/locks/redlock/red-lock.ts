@@ -74,7 +74,7 @@ export class RedLock extends BaseLock {
 
   /** The order of this client's commands per lock, owner and master (see OwnerOrder). */
   private get order(): OwnerOrder {
-    return OwnerOrder.of(this.runtime, this.runtime.clock, this.runtime.operationTimeoutMs);
+    return OwnerOrder.of(this.runtime);
   }
 
   /** Sends `send` to master `i` in the order of `owner`'s commands there about this lock. */
