@@ -96,7 +96,17 @@ const step = {
     const k = keys(name);
     return runs(
       reentrantAcquire,
-      { lock: k.lock, fence: k.fence, owner, leaseMs: lease, watchdog: lease === LONG, waitingClient: client, queue: QUEUE[more] },
+      {
+        lock: k.lock,
+        fence: k.fence,
+        owner,
+        leaseMs: lease,
+        watchdog: lease === LONG,
+        waitingClient: client,
+        queue: QUEUE[more],
+        firstIfFailed: owner,
+        firstIfAcquired: more === '1' ? `${client}:next` : '',
+      },
       'acquire',
       k.fence,
     );
@@ -113,6 +123,7 @@ const step = {
       expectedHolds: optionalHolds(expected),
       grantLeaseMs: grantLease,
       stillWaitingClient: mine,
+      stillWaitingFirst: mine === '' ? '' : `${mine}:first`,
       alwaysPublish,
       token: undefined,
     };
@@ -132,7 +143,7 @@ const step = {
       client,
       yieldToOthers: yieldToOthers === '1',
       publish: 'publish' as const,
-      successorIsLast: last === '1',
+      nextWaiter: last === '1' ? '' : `${client}:next`,
       grantLeaseMs: LONG,
       successorWatchdog: yieldToOthers !== '1',
       all: false,
@@ -141,7 +152,7 @@ const step = {
   },
   unmark: (name: string, client: string): Step => {
     const k = keys(name);
-    return runs(reentrantWithdraw, { lock: k.lock, fence: k.fence, channel: k.channel, client, publish: 'publish', grantLeaseMs: LONG }, 'int');
+    return runs(reentrantWithdraw, { lock: k.lock, client }, 'int');
   },
   forceUnlock: (name: string): Step => runs(forceUnlock, { lock: keys(name).lock, channel: keys(name).channel, publish: 'publish' }, 'int'),
   fenceRaise: (name: string, owner: string, token: string): Step =>
@@ -311,6 +322,16 @@ const DIRECTED: Step[][] = [
   ],
 ];
 
+/**
+ * A published message as compared: a grant's (`granted:<owner>:<token>:<lease end>`) with its token and
+ * lease end (the server's clock) replaced by the lease they give (lease end minus the token's
+ * milliseconds), the same on every side.
+ */
+function heard(channel: string, message: string): string {
+  const grant = /^(granted:.*):(\d+):(\d+)$/.exec(message);
+  return grant ? `${channel} ${grant[1]} lease ${Number(grant[3]) - Math.floor(Number(grant[2]) / 1000)}` : `${channel} ${message}`;
+}
+
 // --- normalised replies ---------------------------------------------------------------------------
 
 type Normal = number | string | null | { token: number; fence: string } | { ttl: number } | { error: string } | Normal[];
@@ -389,7 +410,7 @@ describe('the in-memory store against a real redis-server (differential)', () =>
     redis = server.client();
     subscriber = server.client();
     const realMessages: string[] = [];
-    subscriber.on('message', (channel: string, message: string) => realMessages.push(`${channel} ${message}`));
+    subscriber.on('message', (channel: string, message: string) => realMessages.push(heard(channel, message)));
     await subscriber.subscribe(...CHANNELS);
     real = {
       node: new LockNode(new IoredisPort(redis), { target: 'redis', timeoutMs: 5000, clock: systemClock }),
@@ -402,7 +423,7 @@ describe('the in-memory store against a real redis-server (differential)', () =>
     batchRedis = batchServer.client();
     const batchSubscriber = batchServer.client();
     const batchMessages: string[] = [];
-    batchSubscriber.on('message', (channel: string, message: string) => batchMessages.push(`${channel} ${message}`));
+    batchSubscriber.on('message', (channel: string, message: string) => batchMessages.push(heard(channel, message)));
     await batchSubscriber.subscribe(...CHANNELS);
     batched = {
       node: new LockNode(new IoredisPort(batchRedis), { target: 'redis-batched', timeoutMs: 5000, batch: LOCK_SCRIPT_BATCH, clock: systemClock }),
@@ -420,7 +441,7 @@ describe('the in-memory store against a real redis-server (differential)', () =>
     store = new InMemoryLockStore();
     const storeSubscriber = store.duplicate();
     const memoryMessages: string[] = [];
-    storeSubscriber.on('message', (channel: string, message: string) => memoryMessages.push(`${channel} ${message}`));
+    storeSubscriber.on('message', (channel: string, message: string) => memoryMessages.push(heard(channel, message)));
     await storeSubscriber.subscribe(...CHANNELS);
     memory = {
       node: new LockNode(new IoredisPort(store), { target: 'memory', timeoutMs: 5000, clock: systemClock }),
@@ -531,7 +552,6 @@ describe('the in-memory store against a real redis-server (differential)', () =>
       'exclusiveRelease -2',
       'exclusiveAdjust 1',
       'reentrantHandover [0,-1]',
-      'reentrantWithdraw 1',
       'writeAcquire [-3,0]',
       'readRelease -2',
       'writeRelease -2',

@@ -8,6 +8,8 @@ import { RedLock } from '../../distributed-lock/src/core/locks/redlock/red-lock.
 import { exclusiveRelease } from '../../distributed-lock/src/core/locks/exclusive/exclusive-release.script.js';
 import { OwnerOrder } from '../../distributed-lock/src/core/locks/redlock/owner-order.js';
 import { NOT_AFTER } from '../../distributed-lock/src/core/scripts/lock-script.js';
+import { LockLine, type Place } from '../../distributed-lock/src/core/waiting/lock-line.js';
+import type { Grant } from '../../distributed-lock/src/core/waiting/line-event.js';
 import type { ServerMutation } from './sim-server.js';
 
 /**
@@ -55,6 +57,11 @@ interface AcquisitionInternals {
   runtime: KeeperInternals;
   lock: { name: string; release(owner: string, all: boolean): Promise<unknown> };
   owner: string;
+}
+
+interface LineInternals {
+  places: Place[];
+  closed: boolean;
 }
 
 interface RedLockInternals {
@@ -136,14 +143,19 @@ export const MUTANTS: readonly Mutant[] = [
   {
     name: 'grant-takeover-keeps-token',
     description:
-      "taking over a grant keeps the placeholder's token: a failover brought back a grant whose take-over the promoted replica never saw, and its token, already used, was handed out again (found by this simulator)",
-    server: {
-      name: 'grant-takeover-keeps-token',
-      lua: luaRewrite(
-        "if holder == false or (client ~= '' and holder == client .. ':grant') then\n  local token = next_token(fence_key)",
-        "if holder == false or (client ~= '' and holder == client .. ':grant') then\n  local token = holder == false and next_token(fence_key) or tonumber(redis.call('hget', lock_key, 'token'))",
-      ),
-    },
+      "a first attempt that finds a grant to its own owner re-enters it, keeping the grant's token: a failover brought back a grant the owner had already held and released, and its token, already used, was handed out again (found by this simulator, seed 1006, when grants went to a placeholder of the process)",
+    server: { name: 'grant-takeover-keeps-token', lua: luaRewrite("if holder == false or (state[2] and queue == '') then", 'if holder == false then') },
+  },
+  {
+    name: 'handover-token-only',
+    description:
+      "a grant's message goes to the first caller of the process, whoever the grant names: the grant's token alone decides who takes it (the rule d00fc1d reverted). The caller it names, whose own attempt finds the lock held in its name, holds it too: two holders (a cluster run found it by luck)",
+    apply: replaceMethod(LockLine.prototype, 'address', function (this: LineInternals, owner: string, grant: Grant | undefined) {
+      const place = grant ? this.places[0] : this.places.find((each) => each.options.owner === owner);
+      if (!place) return;
+      if (grant && !place.grant && !this.closed) place.grant = grant;
+      place.waiter.notify();
+    }),
   },
   {
     name: 'redlock-unlock-one-answer',

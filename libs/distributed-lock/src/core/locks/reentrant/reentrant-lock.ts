@@ -1,4 +1,5 @@
 import type { HandoverArgs, HandoverReply, LockHandover } from '../../engine/lease-resource.js';
+import { registryKey } from '../../engine/held-locks.js';
 import type { ReleaseReply } from '../../scripts/lock-script.js';
 import { pause } from '../../util/late-timer.js';
 import { GRANT_LEASE_MS } from '../exclusive/exclusive.messages.js';
@@ -37,14 +38,21 @@ export class ReentrantLock extends ExclusiveHashLock {
   async attempt({ owner, leaseMs, watchdog, replicaAck, willWait, queued }: AttemptArgs): Promise<AttemptResult> {
     // A caller that will wait marks this process as waiting when it fails (see the acquire script);
     // a queued one that succeeds tells whether callers of this process still wait after it.
-    const reply = await this.runtime.nodes[0]!.run(reentrantAcquire, {
+    // Its waiting mark names the process's first waiting caller (a release grants the lock to it).
+    const { lines } = this.runtime;
+    const next = queued ? lines.firstWaiting(this.channel, owner) : undefined;
+    const node = this.runtime.nodes[0]!;
+    const reply = await node.run(reentrantAcquire, {
       lock: this.id,
       fence: this.fenceKey,
       owner,
       leaseMs,
       waitingClient: willWait ? this.runtime.clientId : '',
-      queue: !queued ? 'not-queued' : this.runtime.lines.count(this.channel) > 1 ? 'others-wait' : 'last',
+      queue: queued ? (next !== undefined ? 'others-wait' : 'last') : this.runtime.held.find(registryKey(owner, this))?.active ? 'holding' : 'not-queued',
       watchdog,
+      firstIfFailed: queued ? lines.firstWaiting(this.channel)! : owner,
+      firstIfAcquired: next ?? '',
+      sentAfterServerMs: node.serverTimeAtLeast(),
     });
     if (reply.acquired && replicaAck) await this.confirmGrant(owner, replicaAck);
     return reply;
@@ -52,11 +60,16 @@ export class ReentrantLock extends ExclusiveHashLock {
 
   /** @internal See LeaseResource. */
   release(owner: string, all: boolean, expectedHolds?: number, token?: number): Promise<ReleaseReply> {
-    return this.hash.release(owner, all, expectedHolds, this.runtime.lines.count(this.channel) > 0, token);
+    return this.hash.release(owner, all, expectedHolds, this.runtime.lines.firstWaiting(this.channel), token);
   }
 
   /** @internal See LockHandover. */
-  releaseTo({ owner, successor, leaseMs, successorWatchdog, yieldToOthers, successorIsLast, all }: HandoverArgs): Promise<HandoverReply> {
+  giveBackGrant(owner: string, token: number): Promise<ReleaseReply> {
+    return this.hash.release(owner, true, undefined, this.runtime.lines.firstWaiting(this.channel), token, true);
+  }
+
+  /** @internal See LockHandover. */
+  releaseTo({ owner, successor, leaseMs, successorWatchdog, yieldToOthers, nextWaiter, all }: HandoverArgs): Promise<HandoverReply> {
     const { lock, fence, channel } = this.hash.keys;
     return this.runtime.nodes[0]!.run(reentrantHandover, {
       lock,
@@ -68,7 +81,7 @@ export class ReentrantLock extends ExclusiveHashLock {
       client: this.runtime.clientId,
       yieldToOthers,
       publish: this.runtime.publishCommand(),
-      successorIsLast,
+      nextWaiter: nextWaiter ?? '',
       grantLeaseMs: GRANT_LEASE_MS,
       successorWatchdog,
       all,
@@ -80,8 +93,7 @@ export class ReentrantLock extends ExclusiveHashLock {
    * that nobody takes (its lease): a failed attempt is retried twice. Each bounded by the operation timeout.
    */
   async withdraw(): Promise<void> {
-    const { lock, fence, channel } = this.hash.keys;
-    const args = { lock, fence, channel, client: this.runtime.clientId, publish: this.runtime.publishCommand(), grantLeaseMs: GRANT_LEASE_MS };
+    const args = { lock: this.hash.keys.lock, client: this.runtime.clientId };
     for (let attempt = 0; ; attempt++) {
       try {
         return void (await this.runtime.roundTrips.bounded(this.runtime.nodes[0]!.run(reentrantWithdraw, args)));

@@ -1,38 +1,24 @@
 import type { ExclusiveKeys } from '../exclusive/exclusive-keys.js';
-import { type PublishCommand, defineLockScript } from '../../scripts/lock-script.js';
-import { GRANT_TO_LONGEST_WAITING_LUA } from '../exclusive/grant-to-longest-waiting.lua.js';
-import { FREED_LUA } from '../freed.message.js';
+import { defineLockScript } from '../../scripts/lock-script.js';
+import { WAITING_MARKS_LUA } from '../exclusive/waiting-marks.lua.js';
 
-export interface ReentrantWithdrawArgs extends ExclusiveKeys {
+export interface ReentrantWithdrawArgs extends Pick<ExclusiveKeys, 'lock'> {
   readonly client: string;
-  readonly publish: PublishCommand;
-  readonly grantLeaseMs: number;
 }
 
 /**
  * A process withdraws from the processes waiting for a lock: its last caller stopped waiting without
- * the lock (timeout, abort), or a grant came for it when nobody there waits any more. Its waiting mark
- * goes, and a grant to it (placeholder owner `<client>:grant`) is passed on to the next waiting
- * process, or the lock freed. Replies 1 when a grant to the process was passed on, else 0.
+ * the lock (timeout, abort). Its waiting mark goes. (A grant to one of its callers that left is given
+ * back by its token, see LockLine: it is that caller's, not the process's.)
  */
 export const reentrantWithdraw = defineLockScript<ReentrantWithdrawArgs, number>({
   name: 'dlockReentrantWithdraw',
   guarded: true,
-  keys: (a) => [a.lock, a.fence, a.channel],
-  argv: (a) => [a.client, a.publish, a.grantLeaseMs],
-  helpers: [GRANT_TO_LONGEST_WAITING_LUA],
+  keys: (a) => [a.lock],
+  argv: (a) => [a.client],
+  helpers: [WAITING_MARKS_LUA],
   lua: `
-local lock_key, fence_key, channel = KEYS[1], KEYS[2], KEYS[3]
-local client, publish, grant_lease = ARGV[1], ARGV[2], ARGV[3]
-
-unmark_waiting(lock_key, client)
-if redis.call('hget', lock_key, 'owner') ~= client .. ':grant' then
-  return 0
-end
-if not grant_to_longest_waiting(lock_key, fence_key, channel, publish, grant_lease, client) then
-  redis.call('del', lock_key)
-  redis.call(publish, channel, ${FREED_LUA})
-end
-return 1
+unmark_waiting(KEYS[1], ARGV[1])
+return 0
 `,
 });
