@@ -150,9 +150,9 @@ const step = {
     };
     return runs(reentrantHandover, args, 'handoff', k.fence);
   },
-  unmark: (name: string, client: string): Step => {
+  unmark: (name: string, client: string, owner: string): Step => {
     const k = keys(name);
-    return runs(reentrantWithdraw, { lock: k.lock, client }, 'int');
+    return runs(reentrantWithdraw, { lock: k.lock, fence: k.fence, channel: k.channel, client, owner, publish: 'publish', grantLeaseMs: LONG }, 'int');
   },
   forceUnlock: (name: string): Step => runs(forceUnlock, { lock: keys(name).lock, channel: keys(name).channel, publish: 'publish' }, 'int'),
   fenceRaise: (name: string, owner: string, token: string): Step =>
@@ -235,7 +235,7 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: fc.tuple(name, owner).map(([n, o]) => step.renew(n, o)) },
   { weight: 1, arbitrary: fc.tuple(name, owner, holds).map(([n, o, h]) => step.adjust(n, o, h)) },
   { weight: 3, arbitrary: fc.tuple(name, owner, owner, client, bit, bit).map(([n, o, s, c, y, l]) => step.handoff(n, o, s, c, y, l)) },
-  { weight: 2, arbitrary: fc.tuple(name, client).map(([n, c]) => step.unmark(n, c)) },
+  { weight: 2, arbitrary: fc.tuple(name, client, owner).map(([n, c, o]) => step.unmark(n, c, o)) },
   { weight: 1, arbitrary: name.map((n) => step.forceUnlock(n)) },
   { weight: 1, arbitrary: fc.tuple(name, owner, fc.constantFrom('1', BIG_TOKEN)).map(([n, o, t]) => step.fenceRaise(n, o, t)) },
   { weight: 3, arbitrary: fc.tuple(name, owner, bit).map(([n, o, e]) => step.fairAcquire(n, o, LONG, LONG, e)) },
@@ -268,14 +268,14 @@ const DIRECTED: Step[][] = [
     step.adjust('a', 'o1', '1'),
     step.release('a', 'o1', '1', '1'),
   ],
-  // Waiting clients, a hand-over that yields (pass_on excluding the caller's client: a grant to c2),
-  // unmark passing the grant on (excluding c2) to c1, and c1 taking its grant over.
+  // Waiting clients, a hand-over that yields (excluding the caller's client: a grant to c2's o2), o2's
+  // withdrawal passing the grant on (excluding c2) to c1's first waiter o3, and o3 taking its grant.
   [
     step.acquire('a', 'o1', LONG, 'c1', ''),
     step.acquire('a', 'o2', LONG, 'c2', ''),
     step.acquire('a', 'o3', LONG, 'c1', ''),
     step.handoff('a', 'o1', 'o3', 'c1', '1', '0'),
-    step.unmark('a', 'c2'),
+    step.unmark('a', 'c2', 'o2'),
     step.acquire('a', 'o3', LONG, 'c1', '0'),
     step.release('a', 'o3', '1', '1', 'c1'),
   ],
@@ -552,6 +552,7 @@ describe('the in-memory store against a real redis-server (differential)', () =>
       'exclusiveRelease -2',
       'exclusiveAdjust 1',
       'reentrantHandover [0,-1]',
+      'reentrantWithdraw 1',
       'writeAcquire [-3,0]',
       'readRelease -2',
       'writeRelease -2',

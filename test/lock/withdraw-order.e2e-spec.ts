@@ -73,7 +73,7 @@ describe('an aborted attempt is withdrawn after it has run, even when Redis had 
         firstIfFailed: 'other-process:1',
         firstIfAcquired: '',
       } as const;
-      const withdraw = { lock: names.lock, client: 'other-process' } as const;
+      const withdraw = { ...names, client: 'other-process', owner: 'other-process:1', publish: 'publish', grantLeaseMs: 2000 } as const;
       const run = <A>(script: LockScript<A, unknown>, args: A) =>
         raw.evalsha(script.sha, script.keys(args).length, ...script.keys(args), ...script.argv(args)).catch((error: Error) => {
           if (!error.message.startsWith('NOSCRIPT')) throw error;

@@ -47,8 +47,8 @@ export interface HandoverArgs {
 export interface LockHandover {
   /** Drops the owner's last hold and gives the lock to the successor in one step. */
   releaseTo(args: HandoverArgs): Promise<HandoverReply>;
-  /** This process no longer waits for the lock: its waiting mark goes. */
-  withdraw(): Promise<void>;
+  /** This process no longer waits for the lock, `owner` the last to stop: its waiting mark goes, and a grant to `owner` not yet claimed is passed on. */
+  withdraw(owner: string): Promise<void>;
   /** Gives back the grant with `token` to `owner`, a caller of this process that did not take it, if it is still unclaimed. */
   giveBackGrant(owner: string, token: number): Promise<ReleaseReply>;
 }

@@ -418,7 +418,7 @@ export class Acquisition {
     if (!handover) return;
     runtime.background.run('unmark', lock.name, async () => {
       await this.abandonedAttemptRan(); // it may mark this process
-      await handover.withdraw();
+      await handover.withdraw(this.owner);
     });
   }
 }

@@ -92,8 +92,9 @@ export class ReentrantLock extends ExclusiveHashLock {
    * @internal See LockHandover. Best effort, but a mark left behind would cost every process a grant
    * that nobody takes (its lease): a failed attempt is retried twice. Each bounded by the operation timeout.
    */
-  async withdraw(): Promise<void> {
-    const args = { lock: this.hash.keys.lock, client: this.runtime.clientId };
+  async withdraw(owner: string): Promise<void> {
+    const { runtime } = this;
+    const args = { ...this.hash.keys, client: runtime.clientId, owner, publish: runtime.publishCommand(), grantLeaseMs: GRANT_LEASE_MS };
     for (let attempt = 0; ; attempt++) {
       try {
         return void (await this.runtime.roundTrips.bounded(this.runtime.nodes[0]!.run(reentrantWithdraw, args)));
