@@ -93,7 +93,10 @@ end
 if count ~= 'all' and tonumber(holds) > 1 then
   return redis.call('hincrby', lock_key, 'holds', -1)
 end
-local granted = anyone_marked and grant_to_longest_waiting(lock_key, fence_key, channel, publish, grant_lease, '')
+if still_waiting_client ~= '' then
+  name_first(lock_key, still_waiting_client, still_waiting_first)
+end
+local granted = anyone_marked and grant_to_longest_waiting(lock_key, fence_key, channel, publish, grant_lease, '', owner_id)
 if granted then
   if still_waiting_client ~= '' and string.sub(granted, 1, #still_waiting_client + 1) ~= still_waiting_client .. ':' then
     mark_waiting(lock_key, still_waiting_client, still_waiting_first)

@@ -10,7 +10,8 @@ import { luaHelper } from '../../scripts/lua-helper.js';
  * - `name_first(lock_key, client, first)` names another first caller, keeping the process's place (its
  *   first caller took the lock, or left): a no-op when the process is not marked.
  * - `unmark_waiting(lock_key, client)` removes its mark.
- * - `read_mark(value)` returns a mark's arrival number and first caller.
+ * - `read_mark(value)` returns a mark's arrival number and first caller (nil for a mark an older
+ *   version wrote: its arrival number alone).
  */
 export const WAITING_MARKS_LUA = luaHelper(
   'waiting_marks',
@@ -21,6 +22,7 @@ end
 
 local function read_mark(value)
   local colon = string.find(value, ':', 1, true)
+  if not colon then return tonumber(value), nil end
   return tonumber(string.sub(value, 1, colon - 1)), string.sub(value, colon + 1)
 end
 

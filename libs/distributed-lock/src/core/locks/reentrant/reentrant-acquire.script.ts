@@ -114,7 +114,7 @@ end
 if client ~= '' then
   if redis.call('hexists', lock_key, 'w:' .. client) == 0 then
     mark_waiting(lock_key, client, ARGV[6])
-  else
+  elseif ARGV[6] ~= holder then
     name_first(lock_key, client, ARGV[6])
   end
 end

@@ -71,7 +71,7 @@ end
 if not all and tonumber(state[2]) > 1 then
   return {redis.call('hincrby', lock_key, 'holds', -1), 0}
 end
-if yield_to_others and grant_to_longest_waiting(lock_key, fence_key, channel, publish, grant_lease, client) then
+if yield_to_others and grant_to_longest_waiting(lock_key, fence_key, channel, publish, grant_lease, client, owner_id) then
   mark_waiting(lock_key, client, successor_id)
   return {0, -1}
 end

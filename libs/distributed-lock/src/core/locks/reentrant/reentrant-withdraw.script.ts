@@ -32,7 +32,7 @@ local state = redis.call('hmget', lock_key, 'owner', 'granted')
 if state[1] ~= owner_id or not state[2] then
   return 0
 end
-if not grant_to_longest_waiting(lock_key, fence_key, channel, publish, grant_lease, client) then
+if not grant_to_longest_waiting(lock_key, fence_key, channel, publish, grant_lease, client, owner_id) then
   redis.call('del', lock_key)
   redis.call(publish, channel, ${FREED_LUA})
 end
