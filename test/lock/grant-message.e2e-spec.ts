@@ -40,7 +40,7 @@ describe("a plain lock's release grants it to the first waiting caller of the pr
     return (await client.inspect(name)).holder;
   }
 
-  it('the waiter holds the lock from the message, with the grant\'s token and no attempt after the release, then claims its own lease', async () => {
+  it("the waiter holds the lock from the message, with the grant's token and no attempt after the release, then claims its own lease", async () => {
     const holderClient = await redis.client();
     const waiterClient = await redis.client();
     const heard = await grantsOn('grant:msg');

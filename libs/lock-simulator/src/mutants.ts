@@ -146,14 +146,20 @@ export const MUTANTS: readonly Mutant[] = [
       "an attempt that finds a grant to its own owner re-enters it, keeping the grant's token: a failover brought back a grant the owner had already held and released, and its token, already used, was handed out again (found by this simulator, seed 1006, when grants went to a placeholder of the process)",
     server: {
       name: 'grant-takeover-keeps-token',
-      lua: luaRewrite("if holder == false or (queue ~= 'h' and (state[2] or earlier)) then", "if holder == false or (queue ~= 'h' and earlier and not state[2]) then"),
+      lua: luaRewrite(
+        "if holder == false or (queue ~= 'h' and (state[2] or earlier)) then",
+        "if holder == false or (queue ~= 'h' and earlier and not state[2]) then",
+      ),
     },
   },
   {
     name: 'released-hold-reentered',
     description:
       "an attempt that finds its owner holding from before it was sent re-enters that hold: a failover brought back a hold its owner had released, and the owner's next acquisition got that token again, after later holders had used higher ones (found by this simulator, seed 14)",
-    server: { name: 'released-hold-reentered', lua: luaRewrite("if holder == false or (queue ~= 'h' and (state[2] or earlier)) then", "if holder == false or (queue ~= 'h' and state[2]) then") },
+    server: {
+      name: 'released-hold-reentered',
+      lua: luaRewrite("if holder == false or (queue ~= 'h' and (state[2] or earlier)) then", "if holder == false or (queue ~= 'h' and state[2]) then"),
+    },
   },
   {
     name: 'handover-token-only',

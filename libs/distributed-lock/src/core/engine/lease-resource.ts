@@ -49,8 +49,8 @@ export interface LockHandover {
   releaseTo(args: HandoverArgs): Promise<HandoverReply>;
   /** This process no longer waits for the lock, `owner` the last to stop: its waiting mark goes, and a grant to `owner` not yet claimed is passed on. */
   withdraw(owner: string): Promise<void>;
-  /** Gives back the grant with `token` to `owner`, a caller of this process that did not take it, if it is still unclaimed. */
-  giveBackGrant(owner: string, token: number): Promise<ReleaseReply>;
+  /** Gives back, in the background, the grant with `token` to `owner`, a caller of this process that is not waiting for it (see ReentrantLock). */
+  giveBackGrant(owner: string, token: number): void;
 }
 
 /** What the lease machinery (keeper, release protocol, registry) needs from a lock kind. */

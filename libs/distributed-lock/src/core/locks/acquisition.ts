@@ -142,7 +142,8 @@ export class Acquisition {
   /** Waits in this process's queue for the lock, attempting when woken, until granted or the deadline. */
   private async waitFor(firstTtl: number, firstError: LockBackendError | undefined): Promise<AcquireOutcome> {
     const { runtime, lock, signal } = this;
-    const giveBack = lock.handover ? (owner: string, grant: Grant) => this.giveBackStrayGrant(owner, grant) : undefined;
+    const handover = lock.handover;
+    const giveBack = handover ? (owner: string, grant: Grant) => handover.giveBackGrant(owner, grant.token) : undefined;
     // A plain lock released by another caller of this process may be handed to this one directly.
     const terms = this.handsOverToMe() ? { owner: this.owner, leaseMs: this.leaseMs, watchdog: this.watchdog } : undefined;
     const place = runtime.lines.join(lock.channel, lock.messages, { deadline: this.deadline, shared: lock.shared, owner: this.owner, terms }, giveBack);
@@ -394,21 +395,6 @@ export class Acquisition {
    */
   private async abandonedAttemptRan(): Promise<void> {
     if (this.abandoned) await this.runtime.roundTrips.bounded(this.abandoned).catch(() => undefined);
-  }
-
-  /**
-   * A plain lock's grant to a caller of this process that is not waiting in its line: given back (that
-   * grant only: by its token, and only while nobody claimed it) unless that caller is still acquiring
-   * the lock (it has not joined the line yet: its attempt will find the grant held in its name). A
-   * caller that left does not then hold the lock up for the grant's lease; one whose attempt took the
-   * grant before the message came keeps it (a give-back by token alone dropped it: simulator seed 1973);
-   * if others here still wait, the release marks this process again.
-   */
-  private giveBackStrayGrant(owner: string, grant: Grant): void {
-    const { runtime, lock } = this;
-    const handover = lock.handover;
-    if (!handover || runtime.held.acquisitionsInFlight(registryKey(owner, lock)) > 0) return;
-    runtime.background.run('release', lock.name, () => runtime.roundTrips.bounded(handover.giveBackGrant(owner, grant.token)));
   }
 
   /** Withdraws this process from the lock's waiting processes, in the background; best effort. */

@@ -61,7 +61,8 @@ export function exclusiveInspection(
   waiting: LockWaiterInfo[],
   { name, now, instances, base }: InspectionContext,
 ): LockInspection {
-  const lock = state.length === 7 && state[0] ? holder(state[0], state[1], state[2], state[3], state[4], now, instances, undefined, state[6] === '1') : undefined;
+  const lock =
+    state.length === 7 && state[0] ? holder(state[0], state[1], state[2], state[3], state[4], now, instances, undefined, state[6] === '1') : undefined;
   return {
     name,
     kind,

@@ -70,16 +70,7 @@ export const reentrantAcquire = defineLockScript<ReentrantAcquireArgs, AttemptRe
   name: 'dlockReentrantAcquire',
   guarded: true,
   keys: (a) => [a.lock, a.fence],
-  argv: (a) => [
-    a.owner,
-    a.leaseMs,
-    a.waitingClient,
-    QUEUE_ARG[a.queue],
-    a.watchdog ? '1' : '0',
-    a.firstIfFailed,
-    a.firstIfAcquired,
-    a.sentAfterServerMs ?? '',
-  ],
+  argv: (a) => [a.owner, a.leaseMs, a.waitingClient, QUEUE_ARG[a.queue], a.watchdog ? '1' : '0', a.firstIfFailed, a.firstIfAcquired, a.sentAfterServerMs ?? ''],
   helpers: [NEXT_TOKEN_LUA, WAITING_MARKS_LUA, REENTER_LUA],
   lua: `
 local lock_key, fence_key = KEYS[1], KEYS[2]

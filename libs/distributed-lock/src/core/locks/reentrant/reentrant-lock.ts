@@ -63,9 +63,19 @@ export class ReentrantLock extends ExclusiveHashLock {
     return this.hash.release(owner, all, expectedHolds, this.runtime.lines.firstWaiting(this.channel), token);
   }
 
-  /** @internal See LockHandover. */
-  giveBackGrant(owner: string, token: number): Promise<ReleaseReply> {
-    return this.hash.release(owner, true, undefined, this.runtime.lines.firstWaiting(this.channel), token, true);
+  /**
+   * @internal See LockHandover. A grant to a caller of this process that is not waiting in its line:
+   * given back (that grant only: by its token, and only while nobody claimed it) unless that caller is
+   * still acquiring the lock (it has not joined the line yet: its attempt will find the grant held in
+   * its name). A caller that left does not then hold the lock up for the grant's lease; one whose
+   * attempt took the grant before the message came keeps it (a give-back by token alone dropped it:
+   * simulator seed 1973); if others here still wait, the release marks this process again.
+   */
+  giveBackGrant(owner: string, token: number): void {
+    const { runtime } = this;
+    if (runtime.held.acquisitionsInFlight(registryKey(owner, this)) > 0) return;
+    const firstHere = runtime.lines.firstWaiting(this.channel);
+    runtime.background.run('release', this.name, () => runtime.roundTrips.bounded(this.hash.release(owner, true, undefined, firstHere, token, true)));
   }
 
   /** @internal See LockHandover. */
