@@ -96,7 +96,13 @@ export const MUTANTS: readonly Mutant[] = [
     name: 'release-token-off',
     description:
       'an exclusive release ignores the token of the hold it means: a late release (a retry, a given-back late grant) drops a hold of a later lifetime',
-    server: { name: 'release-token-off', lua: luaRewrite("if holder ~= owner_id or (token ~= '' and state[4] ~= token) then", 'if holder ~= owner_id then') },
+    server: {
+      name: 'release-token-off',
+      lua: luaRewrite(
+        "if holder ~= owner_id or (token ~= '' and state[4] ~= token) or (unclaimed_grant and not state[5]) then",
+        'if holder ~= owner_id or (unclaimed_grant and not state[5]) then',
+      ),
+    },
   },
   {
     name: 'expected-holds-off',
@@ -150,15 +156,6 @@ export const MUTANTS: readonly Mutant[] = [
         "if holder == false or (queue ~= 'h' and (state[2] or earlier)) then",
         "if holder == false or (queue ~= 'h' and earlier and not state[2]) then",
       ),
-    },
-  },
-  {
-    name: 'released-hold-reentered',
-    description:
-      "an attempt that finds its owner holding from before it was sent re-enters that hold: a failover brought back a hold its owner had released, and the owner's next acquisition got that token again, after later holders had used higher ones (found by this simulator, seed 14)",
-    server: {
-      name: 'released-hold-reentered',
-      lua: luaRewrite("if holder == false or (queue ~= 'h' and (state[2] or earlier)) then", "if holder == false or (queue ~= 'h' and state[2]) then"),
     },
   },
   {
