@@ -323,13 +323,13 @@ const DIRECTED: Step[][] = [
 ];
 
 /**
- * A published message as compared: a grant's (`granted:<owner>:<token>:<lease end>`) with its token and
- * lease end (the server's clock) replaced by the lease they give (lease end minus the token's
- * milliseconds), the same on every side.
+ * A published message as compared: a grant's (`granted:<owner>:<token>:<lease end>`) without its token
+ * and lease end (the server's clock, and a fencing counter a raise may have moved), the same on every
+ * side; the owner it names is compared.
  */
 function heard(channel: string, message: string): string {
-  const grant = /^(granted:.*):(\d+):(\d+)$/.exec(message);
-  return grant ? `${channel} ${grant[1]} lease ${Number(grant[3]) - Math.floor(Number(grant[2]) / 1000)}` : `${channel} ${message}`;
+  const grant = /^(granted:.*):\d+:\d+$/.exec(message);
+  return `${channel} ${grant ? grant[1] : message}`;
 }
 
 // --- normalised replies ---------------------------------------------------------------------------
