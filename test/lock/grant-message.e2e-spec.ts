@@ -63,7 +63,7 @@ describe("a plain lock's release grants it to the first waiting caller of the pr
       const token = body.slice(tokenAt + 1, end);
       expect(next.token).toBe(Number(token));
       expect(next.isHeld).toBe(true);
-      // The claim gives the grant's short lease (250 ms) the waiter's own (10 s), and it is no longer a grant.
+      // The claim gives the grant's short lease (500 ms) the waiter's own (10 s), and it is no longer a grant.
       await until(async () => {
         const holder = await holderOf(waiterClient, 'grant:msg');
         return holder !== undefined && !holder.grant && holder.remainingLeaseMs > 5_000;
@@ -86,7 +86,7 @@ describe("a plain lock's release grants it to the first waiting caller of the pr
     await until(() => Promise.resolve(counted.answered() === 2), 'the waiter to mark its process and subscribe');
     // What a release leaves when the process's mark still names a caller that has since left: the lock
     // granted to that caller (an owner id of the waiting process that nobody there waits as), for 20 s
-    // (a grant's lease is 250 ms: longer here, so that only a give-back explains a quick hand-over).
+    // (a grant's lease is 500 ms: longer here, so that only a give-back explains a quick hand-over).
     const admin = redis.server().client();
     const token = Number(await admin.incr('lock:{grant:back}:fence'));
     await admin.hset('lock:{grant:back}', 'owner', 'giveback-process:999999', 'holds', 1, 'token', token, 'renew', 0, 'granted', 1);

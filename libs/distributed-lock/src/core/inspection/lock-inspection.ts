@@ -48,7 +48,7 @@ export interface LockHolderInfo {
   /**
    * A plain lock a release granted to a waiting caller (of the process that waited longest), which that
    * caller holds from the grant's message on and has not claimed with its own lease yet (normally
-   * within a round trip; if it never does, the grant's 250 ms lease ends it).
+   * within a round trip; if it never does, the grant's 500 ms lease ends it).
    */
   readonly grant: boolean;
 }

@@ -8,7 +8,7 @@ import { readGranted } from '../granted.message.js';
  * its own lease in the background (one renewal). A waiter that died or left holds the lock up for this
  * long at most. A Lua argument of the releases that grant.
  */
-export const GRANT_LEASE_MS = 250;
+export const GRANT_LEASE_MS = 500;
 /** Waiters of other processes look again this long after a grant they were told of, in case it is never taken. */
 const GRANT_RECHECK_MS = GRANT_LEASE_MS + 20;
 
