@@ -153,7 +153,7 @@ export const MUTANTS: readonly Mutant[] = [
     server: {
       name: 'grant-takeover-keeps-token',
       lua: luaRewrite(
-        "if holder == false or (queue ~= 'h' and (state[2] or earlier)) then",
+        "if holder == false or (queue ~= 'h' and (earlier or (sent_after == nil and state[2] and queue == ''))) then",
         "if holder == false or (queue ~= 'h' and earlier and not state[2]) then",
       ),
     },

@@ -45,25 +45,21 @@ const QUEUE_ARG = { 'others-wait': '1', last: '0', 'not-queued': '', holding: 'h
  * - `renew` in the hash says whether the holder's watchdog renews the lease (1) or not (0), for
  *   inspection only; a reentrant acquisition by the watchdog turns it on.
  * - The caller's owner already holding the lock in Redis is a re-entry when the caller holds it in
- *   this process ('holding'). Otherwise it is one of:
- *   - a grant to the caller (grant-to-longest-waiting: its owner id, a short lease, `granted` until
- *     claimed) that it did not hear of in time to hold it by its message: the attempt takes it, with
- *     a new token (a grant a failover brought back may carry a token its owner used already:
- *     simulator seed 1006);
- *   - a hold from before this attempt was sent (its token drawn earlier, `sentAfterServerMs`): one
- *     that a failover brought back after its owner had released it (re-entered, its token, used and
- *     passed since, went out again: simulator seed 14), or one an earlier attempt left with a lost
- *     reply: taken anew, with a new token and one hold;
- *   - a hold drawn after this attempt was sent: this attempt runs late (given up on, or aborted), and
- *     re-enters it, so that its caller's give-back of that late grant takes exactly that hold back
- *     (see Acquisition.giveBackLateGrant). So does any attempt whose caller does not know the server's
- *     clock.
- * - A caller that will wait and fails marks its client as waiting unless it is already marked, and the
- *   mark names the process's first waiting caller (`firstIfFailed`): the lock's next release grants it
- *   to that caller of the client marked first. A caller that gets the lock while others of its client
- *   still wait marks the client again, at the back (round robin between processes), naming the next one
- *   (`firstIfAcquired`); the last one removes the mark. A first attempt that succeeds leaves marks alone
- *   (its client has nobody queued, so it has no mark).
+ *   this process ('holding'). Otherwise:
+ *   - a hold drawn before this attempt was sent (its token's time is before `sentAfterServerMs`) is
+ *     taken anew, with a new token and one hold: a grant to the caller (grant-to-longest-waiting: its
+ *     owner id, a short lease, `granted` until claimed) that it did not hear of in time to hold it by
+ *     its message; a hold a failover brought back after its owner had released it (re-entered, its
+ *     token, used and passed since, went out again: simulator seed 14); or one an earlier attempt
+ *     left with a lost reply;
+ *   - a hold drawn after this attempt was sent means this attempt runs late (given up on, or aborted):
+ *     it re-enters that hold, so that its caller's give-back of the late grant takes exactly that hold
+ *     back (see Acquisition.giveBackLateGrant), and a grant its caller holds by its message stays held
+ *     (taken anew, with a new token, the give-back of the late reply freed it under that caller:
+ *     simulator seed 41149);
+ *   - without the server's clock, it re-enters, except that a first attempt (not queued) takes a
+ *     grant anew (it cannot be what that grant was made for: the grant follows the mark its first
+ *     attempt wrote; a failover may have brought it back: simulator seed 1006).
  */
 export const reentrantAcquire = defineLockScript<ReentrantAcquireArgs, AttemptReply, [number, number]>({
   parse: parseAttempt,
@@ -85,7 +81,7 @@ local holder = state[1]
 if holder == false or holder == owner_id then
   local reply
   local earlier = holder ~= false and sent_after ~= nil and tonumber(state[3]) < sent_after * 1000
-  if holder == false or (queue ~= 'h' and (state[2] or earlier)) then
+  if holder == false or (queue ~= 'h' and (earlier or (sent_after == nil and state[2] and queue == ''))) then
     local token = next_token(fence_key)
     redis.call('hset', lock_key, 'owner', owner_id, 'holds', 1, 'token', token, 'renew', renew)
     redis.call('hdel', lock_key, 'granted')
