@@ -100,7 +100,7 @@ describe("a plain lock's release grants it to the first waiting caller of the pr
     await expect(held.unlock()).rejects.toMatchObject({ code: 'LOCK_NOT_HELD' }); // its lock was taken from it by the test
   });
 
-  it('an attempt that finds its owner holding from before it was sent (a failover brought back a released hold) takes the lock with a new token', async () => {
+  it('an attempt that finds its owner holding from before it was sent (a failover brought back a released hold or grant) takes the lock with a new token', async () => {
     const client = await redis.client();
     const admin = redis.server().client();
     await client.runInNewContext(async () => {
@@ -121,6 +121,14 @@ describe("a plain lock's release grants it to the first waiting caller of the pr
       expect(second.token).toBeGreaterThan(used); // not that token again (re-entered, it went out twice)
       expect(await admin.hget('lock:{grant:stale}', 'holds')).toBe('1');
       await second.unlock();
+      // The same for a grant to this owner that it held by its message, claimed and released.
+      const claimed = second.token as number;
+      await admin.hset('lock:{grant:stale}', 'owner', owner, 'holds', 1, 'token', claimed, 'renew', 0, 'granted', 1);
+      await admin.pexpire('lock:{grant:stale}', 30_000);
+      await until(async () => (await serverMs()) > claimed / 1000 + 50, 'the server clock to pass the grant');
+      const third = await client.lock('grant:stale', { leaseTime: '30s', waitTime: '5s' });
+      expect(third.token).toBeGreaterThan(claimed);
+      await third.unlock();
       expect(await admin.exists('lock:{grant:stale}')).toBe(0);
     });
   });

@@ -147,18 +147,6 @@ export const MUTANTS: readonly Mutant[] = [
     }),
   },
   {
-    name: 'grant-takeover-keeps-token',
-    description:
-      "an attempt that finds a grant to its own owner re-enters it, keeping the grant's token: a failover brought back a grant the owner had already held and released, and its token, already used, was handed out again (found by this simulator, seed 1006, when grants went to a placeholder of the process)",
-    server: {
-      name: 'grant-takeover-keeps-token',
-      lua: luaRewrite(
-        "if holder == false or (queue ~= 'h' and (earlier or (sent_after == nil and state[2] and queue == ''))) then",
-        "if holder == false or (queue ~= 'h' and earlier and not state[2]) then",
-      ),
-    },
-  },
-  {
     name: 'handover-token-only',
     description:
       "a grant's message goes to the first caller of the process, whoever the grant names: the grant's token alone decides who takes it (the rule d00fc1d reverted). The caller it names, whose own attempt finds the lock held in its name, holds it too: two holders (a cluster run found it by luck)",
@@ -168,6 +156,25 @@ export const MUTANTS: readonly Mutant[] = [
       if (grant && !place.grant && !this.closed) place.grant = grant;
       place.waiter.notify();
     }),
+  },
+  {
+    name: 'grant-held-after-unknown-attempt',
+    description:
+      "a grant's message is held by its caller even after an attempt of its whose outcome is unknown (given up on, or cut off): that attempt had run after the grant and taken it anew, with a new token and the caller's short lease, and the caller held the lock by the message past that lease (found by this simulator)",
+    apply: (() => {
+      const takeGrant = (Acquisition.prototype as unknown as { takeGrant(grant: Grant): unknown }).takeGrant;
+      return replaceMethod(Acquisition.prototype, 'takeGrant', function (this: { abandoned: unknown; uncertain: boolean }, grant: Grant) {
+        const { abandoned, uncertain } = this;
+        this.abandoned = undefined;
+        this.uncertain = false;
+        try {
+          return takeGrant.call(this, grant);
+        } finally {
+          this.abandoned = abandoned;
+          this.uncertain = uncertain;
+        }
+      });
+    })(),
   },
   {
     name: 'redlock-unlock-one-answer',

@@ -234,13 +234,18 @@ export class Acquisition {
    * until the grant's lease ends, placed on the local clock no later than on the server's, and claimed in
    * the background (one renewal to the waiter's own lease). Undefined when a grant cannot be held so:
    * with replica acknowledgement (the grant is not confirmed), when the server's clock is not bounded
-   * here (unknown yet, or a node of several servers), or when less than half the grant's lease is left
-   * on this clock (a late wake-up: the claim would likely land late). The waiter's attempt then finds the
+   * here (unknown yet, or a node of several servers), when less than half the grant's lease is left
+   * on this clock (a late wake-up: the claim would likely land late), or after an attempt whose outcome
+   * is not known. The waiter's attempt then finds the
    * grant held in its name and takes it with its own lease, a round trip as before.
    */
   private takeGrant(grant: Grant): HeldLockHandle | undefined {
     const { runtime, lock } = this;
     const now = this.clock.now();
+    // An attempt of ours given up on, or failed with an unknown outcome, may have run after the grant
+    // and taken it anew (a new token, our lease): the message no longer says what Redis holds. The
+    // attempt then finds out (simulator seed 13405: held by the message past the lease in Redis).
+    if (this.abandoned || this.uncertain) return undefined;
     const expiresAt = this.replicaAck ? undefined : runtime.localTimeOf(grant.expiresAtServerMs);
     if (expiresAt === undefined || expiresAt - now < grant.leaseMs / 2) return undefined;
     runtime.events.emit('waited', { name: lock.name, kind: lock.kind, waitedMs: this.waited() });
