@@ -3,7 +3,6 @@ import type { HeldLock } from '../../distributed-lock/src/core/engine/held-locks
 import { InstanceRegistration } from '../../distributed-lock/src/core/inspection/instance-registration.js';
 import { Acquisition } from '../../distributed-lock/src/core/locks/acquisition.js';
 import { LockQuorumError } from '../../distributed-lock/src/core/errors/lock-quorum.error.js';
-import { ReleaseProtocol } from '../../distributed-lock/src/core/engine/release-protocol.js';
 import { RedLock } from '../../distributed-lock/src/core/locks/redlock/red-lock.js';
 import { exclusiveRelease } from '../../distributed-lock/src/core/locks/exclusive/exclusive-release.script.js';
 import { OwnerOrder } from '../../distributed-lock/src/core/locks/redlock/owner-order.js';
@@ -226,26 +225,6 @@ export const MUTANTS: readonly Mutant[] = [
         undoSend();
       };
     },
-  },
-  {
-    name: 'released-to-zero-silently',
-    description:
-      "a release of one hold of several after which Redis counts none forgets the holds left without a word: a re-entry's outer hold then found the lock already released at its unlock, its signal never aborted (found by this simulator)",
-    apply: (() => {
-      const applyReply = (ReleaseProtocol.prototype as unknown as { applyReply(held: HeldLock, reply: unknown): void }).applyReply;
-      return replaceMethod(
-        ReleaseProtocol.prototype,
-        'applyReply',
-        function (
-          this: { keeper: { released(held: HeldLock, remaining: number): void } },
-          held: HeldLock,
-          reply: { outcome: string; remaining?: number; toAnotherProcess?: boolean },
-        ) {
-          if (reply.outcome === 'released' && reply.remaining === 0 && !reply.toAnotherProcess) return this.keeper.released(held, 0);
-          return applyReply.call(this, held, reply);
-        },
-      );
-    })(),
   },
   {
     name: 'registration-two-commands',
