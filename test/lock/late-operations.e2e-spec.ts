@@ -82,6 +82,8 @@ describe('an operation Redis runs after its caller gave up changes nothing', () 
       waitingClient: '',
       queue: 'not-queued',
       watchdog: true,
+      firstIfFailed: '',
+      firstIfAcquired: '',
     } as const;
     // What a late attempt did before attempts carried a deadline (without one, a guarded script runs unguarded).
     await admin.eval(reentrantAcquire.lua, 2, ...reentrantAcquire.keys(args), ...reentrantAcquire.argv(args));
@@ -147,6 +149,7 @@ describe('an operation Redis runs after its caller gave up changes nothing', () 
       expectedHolds: undefined,
       grantLeaseMs: 250,
       stillWaitingClient: '',
+      stillWaitingFirst: '',
       alwaysPublish: false,
       token: undefined,
     } as const;

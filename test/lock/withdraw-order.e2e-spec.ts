@@ -63,8 +63,17 @@ describe('an aborted attempt is withdrawn after it has run, even when Redis had 
     const raw = redis.server().client().duplicate();
     try {
       const names = { lock: 'lock:{order:control}', fence: 'lock:{order:control}:fence', channel: 'lock:{order:control}:released' };
-      const acquire = { ...names, owner: 'other-process:1', leaseMs: 30_000, waitingClient: 'other-process', queue: 'not-queued', watchdog: true } as const;
-      const withdraw = { ...names, client: 'other-process', publish: 'publish', grantLeaseMs: 2000 } as const;
+      const acquire = {
+        ...names,
+        owner: 'other-process:1',
+        leaseMs: 30_000,
+        waitingClient: 'other-process',
+        queue: 'not-queued',
+        watchdog: true,
+        firstIfFailed: 'other-process:1',
+        firstIfAcquired: '',
+      } as const;
+      const withdraw = { ...names, client: 'other-process', owner: 'other-process:1', publish: 'publish', grantLeaseMs: 2000 } as const;
       const run = <A>(script: LockScript<A, unknown>, args: A) =>
         raw.evalsha(script.sha, script.keys(args).length, ...script.keys(args), ...script.argv(args)).catch((error: Error) => {
           if (!error.message.startsWith('NOSCRIPT')) throw error;

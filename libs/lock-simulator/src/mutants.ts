@@ -3,11 +3,12 @@ import type { HeldLock } from '../../distributed-lock/src/core/engine/held-locks
 import { InstanceRegistration } from '../../distributed-lock/src/core/inspection/instance-registration.js';
 import { Acquisition } from '../../distributed-lock/src/core/locks/acquisition.js';
 import { LockQuorumError } from '../../distributed-lock/src/core/errors/lock-quorum.error.js';
-import { ReleaseProtocol } from '../../distributed-lock/src/core/engine/release-protocol.js';
 import { RedLock } from '../../distributed-lock/src/core/locks/redlock/red-lock.js';
 import { exclusiveRelease } from '../../distributed-lock/src/core/locks/exclusive/exclusive-release.script.js';
 import { OwnerOrder } from '../../distributed-lock/src/core/locks/redlock/owner-order.js';
 import { NOT_AFTER } from '../../distributed-lock/src/core/scripts/lock-script.js';
+import { LockLine, type Place } from '../../distributed-lock/src/core/waiting/lock-line.js';
+import type { Grant } from '../../distributed-lock/src/core/waiting/line-event.js';
 import type { ServerMutation } from './sim-server.js';
 
 /**
@@ -57,6 +58,11 @@ interface AcquisitionInternals {
   owner: string;
 }
 
+interface LineInternals {
+  places: Place[];
+  closed: boolean;
+}
+
 interface RedLockInternals {
   releaseArgs(owner: string, all: boolean, expectedHolds: number | undefined): unknown;
 }
@@ -89,7 +95,13 @@ export const MUTANTS: readonly Mutant[] = [
     name: 'release-token-off',
     description:
       'an exclusive release ignores the token of the hold it means: a late release (a retry, a given-back late grant) drops a hold of a later lifetime',
-    server: { name: 'release-token-off', lua: luaRewrite("if holder ~= owner_id or (token ~= '' and state[4] ~= token) then", 'if holder ~= owner_id then') },
+    server: {
+      name: 'release-token-off',
+      lua: luaRewrite(
+        "if holder ~= owner_id or (token ~= '' and state[4] ~= token) or (unclaimed_grant and not state[5]) then",
+        'if holder ~= owner_id or (unclaimed_grant and not state[5]) then',
+      ),
+    },
   },
   {
     name: 'expected-holds-off',
@@ -134,16 +146,34 @@ export const MUTANTS: readonly Mutant[] = [
     }),
   },
   {
-    name: 'grant-takeover-keeps-token',
+    name: 'handover-token-only',
     description:
-      "taking over a grant keeps the placeholder's token: a failover brought back a grant whose take-over the promoted replica never saw, and its token, already used, was handed out again (found by this simulator)",
-    server: {
-      name: 'grant-takeover-keeps-token',
-      lua: luaRewrite(
-        "if holder == false or (client ~= '' and holder == client .. ':grant') then\n  local token = next_token(fence_key)",
-        "if holder == false or (client ~= '' and holder == client .. ':grant') then\n  local token = holder == false and next_token(fence_key) or tonumber(redis.call('hget', lock_key, 'token'))",
-      ),
-    },
+      "a grant's message goes to the first caller of the process, whoever the grant names: the grant's token alone decides who takes it (the rule d00fc1d reverted). The caller it names, whose own attempt finds the lock held in its name, holds it too: two holders (a cluster run found it by luck)",
+    apply: replaceMethod(LockLine.prototype, 'address', function (this: LineInternals, owner: string, grant: Grant | undefined) {
+      const place = grant ? this.places[0] : this.places.find((each) => each.options.owner === owner);
+      if (!place) return;
+      if (grant && !place.grant && !this.closed) place.grant = grant;
+      place.waiter.notify();
+    }),
+  },
+  {
+    name: 'grant-held-after-unknown-attempt',
+    description:
+      "a grant's message is held by its caller even after an attempt of its whose outcome is unknown (given up on, or cut off): that attempt had run after the grant and taken it anew, with a new token and the caller's short lease, and the caller held the lock by the message past that lease (found by this simulator)",
+    apply: (() => {
+      const takeGrant = (Acquisition.prototype as unknown as { takeGrant(grant: Grant): unknown }).takeGrant;
+      return replaceMethod(Acquisition.prototype, 'takeGrant', function (this: { abandoned: unknown; uncertain: boolean }, grant: Grant) {
+        const { abandoned, uncertain } = this;
+        this.abandoned = undefined;
+        this.uncertain = false;
+        try {
+          return takeGrant.call(this, grant);
+        } finally {
+          this.abandoned = abandoned;
+          this.uncertain = uncertain;
+        }
+      });
+    })(),
   },
   {
     name: 'redlock-unlock-one-answer',
@@ -195,26 +225,6 @@ export const MUTANTS: readonly Mutant[] = [
         undoSend();
       };
     },
-  },
-  {
-    name: 'released-to-zero-silently',
-    description:
-      "a release of one hold of several after which Redis counts none forgets the holds left without a word: a re-entry's outer hold then found the lock already released at its unlock, its signal never aborted (found by this simulator)",
-    apply: (() => {
-      const applyReply = (ReleaseProtocol.prototype as unknown as { applyReply(held: HeldLock, reply: unknown): void }).applyReply;
-      return replaceMethod(
-        ReleaseProtocol.prototype,
-        'applyReply',
-        function (
-          this: { keeper: { released(held: HeldLock, remaining: number): void } },
-          held: HeldLock,
-          reply: { outcome: string; remaining?: number; toAnotherProcess?: boolean },
-        ) {
-          if (reply.outcome === 'released' && reply.remaining === 0 && !reply.toAnotherProcess) return this.keeper.released(held, 0);
-          return applyReply.call(this, held, reply);
-        },
-      );
-    })(),
   },
   {
     name: 'registration-two-commands',

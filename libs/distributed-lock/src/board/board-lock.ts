@@ -29,13 +29,13 @@ function waitersOf(inspection: LockInspection, clock: WaiterClock, now: number):
   const seenBefore = clock.look(key, now);
   const local = [...inspection.waitingHereForMs];
   const waiters: BoardWaiter[] = inspection.waiting.map((waiter: LockWaiterInfo) => {
-    const plain = waiter.owner === undefined;
+    const plain = inspection.kind === 'reentrant'; // a waiting process's mark, naming its first caller
     if (waiter.instance.self && local.length > 0) {
       // A plain lock's mark stands for every caller here (the longest wait shown); a queue entry is one caller, in order.
       const waitedMs = plain ? local[0]! : local.shift()!;
       return { ...common(waiter), callers: plain ? inspection.waitingHere : undefined, waitedMs, timing: 'exact' };
     }
-    const seen = clock.seen(key, waiter.owner ?? waiter.instance.clientId, now, seenBefore);
+    const seen = clock.seen(key, plain ? waiter.instance.clientId : (waiter.owner ?? waiter.instance.clientId), now, seenBefore);
     return { ...common(waiter), callers: undefined, waitedMs: seen.waitedMs, timing: seen.atLeast ? 'at-least' : 'seen' };
   });
   // Callers here that Redis does not show in line yet (between their attempt and their mark): shown after the line.

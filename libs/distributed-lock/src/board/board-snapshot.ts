@@ -16,7 +16,7 @@ export interface BoardHolder {
   readonly token: number;
   readonly heldForMs: number | undefined;
   readonly leaseLeftMs: number;
-  /** `watchdog` (renewed while held), `fixed` (leaseTime), `grant` (given to a waiting process, not yet taken), `unknown`. */
+  /** `watchdog` (renewed while held), `fixed` (leaseTime), `grant` (granted to a waiting caller, not yet claimed), `unknown`. */
   readonly renewal: 'watchdog' | 'fixed' | 'grant' | 'unknown';
   readonly holds: number;
   /** A semaphore's acquisition: the permits it holds. */

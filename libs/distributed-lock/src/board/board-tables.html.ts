@@ -3,7 +3,7 @@ import { duration, esc, queryString } from './board-html.js';
 import type { BoardHolder, BoardLock, BoardSnapshot, BoardWaiter } from './board-snapshot.js';
 import type { LockStatsRow } from './lock-stats.js';
 
-const RENEWAL: Record<BoardHolder['renewal'], string> = { watchdog: 'watchdog', fixed: 'fixed lease', grant: 'granted, not yet taken', unknown: '?' };
+const RENEWAL: Record<BoardHolder['renewal'], string> = { watchdog: 'watchdog', fixed: 'fixed lease', grant: 'granted, not yet claimed', unknown: '?' };
 const KIND: Record<BoardLock['kind'], string> = {
   reentrant: 'lock',
   fair: 'fair lock',

@@ -17,7 +17,7 @@ function renewal(holder: LockHolderInfo): string {
 
 /** The holder column: who, with `(this process)` for the inspecting one. */
 function who(holder: LockHolderInfo): string {
-  return `${holder.instance.label}${holder.instance.self ? ' (this process)' : ''}${holder.grant ? ' [granted, not yet taken]' : ''}`;
+  return `${holder.instance.label}${holder.instance.self ? ' (this process)' : ''}${holder.grant ? ' [granted, not yet claimed]' : ''}`;
 }
 
 /** The kind, and for a semaphore its use: `semaphore 3/5` (permits used of its size). */

@@ -34,6 +34,8 @@ describe('the batch script under strict keys', () => {
           waitingClient: '',
           queue: 'not-queued',
           watchdog: false,
+          firstIfFailed: '',
+          firstIfAcquired: '',
         }),
       ),
     );

@@ -40,6 +40,7 @@ const COMMANDS: Record<string, Command> = {
   exists: { arity: -2, keys: 'all', run: (ks, keys) => ks.exists(...keys) },
   del: { arity: -2, keys: 'all', run: (ks, keys) => ks.del(...keys) },
   pexpire: { arity: 3, run: (ks, [key, ms]) => ks.pexpire(key!, parseInteger(ms!)) },
+  pexpireat: { arity: 3, run: (ks, [key, at]) => ks.pexpire(key!, parseInteger(at!) - ks.serverTimeMs()) },
   pttl: { arity: 2, run: (ks, [key]) => ks.pttl(key!) },
 
   get: { arity: 2, run: (ks, [key]) => ks.get(key!) },

@@ -124,6 +124,14 @@ export class LockNode {
   }
 
   /**
+   * A lower bound of this node's server time now (NodeClock.serverTimeAtLeast); undefined while its
+   * clock is unknown, and on a node made of several servers (see localTimeOf).
+   */
+  serverTimeAtLeast(): number | undefined {
+    return this.oneSlotPerScript ? undefined : this.clock.serverTimeAtLeast();
+  }
+
+  /**
    * Runs `script` with `args` as EVALSHA (by the SHA1 the library computed), keys first, alone or in a
    * batch (see the class comment). A server that does not have the script yet (NOSCRIPT: new node,
    * restart, failover) gets it once as EVAL, which also caches it there (RedisPort.runScript). A plain

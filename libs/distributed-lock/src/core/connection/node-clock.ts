@@ -57,6 +57,11 @@ export class NodeClock {
     return this.offset === undefined ? undefined : Math.floor(sentAt + timeoutMs + this.offset);
   }
 
+  /** A lower bound of the server's time now (whole ms), or undefined while its clock is unknown. */
+  serverTimeAtLeast(): number | undefined {
+    return this.offset === undefined ? undefined : Math.floor(this.clock.now() + this.offset);
+  }
+
   /**
    * The earliest local monotonic time at which the server's clock may have read `serverMs`, or
    * undefined while no sample bounds it. A TIME request sent at local time `s` that replies `t` was read

@@ -30,8 +30,8 @@ export interface HandoverArgs {
   readonly successorWatchdog: boolean;
   /** The turn of this process is over: if another process waits, the lock goes to it instead. */
   readonly yieldToOthers: boolean;
-  /** No other caller of this process waits after the successor (the process's waiting mark goes). */
-  readonly successorIsLast: boolean;
+  /** The caller of this process waiting after the successor, named in the process's waiting mark; undefined when none does (the mark goes). */
+  readonly nextWaiter: string | undefined;
   /**
    * Every hold of the owner goes, not one: the releasing owner knows of no other hold (see
    * ReleaseProtocol.release), so one Redis counts beyond that is a phantom (a late grant) and must go.
@@ -47,8 +47,10 @@ export interface HandoverArgs {
 export interface LockHandover {
   /** Drops the owner's last hold and gives the lock to the successor in one step. */
   releaseTo(args: HandoverArgs): Promise<HandoverReply>;
-  /** This process no longer waits for the lock: its waiting mark goes, and a grant to it is passed on. */
-  withdraw(): Promise<void>;
+  /** This process no longer waits for the lock, `owner` the last to stop: its waiting mark goes, and a grant to `owner` not yet claimed is passed on. */
+  withdraw(owner: string): Promise<void>;
+  /** Gives back, in the background, the grant with `token` to `owner`, a caller of this process that is not waiting for it (see ReentrantLock). */
+  giveBackGrant(owner: string, token: number): void;
 }
 
 /** What the lease machinery (keeper, release protocol, registry) needs from a lock kind. */

@@ -62,7 +62,7 @@ export interface LockRuntime {
   readonly events: LockEvents;
   readonly roundTrips: Pick<RoundTrips, 'bounded' | 'failure'>;
   readonly background: Pick<BackgroundWork, 'run' | 'report'>;
-  readonly lines: Pick<LockLines, 'count' | 'join'>;
+  readonly lines: Pick<LockLines, 'count' | 'join' | 'firstWaiting'>;
   readonly held: Pick<HeldLocks, 'beginAcquisition' | 'find' | 'acquisitionsInFlight'>;
   readonly releases: Pick<ReleaseProtocol, 'settled' | 'releaseFor'>;
   readonly isClosed: boolean;

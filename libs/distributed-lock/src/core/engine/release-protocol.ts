@@ -113,7 +113,7 @@ export class ReleaseProtocol {
           leaseMs: terms.leaseMs,
           successorWatchdog: terms.watchdog === true,
           yieldToOthers: successor.yieldToOthers,
-          successorIsLast: successor.last,
+          nextWaiter: successor.next,
           all,
         }),
       );

@@ -14,9 +14,7 @@ export interface InspectedName {
 /** Local facts the script cannot know: how long each caller of this process waiting for the kind has waited (ms, longest first). */
 export type WaitingHere = (kind: InspectedLockKind) => readonly number[];
 
-const GRANT_SUFFIX = ':grant';
-
-/** The client id in an owner id (`<client id>:<context>`) or a grant placeholder (`<client id>:grant`). */
+/** The client id in an owner id (`<client id>:<context>`). */
 export function clientOf(owner: string): string {
   const colon = owner.indexOf(':');
   return colon < 0 ? owner : owner.slice(0, colon);
@@ -41,6 +39,7 @@ export function holder(
   now: number,
   instances: ReadonlyMap<string, LockInstanceInfo>,
   permits?: number,
+  granted = false,
 ): LockHolderInfo {
   const value = tokenOf(token);
   const since = Math.floor(value / 1000);
@@ -53,7 +52,7 @@ export function holder(
     heldForMs: since > 0 && since <= now ? now - since : undefined,
     remainingLeaseMs: leftMs,
     watchdog: renew === null ? undefined : renew === '1',
-    grant: owner.endsWith(GRANT_SUFFIX),
+    grant: granted,
   };
 }
 

@@ -45,7 +45,11 @@ export interface LockHolderInfo {
   readonly remainingLeaseMs: number;
   /** Whether the holder's watchdog renews the lease; undefined when the holder did not say (an older version). */
   readonly watchdog: boolean | undefined;
-  /** A grant to a waiting process that none of its callers has taken over yet (owner `<client>:grant`). */
+  /**
+   * A plain lock a release granted to a waiting caller (of the process that waited longest), which that
+   * caller holds from the grant's message on and has not claimed with its own lease yet (normally
+   * within a round trip; if it never does, the grant's 500 ms lease ends it).
+   */
   readonly grant: boolean;
 }
 
@@ -55,8 +59,9 @@ export interface LockWaiterInfo {
   readonly position: number;
   readonly instance: LockInstanceInfo;
   /**
-   * Fair lock: the queued caller's owner id. Plain lock: undefined, since processes are queued (a
-   * waiting mark per process), and each process queues its own callers.
+   * Fair lock: the queued caller's owner id. Plain lock: the first waiting caller of the process, the
+   * one a grant to that process goes to (processes are queued, a waiting mark per process, and each
+   * process queues its own callers). Undefined when a mark names nobody (written by an older version).
    */
   readonly owner: string | undefined;
   /** Fair lock, semaphore: ms until the waiter's place expires unless it refreshes it (it does while alive). */

@@ -142,10 +142,11 @@ export class Acquisition {
   /** Waits in this process's queue for the lock, attempting when woken, until granted or the deadline. */
   private async waitFor(firstTtl: number, firstError: LockBackendError | undefined): Promise<AcquireOutcome> {
     const { runtime, lock, signal } = this;
-    const withdraw = lock.handover ? () => this.withdraw() : undefined;
+    const handover = lock.handover;
+    const giveBack = handover ? (owner: string, grant: Grant) => handover.giveBackGrant(owner, grant.token) : undefined;
     // A plain lock released by another caller of this process may be handed to this one directly.
     const terms = this.handsOverToMe() ? { owner: this.owner, leaseMs: this.leaseMs, watchdog: this.watchdog } : undefined;
-    const place = runtime.lines.join(lock.channel, lock.messages, { deadline: this.deadline, shared: lock.shared, owner: this.owner, terms }, withdraw);
+    const place = runtime.lines.join(lock.channel, lock.messages, { deadline: this.deadline, shared: lock.shared, owner: this.owner, terms }, giveBack);
     this.queued = true;
     let acquired = false;
     try {
@@ -233,13 +234,18 @@ export class Acquisition {
    * until the grant's lease ends, placed on the local clock no later than on the server's, and claimed in
    * the background (one renewal to the waiter's own lease). Undefined when a grant cannot be held so:
    * with replica acknowledgement (the grant is not confirmed), when the server's clock is not bounded
-   * here (unknown yet, or a node of several servers), or when less than half the grant's lease is left
-   * on this clock (a late wake-up: the claim would likely land late). The waiter's attempt then finds the
+   * here (unknown yet, or a node of several servers), when less than half the grant's lease is left
+   * on this clock (a late wake-up: the claim would likely land late), or after an attempt whose outcome
+   * is not known. The waiter's attempt then finds the
    * grant held in its name and takes it with its own lease, a round trip as before.
    */
   private takeGrant(grant: Grant): HeldLockHandle | undefined {
     const { runtime, lock } = this;
     const now = this.clock.now();
+    // An attempt of ours given up on, or failed with an unknown outcome, may have run after the grant
+    // and taken it anew (a new token, our lease): the message no longer says what Redis holds. The
+    // attempt then finds out (simulator seed 13405: held by the message past the lease in Redis).
+    if (this.abandoned || this.uncertain) return undefined;
     const expiresAt = this.replicaAck ? undefined : runtime.localTimeOf(grant.expiresAtServerMs);
     if (expiresAt === undefined || expiresAt - now < grant.leaseMs / 2) return undefined;
     runtime.events.emit('waited', { name: lock.name, kind: lock.kind, waitedMs: this.waited() });
@@ -403,7 +409,7 @@ export class Acquisition {
     if (!handover) return;
     runtime.background.run('unmark', lock.name, async () => {
       await this.abandonedAttemptRan(); // it may mark this process
-      await handover.withdraw();
+      await handover.withdraw(this.owner);
     });
   }
 }

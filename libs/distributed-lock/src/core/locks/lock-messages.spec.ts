@@ -1,8 +1,9 @@
 import { whenLuaLoaded } from '../../memory/lua-vm.js';
 import { MemoryKeyspace } from '../../memory/memory-keyspace.js';
-import { EXCLUSIVE_MESSAGES, GRANT_LEASE_MS, grantMessageLua } from './exclusive/exclusive.messages.js';
+import { EXCLUSIVE_MESSAGES, GRANT_LEASE_MS } from './exclusive/exclusive.messages.js';
 import { FREED_LUA, FREED_MESSAGES } from './freed.message.js';
-import { grantedMessageLua, nextMessageLua, SEMAPHORE_GRANT_LEASE_MS, SEMAPHORE_MESSAGES } from './semaphore/semaphore.messages.js';
+import { grantedMessageLua } from './granted.message.js';
+import { nextMessageLua, SEMAPHORE_GRANT_LEASE_MS, SEMAPHORE_MESSAGES } from './semaphore/semaphore.messages.js';
 
 /**
  * Each kind's messages as its Lua writes them (the very expressions its scripts are built with, run in
@@ -20,9 +21,15 @@ describe('lock kinds: channel messages, written in Lua and decoded', () => {
     for (const messages of [EXCLUSIVE_MESSAGES, FREED_MESSAGES, SEMAPHORE_MESSAGES]) expect(messages.decode(message)).toEqual({ type: 'freed' });
   });
 
-  it("the plain lock's grant to a waiting process names the process, and when to look again", async () => {
-    const message = await luaMessage(`local next_client = 'c0ffee'`, grantMessageLua('next_client'));
-    expect(EXCLUSIVE_MESSAGES.decode(message)).toEqual({ type: 'granted-to-process', client: 'c0ffee', recheckInMs: GRANT_LEASE_MS + 20 });
+  it("the plain lock's grant names the waiting caller, its token and lease end, and when other processes look again", async () => {
+    const locals = `local next_owner, token, lease_end = 'c0ffee:3', 1795737600466002, 1795737600716`;
+    const message = await luaMessage(locals, grantedMessageLua('next_owner', 'token', 'lease_end'));
+    expect(EXCLUSIVE_MESSAGES.decode(message)).toEqual({
+      type: 'addressed',
+      owner: 'c0ffee:3',
+      grant: { token: 1795737600466002, expiresAtServerMs: 1795737600716, leaseMs: GRANT_LEASE_MS },
+      othersLookAfterMs: GRANT_LEASE_MS + 20,
+    });
   });
 
   it("a semaphore's grant names the waiter (an owner id with ':'), its token in full, and its lease end", async () => {

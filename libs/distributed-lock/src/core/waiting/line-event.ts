@@ -7,19 +7,15 @@ export type LineEvent =
   /** The lock was freed, or its state changed so that a waiter may now get it: the first caller looks. */
   | { readonly type: 'freed' }
   /**
-   * The lock was granted to one waiting process (client `client`), held for it under a short lease
-   * until one of its callers takes it over. For this process: its first caller takes it. For another:
-   * the first caller looks again after `recheckInMs`, in case that grant is never taken.
-   */
-  | { readonly type: 'granted-to-process'; readonly client: string; readonly recheckInMs: number }
-  /**
    * Addressed to one caller by its owner id: wakes it wherever it is in the line. With `grant`, what a
-   * release granted that caller in Redis (see Grant); without, a reason to look at once.
+   * release granted that caller in Redis (see Grant); without, a reason to look at once. On a channel
+   * every waiting process hears (a plain lock's), `othersLookAfterMs`: when the caller is another
+   * process's, this process's first caller looks again after that long, in case the grant is never taken.
    */
-  | { readonly type: 'addressed'; readonly owner: string; readonly grant: Grant | undefined };
+  | { readonly type: 'addressed'; readonly owner: string; readonly grant: Grant | undefined; readonly othersLookAfterMs?: number };
 
 /**
- * What a release in any process granted one waiting caller in its own script (a semaphore's permits):
+ * What a release in any process granted one waiting caller in its own script (a plain lock, a semaphore's permits):
  * held in Redis in that caller's name from the message on, with `token`, until `expiresAtServerMs` (the
  * server's clock) unless the caller claims it first. `leaseMs`: the whole lease of such a grant (a
  * caller that hears of it with less than half of it left takes it with an attempt of its own instead).

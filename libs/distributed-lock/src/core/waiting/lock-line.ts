@@ -31,6 +31,12 @@ export interface JoinOptions {
   readonly terms?: HandoverTerms;
 }
 
+/**
+ * A grant addressed to a caller of this process that is not in the line (it stopped waiting, or has not
+ * joined yet): what to do with it (see LockLine.address).
+ */
+export type GiveBack = (owner: string, grant: Grant) => void;
+
 /** Why a wait for the subscription ended (see LockLine.ready). */
 export type ReadyOutcome = 'ready' | 'timeout' | 'aborted' | 'closed';
 
@@ -50,8 +56,8 @@ export interface Succession {
   readonly terms: HandoverTerms;
   /** The process's turn is over: if another process waits, the release gives the lock to it instead. */
   readonly yieldToOthers: boolean;
-  /** No other caller of this process waits after the successor. */
-  readonly last: boolean;
+  /** The owner id of the caller of this process waiting after the successor; undefined when none does. */
+  readonly next: string | undefined;
   /** The release's outcome; false when the successor stopped waiting meanwhile (a granted lock must then be given back). */
   settle(outcome: HandoverOutcome): boolean;
   /** Wakes the successor: to take the outcome, or to look for itself. */
@@ -145,11 +151,10 @@ export class Place {
  *   a row, or once the turn has lasted `turnMs` since the acquisition that began it, the release is
  *   asked to yield to other waiting processes.
  * - Messages on the lock's channel, decoded by the lock's kind (LineEvent, from the codec the first
- *   caller joined with): `freed` wakes the first caller; `granted-to-process` wakes this process's
- *   first caller when it is for this process, or, with nobody left here, calls `withdraw` to pass it
- *   on; for another process, the first caller looks again once that grant would have expired, in case
- *   it is never taken; `addressed` wakes that caller wherever it is in the line, with what was granted
- *   to it if anything, or is kept until it joins (see address).
+ *   caller joined with): `freed` wakes the first caller; `addressed` wakes the caller it names
+ *   wherever it is in the line, with what a release granted it if anything (see address). One addressed
+ *   to another process's caller (a plain lock's grant, heard by every waiting process) makes the first
+ *   caller here look again once that grant would have expired, in case it is never taken.
  */
 export class LockLine {
   private readonly places: Place[] = [];
@@ -161,11 +166,8 @@ export class LockLine {
   private readonly unclaimed = new Set<string>();
   private closed = false;
 
-  /**
-   * `withdraw`: how this process withdraws from the lock's waiting processes when a grant to it arrives
-   * and nobody here waits any more (its mark goes, the grant is passed on); set by the callers that join.
-   */
-  withdraw: (() => void) | undefined;
+  /** What to do with a grant to a caller of this process that is not in the line; set by the callers that join. */
+  private giveBack: GiveBack | undefined;
 
   constructor(
     readonly channel: string,
@@ -184,6 +186,11 @@ export class LockLine {
     return this.places[0];
   }
 
+  /** The owner id of the first caller in the line, other than `except`. */
+  firstWaiting(except?: string): string | undefined {
+    return this.places.find((place) => place.options.owner !== undefined && place.options.owner !== except)?.options.owner;
+  }
+
   /** How long each caller in the line has waited so far, in ms, longest first (for inspection). */
   waitedMs(): number[] {
     const now = this.clock.now();
@@ -191,8 +198,8 @@ export class LockLine {
   }
 
   /** Queues a caller; the first one subscribes the channel. */
-  join(options: JoinOptions, withdraw?: () => void): Place {
-    if (withdraw) this.withdraw = withdraw;
+  join(options: JoinOptions, giveBack?: GiveBack): Place {
+    if (giveBack) this.giveBack = giveBack;
     const place = new Place(this, options);
     if (options.owner !== undefined) place.addressedEarly = this.unclaimed.delete(options.owner);
     if (this.closed) place.waiter.close();
@@ -246,7 +253,7 @@ export class LockLine {
     return {
       terms: head.options.terms,
       yieldToOthers,
-      last: this.places.length === 1,
+      next: this.firstWaiting(head.options.owner),
       settle: (outcome) => handover.settle(outcome),
       wake: () => head.waiter.notify(),
       forget: () => {
@@ -261,28 +268,25 @@ export class LockLine {
   }
 
   private act(event: LineEvent): void {
-    if (event.type === 'addressed') return this.address(event.owner, event.grant);
     const head = this.places[0];
-    if (event.type === 'granted-to-process') {
-      if (event.client !== this.clientId) head?.waiter.wakeWithin(event.recheckInMs);
-      else if (head) head.waiter.notify();
-      else this.withdraw?.();
-      return;
-    }
-    head?.waiter.notify();
+    if (event.type === 'freed') return head?.waiter.notify();
+    if (event.othersLookAfterMs === undefined || event.owner.startsWith(`${this.clientId}:`)) return this.address(event.owner, event.grant);
+    head?.waiter.wakeWithin(event.othersLookAfterMs);
   }
 
   /**
-   * A message addressed to one caller by its owner id (a semaphore's, on this process's own channel, so
-   * always to one of its callers): wakes it wherever it is in the line, with what a release granted it
-   * (`grant`) if it has no grant already; for a caller not (yet) in the line, kept until it joins, which
-   * then makes it look at once (its attempt finds a grant held in its name).
+   * A message addressed to one of this process's callers by its owner id: wakes it wherever it is in the
+   * line, with what a release granted it (`grant`) if it has no grant already. For a caller not (yet) in
+   * the line, kept until it joins, which then makes it look at once (its attempt finds a grant held in
+   * its name); and a grant to it is handed to `giveBack` (a plain lock's: given back unless that caller
+   * is still acquiring, so that a caller that left does not hold the lock up for the grant's lease).
    */
   private address(owner: string, grant: Grant | undefined): void {
     const place = this.places.find((each) => each.options.owner === owner);
     if (!place) {
       this.unclaimed.add(owner);
       if (this.unclaimed.size > MAX_UNCLAIMED) this.unclaimed.delete(this.unclaimed.values().next().value!);
+      if (grant) this.giveBack?.(owner, grant);
       return;
     }
     if (grant && !place.grant && !this.closed) place.grant = grant;

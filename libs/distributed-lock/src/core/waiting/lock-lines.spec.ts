@@ -58,8 +58,8 @@ class ScriptedPort implements SubscriberPort {
 
 const now = (): number => performance.now();
 
-/** The lines here hear the plain lock's grants and a semaphore's addressed messages, decoded by those kinds' codecs. */
-const MESSAGES: ChannelMessages = { decode: (message) => (message.startsWith('grant:') ? EXCLUSIVE_MESSAGES : SEMAPHORE_MESSAGES).decode(message) };
+/** The lines here hear a semaphore's addressed messages (on the waiter's process's channel), decoded by its codec. */
+const MESSAGES: ChannelMessages = SEMAPHORE_MESSAGES;
 
 describe('LockLines', () => {
   let port: ScriptedPort;
@@ -278,33 +278,35 @@ describe('LockLines', () => {
     await port.settle();
   });
 
-  it("routes grants: ours wakes our first waiter, another process's wakes nobody, an unwanted one is passed on", async () => {
-    let unwanted = 0;
-    const a = notifier.join('c', MESSAGES, { deadline: Infinity }, () => unwanted++);
-    const b = notifier.join('c', MESSAGES, { deadline: Infinity });
+  it("routes a plain lock's grants: ours to the caller it names, another process's wakes nobody, one to a caller not here is given back", async () => {
+    const strays: string[] = [];
+    const a = notifier.join('c', EXCLUSIVE_MESSAGES, { deadline: Infinity, owner: 'me:1' }, (owner, grant) => strays.push(`${owner}@${grant.token}`));
+    const b = notifier.join('c', EXCLUSIVE_MESSAGES, { deadline: Infinity, owner: 'me:2' });
     await port.settle();
     let woken = '';
     void a.wait(Infinity, undefined).then((outcome) => (woken += `a:${outcome} `));
     void b.wait(Infinity, undefined).then((outcome) => (woken += `b:${outcome} `));
-    port.publish('c', 'grant:someone-else');
+    port.publish('c', 'granted:someone-else:4:10:1700000000250');
     await new Promise((resolve) => setImmediate(resolve));
-    expect(woken).toBe(''); // a grant to another process: no herd here
-    port.publish('c', 'grant:me');
+    expect(woken).toBe(''); // a grant to another process's caller: no herd here
+    port.publish('c', 'granted:me:2:11:1700000000250');
     await new Promise((resolve) => setImmediate(resolve));
-    expect(woken).toBe('a:notified '); // only the first waiter acts on our grant
-    a.leave(true, 30_000);
-    b.leave(false, 30_000);
-    port.publish('c', 'grant:me'); // nobody waits here any more (unsubscription still pending)
-    expect(unwanted).toBe(1);
+    expect(woken).toBe('b:notified '); // the caller the grant names, wherever it is in the line, alone
+    expect(b.takeGrant()).toEqual({ token: 11, expiresAtServerMs: 1700000000250, leaseMs: GRANT_LEASE_MS });
+    expect(a.takeGrant()).toBeUndefined();
+    port.publish('c', 'granted:me:7:12:1700000000250'); // a caller of ours that left: given back by its token
+    expect(strays).toEqual(['me:7@12']);
+    a.leave(false, 30_000);
+    b.leave(true, 30_000);
     await port.settle();
   });
 
-  it("a grant to another process shortens the first waiter's sleep to when that grant would expire", async () => {
-    const a = notifier.join('c', MESSAGES, { deadline: Infinity });
+  it("a grant to another process's caller shortens the first waiter's sleep to when that grant would expire", async () => {
+    const a = notifier.join('c', EXCLUSIVE_MESSAGES, { deadline: Infinity, owner: 'me:1' });
     await port.settle();
     const started = now();
     const waiting = a.wait(60_000, undefined);
-    port.publish('c', 'grant:someone-else');
+    port.publish('c', 'granted:someone-else:4:10:1700000000250');
     expect(await waiting).toBe('notified'); // woken early to look, not its own sleep running out
     const slept = now() - started;
     expect(slept).toBeGreaterThanOrEqual(GRANT_LEASE_MS);
@@ -348,7 +350,7 @@ describe('LockLines', () => {
       const chosen = notifier.nextHandover('c', now());
       expect(chosen?.terms.owner).toBe('me:1');
       expect(a.beingHandedOver).toBe(true);
-      expect(chosen?.last).toBe(true);
+      expect(chosen?.next).toBeUndefined(); // nobody waits after it here
       expect(notifier.nextHandover('c', now())).toBeUndefined(); // one hand-over at a time
       yields.push(chosen!.yieldToOthers);
       void a.takeHandover();

@@ -2,7 +2,7 @@ import type { SubscriberPort } from '../connection/subscriber-port.js';
 import type { LockEvents } from '../events/lock-events.js';
 import type { Clock } from '../util/clock.js';
 import type { ChannelMessages } from './line-event.js';
-import { LockLine, type JoinOptions, type Place, type Succession } from './lock-line.js';
+import { LockLine, type GiveBack, type JoinOptions, type Place, type Succession } from './lock-line.js';
 import { Subscriptions } from './subscriptions.js';
 
 /**
@@ -38,23 +38,27 @@ export class LockLines {
 
   /**
    * Queues a caller in the line of `channel`. `messages`: the decoder of the messages the lock's kind
-   * publishes there (the line's first caller brings it; a channel belongs to one kind). `withdraw`: how
-   * this process withdraws from the lock's waiting processes when a grant to it arrives and nobody here
-   * waits any more.
+   * publishes there (the line's first caller brings it; a channel belongs to one kind). `giveBack`: what
+   * this process does with a grant to one of its callers that is not in the line (see LockLine.giveBack).
    */
-  join(channel: string, messages: ChannelMessages, options: JoinOptions, withdraw?: () => void): Place {
+  join(channel: string, messages: ChannelMessages, options: JoinOptions, giveBack?: GiveBack): Place {
     let line = this.lines.get(channel);
     if (!line) {
       line = new LockLine(channel, messages, this.subscriptions, this.clientId, this.turnMs, this.clock);
       if (this.closed) line.close();
       this.lines.set(channel, line);
     }
-    return line.join(options, withdraw);
+    return line.join(options, giveBack);
   }
 
   /** How many callers of this process wait for the lock behind `channel`. */
   count(channel: string): number {
     return this.lines.get(channel)?.size ?? 0;
+  }
+
+  /** The owner id of the first caller of this process waiting behind `channel`, other than `except`. */
+  firstWaiting(channel: string, except?: string): string | undefined {
+    return this.lines.get(channel)?.firstWaiting(except);
   }
 
   /** How long each caller of this process waiting behind `channel` has waited so far, in ms, longest first (for inspection). */

@@ -31,10 +31,18 @@ export class ExclusiveHash {
   }
 
   /**
-   * Drops one hold (or all). `waitingHere`: callers of this process still wait for the lock, so when
-   * it goes to another process this one is marked as waiting, at the back.
+   * Drops one hold (or all). `firstWaitingHere`: the first caller of this process still waiting for the
+   * lock, if any, so that when it goes to another process this one is marked as waiting, at the back,
+   * naming that caller.
    */
-  release(owner: string, all: boolean, expectedHolds: number | undefined, waitingHere: boolean, token?: number): Promise<ReleaseReply> {
+  release(
+    owner: string,
+    all: boolean,
+    expectedHolds: number | undefined,
+    firstWaitingHere: string | undefined,
+    token?: number,
+    unclaimedGrant?: boolean,
+  ): Promise<ReleaseReply> {
     const { lock, fence, channel } = this.keys;
     return this.runtime.nodes[0]!.run(exclusiveRelease, {
       lock,
@@ -45,9 +53,11 @@ export class ExclusiveHash {
       all,
       expectedHolds,
       grantLeaseMs: GRANT_LEASE_MS,
-      stillWaitingClient: waitingHere ? this.runtime.clientId : '',
+      stillWaitingClient: firstWaitingHere === undefined ? '' : this.runtime.clientId,
+      stillWaitingFirst: firstWaitingHere ?? '',
       alwaysPublish: !this.waitersMark,
       token,
+      unclaimedGrant,
     });
   }
 
@@ -123,6 +133,6 @@ export abstract class ExclusiveHashLock extends BaseLock {
 
   /** @internal After a grant, with `replicaAck`: that many replicas must have it, or the hold is taken back (see confirmGrant). */
   protected confirmGrant(owner: string, replicaAck: ReplicaAck): Promise<void> {
-    return confirmGrant(this.runtime, this, replicaAck, () => this.hash.release(owner, false, undefined, false));
+    return confirmGrant(this.runtime, this, replicaAck, () => this.hash.release(owner, false, undefined, undefined));
   }
 }

@@ -16,9 +16,11 @@ export interface ExclusiveReleaseArgs extends ExclusiveKeys {
   readonly grantLeaseMs: number;
   /**
    * The caller's client id when other callers of its process still wait for the lock ('' otherwise):
-   * when the lock goes to another process, the caller's is marked as waiting, at the back.
+   * when the lock goes to another process, the caller's is marked as waiting, at the back, naming its
+   * first waiting caller, `stillWaitingFirst`.
    */
   readonly stillWaitingClient: string;
+  readonly stillWaitingFirst: string;
   /**
    * Publish `released` even when no process was ever marked as waiting while the lock was held: for
    * kinds whose waiters do not mark their process (the fair lock, RedLock). The plain lock's waiters
@@ -33,6 +35,12 @@ export interface ExclusiveReleaseArgs extends ExclusiveKeys {
    * needs no deadline (see `clockFree`). Undefined for clean-ups of holds the caller does not know of.
    */
   readonly token: number | undefined;
+  /**
+   * Give back a grant its caller did not take (see grant-to-longest-waiting): applies only while the
+   * lock is still that grant, unclaimed (`granted` set: neither the caller's claim nor its own attempt
+   * took it since), else -1 (nothing changed).
+   */
+  readonly unclaimedGrant?: boolean;
 }
 
 /**
@@ -40,7 +48,7 @@ export interface ExclusiveReleaseArgs extends ExclusiveKeys {
  * lifetime of the lock). Replies -1 when the caller is not the owner (nothing changed), -2 when the holds differ from the expected ones (an earlier
  * release whose reply was lost did go through: nothing changed), the holds left when still held, and
  * when the caller's last hold is gone: -3 if the lock went to the
- * process that has waited longest (`grant:<client>` on the channel), else 0: no process was marked
+ * first caller of the process that has waited longest (`granted:<owner>:...` on the channel), else 0: no process was marked
  * as waiting, so it was deleted and the channel says `released`, so that one waiter per process can
  * take it (the plain lock skips the message when no process was ever marked while it was held: see
  * `alwaysPublish`). (-3 tells the hand-over metrics where the lock went; for the holder it means what
@@ -61,6 +69,8 @@ export const exclusiveRelease = defineLockScript<ExclusiveReleaseArgs, ReleaseRe
     a.stillWaitingClient,
     a.alwaysPublish ? '1' : '0',
     a.token ?? '',
+    a.stillWaitingFirst,
+    a.unclaimedGrant ? '1' : '0',
   ],
   helpers: [GRANT_TO_LONGEST_WAITING_LUA],
   lua: `
@@ -69,10 +79,12 @@ local owner_id, publish, count, expected_holds, grant_lease = ARGV[1], ARGV[2], 
 local still_waiting_client = ARGV[6] or ''
 local always_publish = ARGV[7] == '1'
 local token = ARGV[8]
+local still_waiting_first = ARGV[9] or ''
+local unclaimed_grant = ARGV[10] == '1'
 
-local state = redis.call('hmget', lock_key, 'owner', 'holds', 'wseq', 'token')
+local state = redis.call('hmget', lock_key, 'owner', 'holds', 'wseq', 'token', 'granted')
 local holder, holds, anyone_marked = state[1], state[2], state[3]
-if holder ~= owner_id or (token ~= '' and state[4] ~= token) then
+if holder ~= owner_id or (token ~= '' and state[4] ~= token) or (unclaimed_grant and not state[5]) then
   return -1
 end
 if expected_holds ~= '' and holds ~= expected_holds then
@@ -81,9 +93,13 @@ end
 if count ~= 'all' and tonumber(holds) > 1 then
   return redis.call('hincrby', lock_key, 'holds', -1)
 end
-if anyone_marked and grant_to_longest_waiting(lock_key, fence_key, channel, publish, grant_lease, '') then
-  if still_waiting_client ~= '' and redis.call('hget', lock_key, 'owner') ~= still_waiting_client .. ':grant' then
-    mark_waiting(lock_key, still_waiting_client)
+if still_waiting_client ~= '' then
+  name_first(lock_key, still_waiting_client, still_waiting_first)
+end
+local granted = anyone_marked and grant_to_longest_waiting(lock_key, fence_key, channel, publish, grant_lease, '', owner_id)
+if granted then
+  if still_waiting_client ~= '' and string.sub(granted, 1, #still_waiting_client + 1) ~= still_waiting_client .. ':' then
+    mark_waiting(lock_key, still_waiting_client, still_waiting_first)
   end
   return -3
 end

@@ -6,7 +6,11 @@ export interface ExclusiveRenewArgs {
   readonly leaseMs: number;
 }
 
-/** Watchdog renewal: lengthens the lease if the owner still holds the lock. Replies 1 when renewed, 0 when gone or someone else's. */
+/**
+ * Watchdog renewal: lengthens the lease if the owner still holds the lock. Replies 1 when renewed, 0
+ * when gone or someone else's. It is also the claim of a plain lock granted to a waiting caller (see
+ * grant-to-longest-waiting): the grant's `granted` flag goes.
+ */
 export const exclusiveRenew = defineLockScript<ExclusiveRenewArgs, boolean, number>({
   name: 'dlockExclusiveRenew',
   renewal: true,
@@ -23,6 +27,7 @@ end
 if redis.call('pttl', lock_key) < tonumber(lease_ms) then
   redis.call('pexpire', lock_key, lease_ms)
 end
+redis.call('hdel', lock_key, 'granted')
 return 1
 `,
 });

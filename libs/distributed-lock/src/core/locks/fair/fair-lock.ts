@@ -79,7 +79,7 @@ export class FairLock extends ExclusiveHashLock {
 
   /** @internal See LeaseResource. */
   release(owner: string, all: boolean, expectedHolds?: number, token?: number): Promise<ReleaseReply> {
-    return this.hash.release(owner, all, expectedHolds, false, token);
+    return this.hash.release(owner, all, expectedHolds, undefined, token);
   }
 
   /** Waiters queued right now (live or not yet dropped), for monitoring. */

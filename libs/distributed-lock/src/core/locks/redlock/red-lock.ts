@@ -112,7 +112,18 @@ export class RedLock extends BaseLock {
         acquires[i] = this.inOrder(
           owner,
           i,
-          () => node.run(reentrantAcquire, { lock: this.id, fence: this.fenceKey, owner, leaseMs, waitingClient: '', queue: 'not-queued', watchdog }),
+          () =>
+            node.run(reentrantAcquire, {
+              lock: this.id,
+              fence: this.fenceKey,
+              owner,
+              leaseMs,
+              waitingClient: '',
+              queue: 'not-queued',
+              watchdog,
+              firstIfFailed: '',
+              firstIfAcquired: '',
+            }),
           (grant, inOrder) => (grant.acquired ? decided.then((kept) => (kept ? undefined : this.giveBack(node, owner, grant, inOrder))) : undefined),
         );
         return acquires[i].reply;
@@ -263,6 +274,7 @@ export class RedLock extends BaseLock {
       expectedHolds,
       grantLeaseMs: GRANT_LEASE_MS,
       stillWaitingClient: '',
+      stillWaitingFirst: '',
       alwaysPublish: true,
       // Each node may hold another token (a raise that did not reach it): the deadline guards instead.
       token: undefined,

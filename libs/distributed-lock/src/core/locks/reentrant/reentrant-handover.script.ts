@@ -15,8 +15,8 @@ export interface ReentrantHandoverArgs extends ExclusiveKeys {
   /** The process's turn is over: if another process waits, the lock goes to it instead. */
   readonly yieldToOthers: boolean;
   readonly publish: PublishCommand;
-  /** The successor is the process's last waiter: its waiting mark goes. */
-  readonly successorIsLast: boolean;
+  /** The caller of this process waiting after the successor, named in its waiting mark; '' when the successor is the last (the mark goes). */
+  readonly nextWaiter: string;
   readonly grantLeaseMs: number;
   /** The successor's watchdog renews its lease (recorded as `renew`, for inspection). */
   readonly successorWatchdog: boolean;
@@ -31,7 +31,9 @@ export interface ReentrantHandoverArgs extends ExclusiveKeys {
  * is not the owner (nothing changed); {holds left, 0} when the caller holds more than one hold and
  * `all` is not set (nothing handed over); {0, token} when the successor holds it now, with a new fencing token and its
  * own lease; {0, -1} when, asked to yield, it found another process waiting and granted the lock to
- * the one that has waited longest instead, marking the caller's process as waiting, at the back.
+ * the one that has waited longest instead, marking the caller's process as waiting, at the back (naming
+ * the successor as its first waiting caller). When the successor takes it, the process's mark names the
+ * caller after it, or goes if there is none.
  */
 export const reentrantHandover = defineLockScript<ReentrantHandoverArgs, HandoverReply, [number, number]>({
   parse: ([remaining, token]) => {
@@ -49,7 +51,7 @@ export const reentrantHandover = defineLockScript<ReentrantHandoverArgs, Handove
     a.client,
     a.yieldToOthers ? '1' : '0',
     a.publish,
-    a.successorIsLast ? '1' : '0',
+    a.nextWaiter,
     a.grantLeaseMs,
     a.successorWatchdog ? '1' : '0',
     a.all ? '1' : '0',
@@ -58,7 +60,7 @@ export const reentrantHandover = defineLockScript<ReentrantHandoverArgs, Handove
   lua: `
 local lock_key, fence_key, channel = KEYS[1], KEYS[2], KEYS[3]
 local owner_id, successor_id, lease_ms, client = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-local yield_to_others, publish, successor_is_last, grant_lease = ARGV[5] == '1', ARGV[6], ARGV[7] == '1', ARGV[8]
+local yield_to_others, publish, next_waiter, grant_lease = ARGV[5] == '1', ARGV[6], ARGV[7], ARGV[8]
 local renew = ARGV[9] or '0'
 local all = ARGV[10] == '1'
 
@@ -69,15 +71,18 @@ end
 if not all and tonumber(state[2]) > 1 then
   return {redis.call('hincrby', lock_key, 'holds', -1), 0}
 end
-if yield_to_others and grant_to_longest_waiting(lock_key, fence_key, channel, publish, grant_lease, client) then
-  mark_waiting(lock_key, client)
+if yield_to_others and grant_to_longest_waiting(lock_key, fence_key, channel, publish, grant_lease, client, owner_id) then
+  mark_waiting(lock_key, client, successor_id)
   return {0, -1}
 end
 local token = next_token(fence_key)
 redis.call('hset', lock_key, 'owner', successor_id, 'holds', 1, 'token', token, 'renew', renew)
+redis.call('hdel', lock_key, 'granted')
 redis.call('pexpire', lock_key, lease_ms)
-if successor_is_last then
+if next_waiter == '' then
   unmark_waiting(lock_key, client)
+else
+  name_first(lock_key, client, next_waiter)
 end
 return {0, token}
 `,

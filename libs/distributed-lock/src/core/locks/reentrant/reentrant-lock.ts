@@ -1,4 +1,5 @@
 import type { HandoverArgs, HandoverReply, LockHandover } from '../../engine/lease-resource.js';
+import { registryKey } from '../../engine/held-locks.js';
 import type { ReleaseReply } from '../../scripts/lock-script.js';
 import { pause } from '../../util/late-timer.js';
 import { GRANT_LEASE_MS } from '../exclusive/exclusive.messages.js';
@@ -37,14 +38,21 @@ export class ReentrantLock extends ExclusiveHashLock {
   async attempt({ owner, leaseMs, watchdog, replicaAck, willWait, queued }: AttemptArgs): Promise<AttemptResult> {
     // A caller that will wait marks this process as waiting when it fails (see the acquire script);
     // a queued one that succeeds tells whether callers of this process still wait after it.
-    const reply = await this.runtime.nodes[0]!.run(reentrantAcquire, {
+    // Its waiting mark names the process's first waiting caller (a release grants the lock to it).
+    const { lines } = this.runtime;
+    const next = queued ? lines.firstWaiting(this.channel, owner) : undefined;
+    const node = this.runtime.nodes[0]!;
+    const reply = await node.run(reentrantAcquire, {
       lock: this.id,
       fence: this.fenceKey,
       owner,
       leaseMs,
       waitingClient: willWait ? this.runtime.clientId : '',
-      queue: !queued ? 'not-queued' : this.runtime.lines.count(this.channel) > 1 ? 'others-wait' : 'last',
+      queue: queued ? (next !== undefined ? 'others-wait' : 'last') : this.runtime.held.find(registryKey(owner, this))?.active ? 'holding' : 'not-queued',
       watchdog,
+      firstIfFailed: queued ? lines.firstWaiting(this.channel)! : owner,
+      firstIfAcquired: next ?? '',
+      sentAfterServerMs: node.serverTimeAtLeast(),
     });
     if (reply.acquired && replicaAck) await this.confirmGrant(owner, replicaAck);
     return reply;
@@ -52,11 +60,26 @@ export class ReentrantLock extends ExclusiveHashLock {
 
   /** @internal See LeaseResource. */
   release(owner: string, all: boolean, expectedHolds?: number, token?: number): Promise<ReleaseReply> {
-    return this.hash.release(owner, all, expectedHolds, this.runtime.lines.count(this.channel) > 0, token);
+    return this.hash.release(owner, all, expectedHolds, this.runtime.lines.firstWaiting(this.channel), token);
+  }
+
+  /**
+   * @internal See LockHandover. A grant to a caller of this process that is not waiting in its line:
+   * given back (that grant only: by its token, and only while nobody claimed it) unless that caller is
+   * still acquiring the lock (it has not joined the line yet: its attempt will find the grant held in
+   * its name). A caller that left does not then hold the lock up for the grant's lease; one whose
+   * attempt took the grant before the message came keeps it (a give-back by token alone dropped it:
+   * simulator seed 1973); if others here still wait, the release marks this process again.
+   */
+  giveBackGrant(owner: string, token: number): void {
+    const { runtime } = this;
+    if (runtime.held.acquisitionsInFlight(registryKey(owner, this)) > 0) return;
+    const firstHere = runtime.lines.firstWaiting(this.channel);
+    runtime.background.run('release', this.name, () => runtime.roundTrips.bounded(this.hash.release(owner, true, undefined, firstHere, token, true)));
   }
 
   /** @internal See LockHandover. */
-  releaseTo({ owner, successor, leaseMs, successorWatchdog, yieldToOthers, successorIsLast, all }: HandoverArgs): Promise<HandoverReply> {
+  releaseTo({ owner, successor, leaseMs, successorWatchdog, yieldToOthers, nextWaiter, all }: HandoverArgs): Promise<HandoverReply> {
     const { lock, fence, channel } = this.hash.keys;
     return this.runtime.nodes[0]!.run(reentrantHandover, {
       lock,
@@ -68,7 +91,7 @@ export class ReentrantLock extends ExclusiveHashLock {
       client: this.runtime.clientId,
       yieldToOthers,
       publish: this.runtime.publishCommand(),
-      successorIsLast,
+      nextWaiter: nextWaiter ?? '',
       grantLeaseMs: GRANT_LEASE_MS,
       successorWatchdog,
       all,
@@ -79,9 +102,9 @@ export class ReentrantLock extends ExclusiveHashLock {
    * @internal See LockHandover. Best effort, but a mark left behind would cost every process a grant
    * that nobody takes (its lease): a failed attempt is retried twice. Each bounded by the operation timeout.
    */
-  async withdraw(): Promise<void> {
-    const { lock, fence, channel } = this.hash.keys;
-    const args = { lock, fence, channel, client: this.runtime.clientId, publish: this.runtime.publishCommand(), grantLeaseMs: GRANT_LEASE_MS };
+  async withdraw(owner: string): Promise<void> {
+    const { runtime } = this;
+    const args = { ...this.hash.keys, client: runtime.clientId, owner, publish: runtime.publishCommand(), grantLeaseMs: GRANT_LEASE_MS };
     for (let attempt = 0; ; attempt++) {
       try {
         return void (await this.runtime.roundTrips.bounded(this.runtime.nodes[0]!.run(reentrantWithdraw, args)));

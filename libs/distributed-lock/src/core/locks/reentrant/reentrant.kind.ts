@@ -10,10 +10,12 @@ import { reentrantWithdraw } from './reentrant-withdraw.script.js';
 import { REENTRANT_INSPECTION } from './reentrant.inspection.js';
 
 /**
- * The plain (reentrant) lock: the hash `<prefix>{name}` (`owner`, `holds`, `token`, `renew`, and a
- * waiting mark `w:<client>` per process with callers waiting, numbered from `wseq`), the name's fence
- * counter, and the channel `<prefix>{name}:released`, on which its releases say `released` or
- * `grant:<client>` (the lock granted to the process that has waited longest, for GRANT_LEASE_MS).
+ * The plain (reentrant) lock: the hash `<prefix>{name}` (`owner`, `holds`, `token`, `renew`,
+ * `granted` while a grant is unclaimed, and a waiting mark `w:<client>` = `<arrival>:<first caller>`
+ * per process with callers waiting, numbered from `wseq`), the name's fence counter, and the channel
+ * `<prefix>{name}:released`, on which its releases say `released` or `granted:<owner>:<token>:<lease
+ * end>` (the lock granted to the first caller of the process that has waited longest, for
+ * GRANT_LEASE_MS unless it claims it).
  */
 export const REENTRANT_KIND: LockProtocol = {
   name: 'reentrant',

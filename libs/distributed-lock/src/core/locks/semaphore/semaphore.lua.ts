@@ -1,7 +1,8 @@
 import type { SemaphoreKeys } from './semaphore-keys.js';
 import { luaHelper } from '../../scripts/lua-helper.js';
 import { NEXT_TOKEN_LUA } from '../../scripts/next-token.lua.js';
-import { grantedMessageLua, nextMessageLua, SEMAPHORE_GRANT_LEASE_MS } from './semaphore.messages.js';
+import { grantedMessageLua } from '../granted.message.js';
+import { nextMessageLua, SEMAPHORE_GRANT_LEASE_MS } from './semaphore.messages.js';
 
 /**
  * What every semaphore script takes: the semaphore's keys, as one object built once per semaphore (not

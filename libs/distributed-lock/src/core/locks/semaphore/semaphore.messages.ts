@@ -1,5 +1,6 @@
-import type { ChannelMessages, Grant } from '../../waiting/line-event.js';
+import type { ChannelMessages } from '../../waiting/line-event.js';
 import { FREED } from '../freed.message.js';
+import { readGranted } from '../granted.message.js';
 
 /**
  * Lease of permits a release grants to the first waiter in line (sem_serve_line) until that waiter
@@ -9,7 +10,6 @@ import { FREED } from '../freed.message.js';
 export const SEMAPHORE_GRANT_LEASE_MS = 250;
 
 const NEXT_PREFIX = 'next:';
-const GRANTED_PREFIX = 'granted:';
 
 /**
  * Lua: the message that wakes the waiter whose owner id is the Lua expression `waiter` (its request
@@ -20,32 +20,13 @@ export function nextMessageLua(waiter: string): string {
 }
 
 /**
- * Lua: the message that tells the waiter `waiter` that permits were granted to it, with the fencing
- * token `token` and a lease that ends at `leaseEnd` (server ms): `granted:<owner>:<token>:<lease end>`.
- * Each argument is a Lua expression.
- */
-export function grantedMessageLua(waiter: string, token: string, leaseEnd: string): string {
-  return `string.format('${GRANTED_PREFIX}%s:%.0f:%.0f', ${waiter}, ${token}, ${leaseEnd})`;
-}
-
-/** `<owner>:<token>:<lease end>`; owner ids contain ':', so the numbers are read from the end. */
-function readGranted(body: string): { owner: string; grant: Grant | undefined } {
-  const end = body.lastIndexOf(':');
-  const tokenAt = body.lastIndexOf(':', end - 1);
-  const token = Number(body.slice(tokenAt + 1, end));
-  const expiresAtServerMs = Number(body.slice(end + 1));
-  const valid = tokenAt > 0 && Number.isSafeInteger(token) && Number.isFinite(expiresAtServerMs);
-  return { owner: body.slice(0, tokenAt), grant: valid ? { token, expiresAtServerMs, leaseMs: SEMAPHORE_GRANT_LEASE_MS } : undefined };
-}
-
-/**
  * The semaphore's codec: the messages its scripts publish on the channel of the waiter's process are
- * nextMessageLua and grantedMessageLua, each addressed to one waiter.
+ * nextMessageLua and grantedMessageLua (a grant of permits), each addressed to one waiter.
  */
 export const SEMAPHORE_MESSAGES: ChannelMessages = {
   decode(message) {
     if (message.startsWith(NEXT_PREFIX)) return { type: 'addressed', owner: message.slice(NEXT_PREFIX.length), grant: undefined };
-    if (message.startsWith(GRANTED_PREFIX)) return { type: 'addressed', ...readGranted(message.slice(GRANTED_PREFIX.length)) };
-    return FREED;
+    const granted = readGranted(message, SEMAPHORE_GRANT_LEASE_MS);
+    return granted ? { type: 'addressed', ...granted } : FREED;
   },
 };
