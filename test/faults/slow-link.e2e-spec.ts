@@ -45,7 +45,10 @@ describe('one process on a slow link contends with processes on fast links', () 
   const timeouts = (done: WorkerMessage): number => (done.errors as [number, string][]).filter(([, code]) => code.startsWith('LOCK_ACQUIRE_TIMEOUT')).length;
 
   it('control: with turns bounded only in count, the slow process keeps the lock and the fast ones time out', async () => {
-    const { slow, fast } = await contend({ HANDOVER_TURN: '1h' });
+    // Waits of 0.7 s: the slow process's run of hand-overs (200+ ms each) outlasts them after 4 of its 8.
+    // (With 1.5 s waits, a run cut short, its first waiter woken to look again by another process's grant
+    // while the run goes on, sometimes ended before any fast wait ran out, under load.)
+    const { slow, fast } = await contend({ HANDOVER_TURN: '1h', LOCK_WAIT_MS: '700' });
     expect((slow.sections as unknown[]).length).toBeGreaterThan(0);
     expect(fast.reduce((sum, done) => sum + timeouts(done), 0)).toBeGreaterThan(0);
   }, 60_000);
