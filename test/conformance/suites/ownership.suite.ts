@@ -47,12 +47,16 @@ export function ownershipSuite(fx: ModeFixture): void {
       expect(next.token).toBeGreaterThan(expired.token);
       await expect(expired.unlock()).rejects.toBeInstanceOf(LockNotHeldError);
       expect(next.isHeld).toBe(true);
-      // Every node holds the next holder's lifetime, none a later token. (RedLock answers once a majority
-      // granted and raised: the last master's grant or raise may still be on its way, so wait for it.)
-      const nextEverywhere = async (): Promise<boolean> =>
-        (await fx.hget('lock:{own:c}', 'token')).every((token) => Number(token) <= next.token && token !== null);
-      await until(nextEverywhere, "the next holder's token on every node", 5_000);
-      expect(await nextEverywhere()).toBe(true);
+      // A majority of the nodes (one of one outside RedLock) holds the next holder's lifetime, and none a
+      // later token. (RedLock answers once a majority granted and raised: the last master's grant or raise
+      // may still be on its way, or that master refused it, holding the expired lease a moment longer.)
+      const nextKept = async (): Promise<boolean> => {
+        const tokens = await fx.hget('lock:{own:c}', 'token');
+        const holding = tokens.filter((token) => token !== null && Number(token) === next.token).length;
+        return holding > tokens.length / 2 && tokens.every((token) => token === null || Number(token) <= next.token);
+      };
+      await until(nextKept, "the next holder's token on a majority of the nodes", 5_000);
+      expect(await nextKept()).toBe(true);
       await next.unlock();
     });
 
