@@ -53,6 +53,9 @@ export class DistributedLockHealthIndicator {
   async isHealthy<K extends string = 'distributed-lock'>(key: K = 'distributed-lock' as K, options: LockHealthOptions = {}): Promise<LockHealthResult<K>> {
     const timeoutMs = options.timeout === undefined ? DEFAULT_TIMEOUT_MS : toMilliseconds(options.timeout, 'timeout', { min: 1 });
     const { commands, subscribers } = this.locks.healthTargets();
+    // The breakers as the check starts: a reply to a command held on a healed link may close one at any
+    // moment after, and the pings below are such replies.
+    const circuits = this.locks.circuits();
     const redis = await this.check(commands, async ({ client }) => {
       const startedAt = this.locks.clock.now();
       await within(this.locks.clock, ping(client), timeoutMs);
@@ -65,7 +68,6 @@ export class DistributedLockHealthIndicator {
       if (client.status !== 'ready') throw new Error(`connection is ${client.status}`);
       return 'connected';
     });
-    const circuits = this.locks.circuits();
     const circuit = merge(
       circuits.length === 0
         ? [{ ok: true, detail: 'no circuit breaker' }]
