@@ -13,6 +13,7 @@ export type InvariantName =
   | 'stuck'
   | 'starved'
   | 'left-behind'
+  | 'left-after-close'
   | 'unexpected-error'
   | 'untold-loss'
   | 'runaway';

@@ -176,6 +176,12 @@ export const MUTANTS: readonly Mutant[] = [
     })(),
   },
   {
+    name: 'late-reentry-left',
+    description:
+      "an attempt given up on that re-entered a grant to its caller (the grant's message not heard in time) gives back only its own hold: the grant's hold, no longer marked granted, stays for a whole lease after its caller gave up (a resigned leader-election candidate, in CI runs)",
+    apply: replaceMethod(Acquisition.prototype, 'releaseLateReentry', () => undefined),
+  },
+  {
     name: 'redlock-unlock-one-answer',
     description:
       "a RedLock release answered by fewer than a majority of the masters counts as done: an unlock succeeded on one master's answer while two slow ones kept the hold (found by this simulator)",

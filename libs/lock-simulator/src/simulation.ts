@@ -83,6 +83,7 @@ export async function simulate(
     void Promise.allSettled(closing).then(() => (closed = true));
     await scheduler.runUntil(scheduler.now + 5 * config.operationTimeoutMs + 2000, () => closed);
     if (!closed) invariants.violate('stuck', 'close() of a client did not end within its bound');
+    else checkNothingHeldAfterClose(world);
     await scheduler.runUntil(scheduler.now + EXPIRY_MS);
     if (scheduler.runaway) invariants.violate('runaway', scheduler.runaway);
     else checkNothingLeft(world);
@@ -132,6 +133,29 @@ function checkNothingLeft(world: SimWorld): void {
         if (keyspace.zrange(key, 0, -1).every((member) => Number(keyspace.zscore(deadlines, member) ?? -Infinity) <= now)) continue;
       }
       world.invariants.violate('left-behind', `${server.name} keeps ${key} (pttl ${keyspace.pttl(key)}) after every client closed and every lease ran out`);
+    }
+  }
+}
+
+/**
+ * As soon as every live client has closed (in the calm, with every lease of the fault phase run out):
+ * no lock is held in the name of a caller of a process that closed (close() waits for its releases,
+ * give-backs and withdrawals). A hold left here would block everyone for its lease with nobody behind
+ * it; the check at the end would miss it, the lease having run out by then.
+ */
+function checkNothingHeldAfterClose(world: SimWorld): void {
+  const dead = new Set(world.processes.filter((process) => process.dead).map((process) => process.name));
+  for (const server of world.servers) {
+    if (!server.up) continue;
+    const { keyspace } = server;
+    for (const key of keyspace.keys()) {
+      if (keyspace.type(key) !== 'hash') continue;
+      const owner = keyspace.hgetall(key)['owner'];
+      if (owner === undefined || dead.has(owner.split(':')[0]!)) continue;
+      world.invariants.violate(
+        'left-after-close',
+        `${server.name} keeps ${key} = ${JSON.stringify(keyspace.hgetall(key))} (pttl ${keyspace.pttl(key)}) once every client closed`,
+      );
     }
   }
 }

@@ -168,6 +168,11 @@ export class MemoryKeyspace {
     return Math.max(0, Math.ceil(entry.expiresAt - this.clock.now()));
   }
 
+  /** TYPE: 'none' for a key that does not exist. */
+  type(key: string): string {
+    return this.live(key)?.type ?? 'none';
+  }
+
   keys(): string[] {
     return [...this.entries.keys()].filter((key) => this.live(key) !== undefined);
   }

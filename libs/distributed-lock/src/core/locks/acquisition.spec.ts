@@ -56,10 +56,13 @@ class ScriptedKind implements LockKindContract {
   }
   /** The token each release named (a late grant's give-back names its own). */
   readonly releasedTokens: (number | undefined)[] = [];
+  /** Each release as `<token>:one` (one hold) or `<token>:all` (the whole hold). */
+  readonly releases: string[] = [];
 
-  release(owner: string, _all: boolean, _expected?: number, token?: number): Promise<ReleaseReply> {
+  release(owner: string, all: boolean, _expected?: number, token?: number): Promise<ReleaseReply> {
     this.released.push(owner);
     this.releasedTokens.push(token);
+    this.releases.push(`${token}:${all ? 'all' : 'one'}`);
     return Promise.resolve({ outcome: 'released', remaining: 0, toAnotherProcess: false });
   }
 }
@@ -248,6 +251,40 @@ describe('Acquisition', () => {
     expect(handle).toMatchObject({ token: 8 });
     expect(kind.releasedTokens).toEqual([5]);
     stop();
+  });
+
+  /**
+   * An attempt given up on (no reply within the operation timeout) that Redis ran after all, re-entering
+   * a hold of this owner (holds 2): in Redis, a grant a release made to this caller while the attempt
+   * was on its way. The acquisition then ends (aborted), or gets the lock with a later attempt.
+   */
+  async function lateReentry(ends: 'aborted' | 'acquired') {
+    const { runtime, stop } = fakeRuntime(50);
+    const kind = new ScriptedKind();
+    let answerLate!: (result: AttemptResult) => void;
+    kind.replies.push(new Promise<AttemptResult>((resolve) => (answerLate = resolve)));
+    if (ends === 'acquired') kind.replies.push({ acquired: true, token: 9, holds: 1 });
+    const abort = new AbortController();
+    const acquisition = new Acquisition(kind, runtime, owner, { ...request(10_000), signal: abort.signal }).run();
+    if (ends === 'aborted') {
+      while (kind.attempts.length === 0) await new Promise((resolve) => setImmediate(resolve));
+      abort.abort();
+      await expect(acquisition).rejects.toThrow();
+    } else await acquisition;
+    answerLate({ acquired: true, token: 9, holds: 2 });
+    for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+    stop();
+    return kind.releases;
+  }
+
+  it('a late attempt that re-entered a grant to a caller that then stopped waiting: the whole hold goes, in its lifetime', async () => {
+    // Its one hold given back, the grant's stayed, no longer marked granted, for a whole lease: a
+    // resigned leader-election candidate left the leadership held after every client closed (CI runs).
+    expect(await lateReentry('aborted')).toEqual(['9:one', '9:all']);
+  });
+
+  it('control: when the caller got the lock with a later attempt, only the late attempt’s own hold is given back', async () => {
+    expect(await lateReentry('acquired')).toEqual(['9:one']);
   });
 
   it('a phantom whose correction has no answer by the deadline: the owner holds what it knows, so its one unlock is its last', async () => {

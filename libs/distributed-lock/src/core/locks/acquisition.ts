@@ -283,7 +283,9 @@ export class Acquisition {
         this.abandoned = pending;
         pending.then(
           (late) => {
-            if (late.acquired) this.giveBackLateGrant(late.token);
+            if (!late.acquired) return;
+            this.giveBackLateGrant(late.token);
+            if (late.holds > 1 && lock.countsHolds) void this.ended.then((granted) => granted || this.releaseLateReentry(late.token));
           },
           () => undefined, // the attempt failed anyway: nothing was granted
         );
@@ -310,6 +312,21 @@ export class Acquisition {
       runtime.background.run('release', lock.name, () => runtime.roundTrips.bounded(lock.release(this.owner, false, undefined, token)));
     if (lock.countsHolds) release();
     else void this.ended.then((granted) => granted || release());
+  }
+
+  /**
+   * An attempt given up on ran after a release granted the lock to this caller (its message not heard
+   * in time, or heard after the caller stopped waiting): the attempt re-entered that grant (see the
+   * acquire script) and cleared its `granted`, so neither the give-back of its one hold, nor the
+   * withdrawal, nor a give-back of the grant frees it. When the acquisition ended without the lock and
+   * this owner holds nothing here, the whole hold goes, in that grant's lifetime only (its token): a
+   * resigned leader-election candidate left the leadership held for a whole lease after every client
+   * had closed (conformance, GLIDE and RedLock, in CI runs).
+   */
+  private releaseLateReentry(token: number): void {
+    const { runtime, lock } = this;
+    if (runtime.held.acquisitionsInFlight(this.key) > 0 || runtime.held.find(this.key)?.active) return;
+    runtime.background.run('release', lock.name, () => runtime.roundTrips.bounded(lock.release(this.owner, true, undefined, token)));
   }
 
   /**

@@ -21,13 +21,14 @@ export const exclusiveRenew = defineLockScript<ExclusiveRenewArgs, boolean, numb
 local lock_key = KEYS[1]
 local owner_id, lease_ms = ARGV[1], ARGV[2]
 
-if redis.call('hget', lock_key, 'owner') ~= owner_id then
+local state = redis.call('hmget', lock_key, 'owner', 'granted')
+if state[1] ~= owner_id then
   return 0
 end
 if redis.call('pttl', lock_key) < tonumber(lease_ms) then
   redis.call('pexpire', lock_key, lease_ms)
 end
-redis.call('hdel', lock_key, 'granted')
+if state[2] then redis.call('hdel', lock_key, 'granted') end
 return 1
 `,
 });

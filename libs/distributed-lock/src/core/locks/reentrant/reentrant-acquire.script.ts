@@ -84,7 +84,7 @@ if holder == false or holder == owner_id then
   if holder == false or (queue ~= 'h' and (earlier or (sent_after == nil and state[2] and queue == ''))) then
     local token = next_token(fence_key)
     redis.call('hset', lock_key, 'owner', owner_id, 'holds', 1, 'token', token, 'renew', renew)
-    redis.call('hdel', lock_key, 'granted')
+    if state[2] then redis.call('hdel', lock_key, 'granted') end
     redis.call('pexpire', lock_key, lease_ms)
     reply = {token, 1}
   else

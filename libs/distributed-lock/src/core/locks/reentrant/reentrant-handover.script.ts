@@ -64,7 +64,7 @@ local yield_to_others, publish, next_waiter, grant_lease = ARGV[5] == '1', ARGV[
 local renew = ARGV[9] or '0'
 local all = ARGV[10] == '1'
 
-local state = redis.call('hmget', lock_key, 'owner', 'holds')
+local state = redis.call('hmget', lock_key, 'owner', 'holds', 'granted')
 if state[1] ~= owner_id then
   return {-1, 0}
 end
@@ -77,7 +77,7 @@ if yield_to_others and grant_to_longest_waiting(lock_key, fence_key, channel, pu
 end
 local token = next_token(fence_key)
 redis.call('hset', lock_key, 'owner', successor_id, 'holds', 1, 'token', token, 'renew', renew)
-redis.call('hdel', lock_key, 'granted')
+if state[3] then redis.call('hdel', lock_key, 'granted') end
 redis.call('pexpire', lock_key, lease_ms)
 if next_waiter == '' then
   unmark_waiting(lock_key, client)
