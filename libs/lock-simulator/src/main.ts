@@ -97,6 +97,7 @@ async function parallel(
     failures: reports.flatMap((report) => report.failures).sort((a, b) => a.seed - b.seed),
     nondeterministic: reports.flatMap((report) => report.nondeterministic).sort((a, b) => a - b),
     mutantApplied: reports.reduce((sum, report) => sum + report.mutantApplied, 0),
+    failingWithout: reports.flatMap((report) => report.failingWithout).sort((a, b) => a - b),
   };
 }
 
@@ -162,6 +163,7 @@ async function main(): Promise<number> {
     const seconds = (performance.now() - started) / 1000;
     if (mutant !== undefined) {
       const caught = report.failures[0];
+      if (report.failingWithout.length > 0) console.log(`mutant ${mutant}: seeds failing without it too, not counted: ${report.failingWithout.join(', ')}`);
       if (report.mutantApplied === 0) {
         console.log(
           `mutant ${mutant}: its rewrite matched nothing in ${report.seeds} runs: the library changed, update the mutant (libs/lock-simulator/src/mutants.ts)`,

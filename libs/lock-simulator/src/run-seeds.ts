@@ -15,6 +15,8 @@ export interface SeedsReport {
   readonly nondeterministic: number[];
   /** How many runs applied the mutant's rewrite (0: the mutant no longer matches the library). */
   readonly mutantApplied: number;
+  /** A hunt's seeds that failed with the mutant and without it too (not counted as catching it). */
+  readonly failingWithout: number[];
 }
 
 let loaded: LuaVm | undefined;
@@ -41,6 +43,7 @@ export async function runSeeds(options: {
   const mutant = options.mutant ? mutantNamed(options.mutant) : undefined;
   const failures: SeedsReport['failures'] = [];
   const nondeterministic: number[] = [];
+  const failingWithout: number[] = [];
   let events = 0;
   let virtualMs = 0;
   let seeds = 0;
@@ -56,11 +59,16 @@ export async function runSeeds(options: {
       const again = await simulate(vm, seed, { mutant });
       if (again.hash !== result.hash) nondeterministic.push(seed);
     }
+    // A hunt counts a seed that fails with the mutant only if it is clean without it (the control rule).
+    if (result.violations.length > 0 && mutant && (await simulate(vm, seed, {})).violations.length > 0) {
+      failingWithout.push(seed);
+      continue;
+    }
     if (result.violations.length > 0) {
       const invariants = [...new Set(result.violations.map((violation) => violation.invariant))];
       if (failures.length < (options.maxFailures ?? 20)) failures.push({ seed, invariants, first: result.violations[0]!.detail.split('\n')[0]! });
       if (options.stopAtFirst) break;
     }
   }
-  return { seeds, events, virtualMs, failures, nondeterministic, mutantApplied };
+  return { seeds, events, virtualMs, failures, nondeterministic, mutantApplied, failingWithout };
 }
