@@ -179,7 +179,12 @@ export const MUTANTS: readonly Mutant[] = [
     name: 'late-reentry-left',
     description:
       "an attempt given up on that re-entered a grant to its caller (the grant's message not heard in time) gives back only its own hold: the grant's hold, no longer marked granted, stays for a whole lease after its caller gave up (a resigned leader-election candidate, in CI runs)",
-    apply: replaceMethod(Acquisition.prototype, 'releaseLateReentry', () => undefined),
+    apply: (() => {
+      const giveBack = (Acquisition.prototype as unknown as { giveBackLateGrant(token: number, holds: number): void }).giveBackLateGrant;
+      return replaceMethod(Acquisition.prototype, 'giveBackLateGrant', function (this: never, token: number) {
+        giveBack.call(this, token, 1);
+      });
+    })(),
   },
   {
     name: 'redlock-unlock-one-answer',

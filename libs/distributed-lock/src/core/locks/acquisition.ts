@@ -281,13 +281,10 @@ export class Acquisition {
     } catch (error) {
       if (error instanceof AbandonedOperation) {
         this.abandoned = pending;
+        // A failed attempt granted nothing.
         pending.then(
-          (late) => {
-            if (!late.acquired) return;
-            this.giveBackLateGrant(late.token);
-            if (late.holds > 1 && lock.countsHolds) void this.ended.then((granted) => granted || this.releaseLateReentry(late.token));
-          },
-          () => undefined, // the attempt failed anyway: nothing was granted
+          (late) => late.acquired && this.giveBackLateGrant(late.token, late.holds),
+          () => undefined,
         );
         if (error.why === 'aborted') throw new LockAcquireAbortedError(lock.name, signal?.reason);
       }
@@ -305,28 +302,22 @@ export class Acquisition {
    * semaphore's acquisition) gives it back only if this acquisition ends without the lock: a later
    * attempt that found the owner holding it took that very lease, and giving it back then would leave
    * the caller holding what Redis has given away.
+   *
+   * A late attempt that re-entered a hold (`holds` > 1) it did not hold here ran after a release had
+   * granted the lock to this caller (the acquire script re-enters a hold drawn after the attempt was
+   * sent, and clears `granted`): the give-back of its one hold, the withdrawal and a give-back of the
+   * grant all leave the grant's hold. If the acquisition ends without the lock and this owner holds
+   * nothing here, the whole hold goes, in that lifetime (a resigned leader-election candidate left the
+   * leadership held for a whole lease after every client had closed: CI runs, GLIDE and RedLock).
    */
-  private giveBackLateGrant(token: number): void {
+  private giveBackLateGrant(token: number, holds: number): void {
     const { runtime, lock } = this;
-    const release = (): void =>
-      runtime.background.run('release', lock.name, () => runtime.roundTrips.bounded(lock.release(this.owner, false, undefined, token)));
-    if (lock.countsHolds) release();
-    else void this.ended.then((granted) => granted || release());
-  }
-
-  /**
-   * An attempt given up on ran after a release granted the lock to this caller (its message not heard
-   * in time, or heard after the caller stopped waiting): the attempt re-entered that grant (see the
-   * acquire script) and cleared its `granted`, so neither the give-back of its one hold, nor the
-   * withdrawal, nor a give-back of the grant frees it. When the acquisition ended without the lock and
-   * this owner holds nothing here, the whole hold goes, in that grant's lifetime only (its token): a
-   * resigned leader-election candidate left the leadership held for a whole lease after every client
-   * had closed (conformance, GLIDE and RedLock, in CI runs).
-   */
-  private releaseLateReentry(token: number): void {
-    const { runtime, lock } = this;
-    if (runtime.held.acquisitionsInFlight(this.key) > 0 || runtime.held.find(this.key)?.active) return;
-    runtime.background.run('release', lock.name, () => runtime.roundTrips.bounded(lock.release(this.owner, true, undefined, token)));
+    const release = (all: boolean): void =>
+      runtime.background.run('release', lock.name, () => runtime.roundTrips.bounded(lock.release(this.owner, all, undefined, token)));
+    if (!lock.countsHolds) return void this.ended.then((granted) => granted || release(false));
+    release(false);
+    const holdsNothing = (): boolean => runtime.held.acquisitionsInFlight(this.key) === 0 && !runtime.held.find(this.key)?.active;
+    if (holds > 1) void this.ended.then((granted) => granted || !holdsNothing() || release(true));
   }
 
   /**
