@@ -131,9 +131,11 @@ export const MUTANTS: readonly Mutant[] = [
     name: 'late-grant-given-back-blindly',
     description:
       "a late grant is given back without its token, whatever the kind: a semaphore's later attempt that took that very lease, or a later lifetime of the lock, lost its hold in Redis while its caller held it (found by this simulator)",
-    apply: replaceMethod(Acquisition.prototype, 'giveBackLateGrant', function (this: AcquisitionInternals) {
+    apply: replaceMethod(Acquisition.prototype, 'giveBackLateGrant', async function (this: AcquisitionInternals, pending: Promise<{ acquired: boolean }>) {
+      const late = await pending.catch(() => undefined);
+      if (!late?.acquired) return;
       const { runtime, lock } = this;
-      runtime.background.run('release', lock.name, () => runtime.roundTrips.bounded(lock.release(this.owner, false)));
+      await runtime.roundTrips.bounded(lock.release(this.owner, false));
     }),
   },
   {
@@ -172,17 +174,6 @@ export const MUTANTS: readonly Mutant[] = [
           this.abandoned = abandoned;
           this.uncertain = uncertain;
         }
-      });
-    })(),
-  },
-  {
-    name: 'late-reentry-left',
-    description:
-      "an attempt given up on that re-entered a grant to its caller (the grant's message not heard in time) gives back only its own hold: the grant's hold, no longer marked granted, stays for a whole lease after its caller gave up (a resigned leader-election candidate, in CI runs)",
-    apply: (() => {
-      const giveBack = (Acquisition.prototype as unknown as { giveBackLateGrant(token: number, holds: number): void }).giveBackLateGrant;
-      return replaceMethod(Acquisition.prototype, 'giveBackLateGrant', function (this: never, token: number) {
-        giveBack.call(this, token, 1);
       });
     })(),
   },

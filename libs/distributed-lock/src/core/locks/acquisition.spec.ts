@@ -287,6 +287,21 @@ describe('Acquisition', () => {
     expect(await lateReentry('acquired')).toEqual(['9:one']);
   });
 
+  it('an attempt given up on is background work: close() waits for its reply and the give-back of its late grant', async () => {
+    // Before, a reply that came while the client closed found the connections gone, and its hold stayed
+    // for a whole lease (RedLock: a leader-election candidate resigned during its attempt, CI runs).
+    const { runtime, stop } = fakeRuntime(50);
+    const kind = new ScriptedKind();
+    let answerLate!: (result: AttemptResult) => void;
+    kind.replies.push(new Promise<AttemptResult>((resolve) => (answerLate = resolve)));
+    await expect(new Acquisition(kind, runtime, owner, request(0)).run()).rejects.toBeInstanceOf(LockBackendError);
+    const settled = runtime.background.settledBy(runtime.clock.now() + 5000);
+    setTimeout(() => answerLate({ acquired: true, token: 4, holds: 1 }), 20);
+    expect(await settled).toEqual(new Map());
+    expect(kind.releases).toEqual(['4:one']);
+    stop();
+  });
+
   it('a phantom whose correction has no answer by the deadline: the owner holds what it knows, so its one unlock is its last', async () => {
     // Registering Redis's count (2) made the owner's unlock drop one hold and leave the phantom held
     // after that unlock succeeded (found by the simulator).

@@ -281,11 +281,9 @@ export class Acquisition {
     } catch (error) {
       if (error instanceof AbandonedOperation) {
         this.abandoned = pending;
-        // A failed attempt granted nothing.
-        pending.then(
-          (late) => late.acquired && this.giveBackLateGrant(late.token, late.holds),
-          () => undefined,
-        );
+        // Background work, so that close() waits for its reply and give-back: a reply that came while the client closed found its connections gone, and its hold
+        // stayed for a whole lease (RedLock, a candidate resigned during its attempt, CI runs).
+        runtime.background.run('release', lock.name, () => this.giveBackLateGrant(pending));
         if (error.why === 'aborted') throw new LockAcquireAbortedError(lock.name, signal?.reason);
       }
       // Our own errors (a backend error, a refused upgrade) pass as they are; Redis errors get wrapped.
@@ -295,7 +293,7 @@ export class Acquisition {
   }
 
   /**
-   * An attempt given up on was granted after all, with `token`. A kind that counts holds gets that one
+   * An attempt given up on may be granted after all, with a token. A kind that counts holds gets that one
    * hold back, in that grant's lifetime only (if a later attempt of this acquisition was granted too,
    * Redis counted both; if the late grant's lease ran out and a later attempt began a new lifetime, it
    * is gone already and the new one is not touched). A kind that keeps one lease per owner (a
@@ -310,14 +308,16 @@ export class Acquisition {
    * nothing here, the whole hold goes, in that lifetime (a resigned leader-election candidate left the
    * leadership held for a whole lease after every client had closed: CI runs, GLIDE and RedLock).
    */
-  private giveBackLateGrant(token: number, holds: number): void {
+  private async giveBackLateGrant(pending: Promise<AttemptResult>): Promise<void> {
+    const late = await pending.catch(() => undefined); // a failed attempt granted nothing
+    if (!late?.acquired) return;
     const { runtime, lock } = this;
-    const release = (all: boolean): void =>
-      runtime.background.run('release', lock.name, () => runtime.roundTrips.bounded(lock.release(this.owner, all, undefined, token)));
-    if (!lock.countsHolds) return void this.ended.then((granted) => granted || release(false));
-    release(false);
-    const holdsNothing = (): boolean => runtime.held.acquisitionsInFlight(this.key) === 0 && !runtime.held.find(this.key)?.active;
-    if (holds > 1) void this.ended.then((granted) => granted || !holdsNothing() || release(true));
+    const { token, holds } = late;
+    const release = (all: boolean) => runtime.roundTrips.bounded(lock.release(this.owner, all, undefined, token));
+    if (lock.countsHolds) await release(false);
+    if (await this.ended) return;
+    if (!lock.countsHolds) await release(false);
+    else if (holds > 1 && runtime.held.acquisitionsInFlight(this.key) === 0 && !runtime.held.find(this.key)?.active) await release(true);
   }
 
   /**
