@@ -88,13 +88,22 @@ class InstantPort implements SubscriberPort {
 function fakeRuntime(
   timeoutMs = 100,
   localTimeOf: (serverMs: number) => number | undefined = () => undefined,
-): { runtime: LockRuntime; registered: HoldTerms[]; releasedFor: string[]; claimed: string[]; subscriber: InstantPort; stop(): void } {
+): {
+  runtime: LockRuntime;
+  background: BackgroundWork;
+  registered: HoldTerms[];
+  releasedFor: string[];
+  claimed: string[];
+  subscriber: InstantPort;
+  stop(): void;
+} {
   const events = new LockEvents();
   const roundTrips = new RoundTrips(timeoutMs, systemClock);
   const subscriber = new InstantPort();
   const registered: HoldTerms[] = [];
   const releasedFor: string[] = [];
   const claimed: string[] = [];
+  const background = new BackgroundWork(events, roundTrips);
   const lines = new LockLines(subscriber, events, systemClock, 'me');
   const runtime = {
     watchdogTimeoutMs: 30_000,
@@ -106,7 +115,7 @@ function fakeRuntime(
     held: new HeldLocks(systemClock),
     releases: { settled: () => Promise.resolve(true), releaseFor: (_resource: unknown, owner: string) => void releasedFor.push(owner) },
     roundTrips,
-    background: new BackgroundWork(events, roundTrips),
+    background,
     isClosed: false,
     assertOpen: () => undefined,
     announce: () => undefined,
@@ -117,7 +126,7 @@ function fakeRuntime(
     claim: (key: string) => void claimed.push(key),
     localTimeOf,
   } satisfies Partial<LockRuntime> as unknown as LockRuntime;
-  return { runtime, registered, releasedFor, claimed, subscriber, stop: () => (roundTrips.stop(), lines.close()) };
+  return { runtime, background, registered, releasedFor, claimed, subscriber, stop: () => (roundTrips.stop(), lines.close()) };
 }
 
 const owner = { id: 'me:1', outsideContext: false };
@@ -290,12 +299,12 @@ describe('Acquisition', () => {
   it('an attempt given up on is background work: close() waits for its reply and the give-back of its late grant', async () => {
     // Before, a reply that came while the client closed found the connections gone, and its hold stayed
     // for a whole lease (RedLock: a leader-election candidate resigned during its attempt, CI runs).
-    const { runtime, stop } = fakeRuntime(50);
+    const { runtime, background, stop } = fakeRuntime(50);
     const kind = new ScriptedKind();
     let answerLate!: (result: AttemptResult) => void;
     kind.replies.push(new Promise<AttemptResult>((resolve) => (answerLate = resolve)));
     await expect(new Acquisition(kind, runtime, owner, request(0)).run()).rejects.toBeInstanceOf(LockBackendError);
-    const settled = runtime.background.settledBy(runtime.clock.now() + 5000);
+    const settled = background.settledBy(runtime.clock.now() + 5000);
     setTimeout(() => answerLate({ acquired: true, token: 4, holds: 1 }), 20);
     expect(await settled).toEqual(new Map());
     expect(kind.releases).toEqual(['4:one']);
