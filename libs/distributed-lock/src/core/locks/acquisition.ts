@@ -281,8 +281,9 @@ export class Acquisition {
     } catch (error) {
       if (error instanceof AbandonedOperation) {
         this.abandoned = pending;
-        // Background work, so that close() waits for its reply and give-back: a reply that came while the client closed found its connections gone, and its hold
-        // stayed for a whole lease (RedLock, a candidate resigned during its attempt, CI runs).
+        // Background work, so that close() waits for its reply and give-back: a reply that came while
+        // the client closed found its connections gone, and its hold stayed for a whole lease (RedLock,
+        // a candidate resigned during its attempt, CI runs).
         runtime.background.run('release', lock.name, () => this.giveBackLateGrant(pending));
         if (error.why === 'aborted') throw new LockAcquireAbortedError(lock.name, signal?.reason);
       }
