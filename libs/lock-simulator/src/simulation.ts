@@ -150,11 +150,11 @@ function checkNothingHeldAfterClose(world: SimWorld): void {
     const { keyspace } = server;
     for (const key of keyspace.keys()) {
       if (keyspace.type(key) !== 'hash') continue;
-      const owner = keyspace.hgetall(key)['owner'];
-      if (owner === undefined || dead.has(owner.split(':')[0]!)) continue;
+      const state = keyspace.hgetall(key);
+      if (state['owner'] === undefined || dead.has(state['owner'].split(':')[0]!)) continue;
       world.invariants.violate(
         'left-after-close',
-        `${server.name} keeps ${key} = ${JSON.stringify(keyspace.hgetall(key))} (pttl ${keyspace.pttl(key)}) once every client closed`,
+        `${server.name} keeps ${key} = ${JSON.stringify(state)} (pttl ${keyspace.pttl(key)}) once every client closed`,
       );
     }
   }
