@@ -61,9 +61,15 @@ export class LeaseKeeper {
     this.events.emit('lost', { name: held.resource.name, kind: held.resource.kind, reason, heldMs, token: held.token });
   }
 
-  /** A release's reply: `remaining` holds left; at zero the lock is gone for this owner (`released`). */
+  /**
+   * A release's reply: `remaining` holds left; at zero the lock is gone for this owner (`released`).
+   * Never more than this owner held less the one released: owner ids never leave this process, so a
+   * hold Redis counts beyond that is a phantom (or an acquisition in flight's, which counts itself when
+   * it registers), and the owner's last unlock, as it knows it, drops it (RedLock: one master counted a
+   * failed attempt's late grant, and the last unlock dropped one hold only; simulator seed 19203).
+   */
   released(held: HeldLock, remaining: number): void {
-    held.holds = remaining;
+    held.holds = Math.min(remaining, held.holds - 1);
     if (remaining !== 0) return;
     this.forget(held);
     const heldMs = this.clock.now() - held.acquiredAt;
