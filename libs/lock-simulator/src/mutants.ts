@@ -115,6 +115,18 @@ export const MUTANTS: readonly Mutant[] = [
     apply: replaceMethod(LeaseKeeper.prototype, 'validity', (validityMs: number) => validityMs),
   },
   {
+    name: 'release-adopts-redis-count',
+    description:
+      "a release's reply sets the holds this process counts, even above what it knew: one RedLock master counted a phantom (a failed attempt's late grant the token's raise took into the next lifetime), the unlock before the last answered 2 left of 2, and the last unlock dropped one hold only: held after it succeeded (found by this simulator)",
+    apply: (() => {
+      const released = LeaseKeeper.prototype.released;
+      return replaceMethod(LeaseKeeper.prototype, 'released', function (this: LeaseKeeper, held: HeldLock, remaining: number) {
+        released.call(this, held, remaining);
+        if (held.active) held.holds = remaining;
+      });
+    })(),
+  },
+  {
     name: 'renewal-keeps-later-deadline',
     description:
       "a renewal only ever lengthens the local deadline: a semaphore grant claimed with a lease shorter than the grant's was held locally past its end in Redis (found by this simulator)",
