@@ -105,9 +105,10 @@ export class Link implements MemorySubscriber {
 
   // --- life cycle ------------------------------------------------------------------------------------
 
+  /** Connects a new link, or, as ioredis does, one the client closed (not one whose process died). */
   connect(): Promise<void> {
     if (this.status === 'ready') return Promise.resolve();
-    if (this.status === 'wait') {
+    if (this.status === 'wait' || (this.status === 'end' && this.abandonEpoch < 0)) {
       this.status = 'connecting';
       this.scheduleReconnect(this.delay());
     }
@@ -205,7 +206,10 @@ export class Link implements MemorySubscriber {
         reply = error;
         failed = true;
       }
-      this.log.line(this.name, `${request.label} ran on ${this.server.name}${failed ? `: ${(reply as Error).message.slice(0, 60)}` : ''}`);
+      this.log.line(
+        this.name,
+        `${request.label} ran on ${this.server.name}${failed ? `: ${(reply as Error).message.slice(0, 60)}` : ` -> ${replyText(reply)}`}`,
+      );
       this.toClientAt = Math.max(this.scheduler.now + this.delay(), this.toClientAt);
       this.scheduler.at(
         this.toClientAt,
@@ -300,4 +304,10 @@ export class Link implements MemorySubscriber {
     if (this.profile.calm) return Math.min(base, 3 * this.profile.meanDelayMs);
     return this.prng.chance(this.profile.spikeChance) ? base + this.prng.between(0, this.profile.spikeMs) : base;
   }
+}
+
+/** A reply as one short line of the story. */
+function replyText(reply: unknown): string {
+  const text = JSON.stringify(reply) ?? String(reply);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
