@@ -330,6 +330,20 @@ describe('fault injection: processes on a fenced counter through one fault after
           () => withClient(original, async (redis) => /role:slave/.test(await redis.info('replication'))),
           'the thawed node to become a replica',
           30_000,
+          // What each of the two nodes thinks, for a failure's report (seen once in CI, not reproduced).
+          async () =>
+            (
+              await Promise.all(
+                [original, replica].map((node) =>
+                  withClient(node, async (redis) => {
+                    const myself = String(await redis.call('CLUSTER', 'NODES'))
+                      .split('\n')
+                      .find((line) => line.includes('myself'));
+                    return `${node.port}: ${/role:\w+/.exec(await redis.info('replication'))?.[0]} / ${myself}`;
+                  }).catch((error: unknown) => `${node.port}: ${(error as Error).message}`),
+                ),
+              )
+            ).join(' | '),
         );
       });
       await run.finish();

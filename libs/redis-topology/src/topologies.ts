@@ -22,12 +22,24 @@ export interface Topology {
 
 const address = (server: RedisServer): string => `${server.host}:${server.port}`;
 
-/** Re-runs `probe` with a growing pause until it is true: for cluster and replication state that has no event. */
-export async function waitUntil(probe: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+/**
+ * Re-runs `probe` with a growing pause until it is true: for cluster and replication state that has no
+ * event. A timeout names the probe's last error, if it threw, and what `explain` says of the state then.
+ */
+export async function waitUntil(probe: () => Promise<boolean>, what: string, timeoutMs = 30_000, explain?: () => Promise<string>): Promise<void> {
   const deadline = performance.now() + timeoutMs;
+  let lastError: unknown;
   for (let pause = 10; ; pause = Math.min(pause * 2, 200)) {
-    if (await probe().catch(() => false)) return;
-    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    const done = await probe().catch((error: unknown) => {
+      lastError = error;
+      return false;
+    });
+    if (done) return;
+    if (performance.now() > deadline) {
+      const state = explain ? await explain().catch((error: unknown) => `(could not read the state: ${(error as Error).message})`) : '';
+      const thrown = lastError ? `; the last probe failed: ${(lastError as Error).message}` : '';
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${thrown}${state ? `; state: ${state}` : ''}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, pause));
   }
 }

@@ -37,7 +37,8 @@ export function ownershipSuite(fx: ModeFixture): void {
       const other = await fx.client();
       const expired = await client.lock('own:c', 100);
       const lost = nextEvent(client.events, 'lost');
-      await new Promise((resolve) => expired.signal.addEventListener('abort', resolve, { once: true }));
+      // Bounded, so that a hang names its step (this test once ran past jest's 30 s in a cluster CI run).
+      await until(() => expired.signal.aborted, "the lease's end to abort the handle's signal");
       expect(expired.signal.reason).toBeInstanceOf(LockLostError);
       expect((expired.signal.reason as LockLostError).reason).toBe('lease-expired');
       const [event] = await lost;
