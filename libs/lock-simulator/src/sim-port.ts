@@ -17,7 +17,10 @@ export type LinkFactory = (role: 'command' | 'subscriber', connected: boolean) =
 /** A script call as the story tells it: the script's name, then its keys and arguments. */
 function describeScript(script: ScriptSource, keys: readonly string[], argv: readonly (string | number)[]): string {
   const name = scriptName(script.sha) ?? script.sha.slice(0, 8);
-  return `${name} ${keys.join(' ')} | ${argv.join(' ')}`;
+  // The registration names the real host and pid, the same for every simulated process and different
+  // on every run: left out, so that a seed's story is the same text wherever it runs.
+  const shown = argv.map((arg, i) => (argv[i - 1] === 'host' || argv[i - 1] === 'pid' ? '*' : arg));
+  return `${name} ${keys.join(' ')} | ${shown.join(' ')}`;
 }
 
 /** The subscription side of a simulated connection. */
