@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Controller, Injectable, Module, Post, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { DistributedLock, DistributedLockModule, LockService, type LockClient, type LockHandle } from 'nestjs-distributed-lock';
+import { DistributedLock, DistributedLockModule, Leader, LockService, type LockClient, type LockHandle } from 'nestjs-distributed-lock';
 import { DistributedLockRunner } from '../../libs/distributed-lock/src/nest/distributed-lock.runner.js';
 import { useRedis } from '../harness/use-redis.js';
 import { nextEvent, until } from '../harness/wait.js';
@@ -50,10 +50,23 @@ class SlowController {
   }
 }
 
-async function boot(port: number, shutdownTimeout: number): Promise<INestApplication> {
+/** Called when StubbornLeader starts leading. */
+let leading: (() => void) | undefined;
+
+@Injectable()
+class StubbornLeader {
+  /** Leads until the process ends, deaf to its signal: what shutdownTimeout bounds. */
+  @Leader('shutdown:stubborn')
+  async lead(): Promise<void> {
+    leading?.();
+    await new Promise(() => undefined);
+  }
+}
+
+async function boot(port: number, shutdownTimeout: number, providers: (typeof Worker | typeof StubbornLeader)[] = [Worker]): Promise<INestApplication> {
   @Module({
     imports: [DistributedLockModule.forRoot({ connection: { mode: 'single', host: '127.0.0.1', port }, shutdownTimeout })],
-    providers: [Worker],
+    providers,
     controllers: [SlowController],
   })
   class AppModule {}
@@ -63,13 +76,13 @@ async function boot(port: number, shutdownTimeout: number): Promise<INestApplica
   return app;
 }
 
-/** Resolves when app.close() has started waiting for calls in flight. */
-function drainStarted(app: INestApplication): Promise<void> {
+/** Resolves when app.close() has started waiting for calls in flight, with how long it may wait. */
+function drainStarted(app: INestApplication): Promise<number> {
   const runner = app.get(DistributedLockRunner);
   const drain = runner.drain.bind(runner);
   return new Promise((resolve) => {
     runner.drain = (timeoutMs: number) => {
-      resolve();
+      resolve(timeoutMs);
       return drain(timeoutMs);
     };
   });
@@ -143,6 +156,25 @@ describe('graceful shutdown of decorated calls', () => {
     // The call itself still finishes when its work does; its release finds nothing to release.
     gate.finish();
     expect(await call).toBe('finished b');
+  });
+
+  it("a leader that keeps the whole shutdownTimeout leaves the calls' drain none of its own: app.close() stays within one shutdownTimeout", async () => {
+    const elected = new Promise<void>((resolve) => (leading = resolve));
+    const app = await boot(redis.server().port, 600, [Worker, StubbornLeader]);
+    await elected;
+    const worker = app.get(Worker);
+    const gate = arm();
+    const call = worker.work('d');
+    await gate.inside;
+    const draining = drainStarted(app);
+    const closing = app.close();
+    // The drain follows the leaders' resignation; it had a whole shutdownTimeout of its own (600 here).
+    expect(await draining).toBeLessThan(300);
+    await closing;
+    expect(worker.handle?.signal.aborted).toBe(true);
+    expect(await other.isLocked('work:d')).toBe(false);
+    gate.finish();
+    expect(await call).toBe('finished d');
   });
 
   it('locks kept for lockAtLeastFor are released at shutdown', async () => {

@@ -69,10 +69,11 @@ export class DistributedLockModule extends ConfigurableDistributedLockModule imp
 
   /**
    * Decorated calls in flight finish first, while the HTTP server still answers, and locks kept for
-   * lockAtLeastFor are released: both within shutdownTimeout.
+   * lockAtLeastFor are released: both within what the leaders' resignation (Nest runs the providers'
+   * hooks first) left of shutdownTimeout.
    */
   async beforeApplicationShutdown(): Promise<void> {
-    await this.runner.drain(this.locks.settings.shutdownTimeoutMs);
+    await this.runner.drain(this.locks.shutdownTimeLeft());
   }
 
   /** The client closes: within the operation timeout, plus up to 1 s for its connections (see LockClient.close). */

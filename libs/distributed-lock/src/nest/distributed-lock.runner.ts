@@ -111,7 +111,7 @@ export class DistributedLockRunner implements LockedMethodRunner {
     );
     if (!finished && this.inFlight.size > 0) {
       this.logger.warn(
-        `${this.inFlight.size} locked call(s) still running after the shutdown timeout (${timeoutMs} ms); their locks are released now and their lost-lease signals abort.`,
+        `${this.inFlight.size} locked call(s) still running at the end of the shutdown timeout (shutdownTimeout, ${this.locks.settings.shutdownTimeoutMs} ms); their locks are released now and their lost-lease signals abort.`,
       );
     }
     return this.inFlight.size === 0;

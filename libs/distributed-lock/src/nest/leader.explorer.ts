@@ -44,9 +44,9 @@ export class LeaderExplorer implements OnApplicationBootstrap, BeforeApplication
 
   /** Resigns every election: leaders stop (up to shutdownTimeout) and hand over at once. */
   async beforeApplicationShutdown(): Promise<void> {
-    // Within shutdownTimeout in all: a leadership whose release Redis has not answered by then is
-    // released by the client's close().
-    const timeoutMs = this.locks.settings.shutdownTimeoutMs;
+    // Within shutdownTimeout in all (shared with the decorated calls' drain, which follows): a
+    // leadership whose release Redis has not answered by then is released by the client's close().
+    const timeoutMs = this.locks.shutdownTimeLeft();
     await settleWithin(this.locks.clock, Promise.all(this.elections.splice(0).map((election) => election.resign(timeoutMs))), timeoutMs, () => undefined);
   }
 

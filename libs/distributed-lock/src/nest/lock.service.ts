@@ -28,6 +28,7 @@ export class LockService extends LockClient {
   private readonly logger = new Logger('DistributedLock');
   /** @internal Failures during a Redis outage, logged once when it starts and once when it ends. */
   readonly outage: OutageLog;
+  private shutdownEndsAt: number | undefined;
 
   constructor(options: DistributedLockModuleOptions = {}) {
     const { defaultWaitTime, requestContext, busyStatus, shutdownTimeout, ...clientOptions } = options ?? {};
@@ -60,5 +61,15 @@ export class LockService extends LockClient {
       else this.outage.failed(`background ${operation}`, error, name);
     });
     this.onConnectionReady(() => this.outage.recovered());
+  }
+
+  /**
+   * @internal What is left of shutdownTimeout, counted from the first shutdown hook that asks: the
+   * leaders' resignation and the decorated calls' drain share it (each with its own timeout, a leader
+   * that kept the whole of it made app.close() wait twice as long as documented).
+   */
+  shutdownTimeLeft(): number {
+    this.shutdownEndsAt ??= this.clock.now() + this.settings.shutdownTimeoutMs;
+    return Math.max(0, this.shutdownEndsAt - this.clock.now());
   }
 }
