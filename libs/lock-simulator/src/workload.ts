@@ -161,7 +161,7 @@ export class Actor {
       ),
     );
     if (!answered) this.world.calls.end(waiting, done === undefined ? 'error' : 'false');
-    // Not held-after-unlock: withLock swallows a failed release (and skips one whose lease ran out), so its
+    // Not held-after-unlock: withLock swallows a failed release (and skips one of a lock lost), so its
     // answer does not say the lock was given back.
   }
 

@@ -235,7 +235,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
       ]),
     );
     this.current = undefined;
-    if (handle.isHeld) await handle.unlock().catch((error: unknown) => this.report(error));
+    await handle.releaseUnlessOver().catch((error: unknown) => this.report(error));
     return steppedDown;
   }
 

@@ -20,9 +20,7 @@ export function withLockOn<H extends LockHandle, T>(
     try {
       return await runWithCurrentLock(context, handle, () => fn(handle));
     } finally {
-      if (handle.isHeld) {
-        await handle.unlock().catch((error: unknown) => runtime.background.report('release', name, error));
-      }
+      await handle.releaseUnlessOver().catch((error: unknown) => runtime.background.report('release', name, error));
     }
   });
 }
