@@ -1,4 +1,6 @@
 import { LeaseKeeper } from '../../distributed-lock/src/core/engine/lease-keeper.js';
+import { LockHandle } from '../../distributed-lock/src/core/context/lock-handle.js';
+import { RoundTrips } from '../../distributed-lock/src/core/engine/round-trips.js';
 import type { HeldLock } from '../../distributed-lock/src/core/engine/held-locks.js';
 import { InstanceRegistration } from '../../distributed-lock/src/core/inspection/instance-registration.js';
 import { Acquisition } from '../../distributed-lock/src/core/locks/acquisition.js';
@@ -239,6 +241,20 @@ export const MUTANTS: readonly Mutant[] = [
         undoSend();
       };
     },
+  },
+  {
+    name: 'round-trips-unbounded',
+    description:
+      "a command waits for its reply however long it takes (no operation timeout): during an outage, with the client's offline queue, a call is answered only when Redis is back, long after its waitTime and one operation timeout (test/faults/outage-bounds)",
+    apply: replaceMethod(RoundTrips.prototype, 'bounded', (operation: Promise<unknown>) => operation),
+  },
+  {
+    name: 'release-only-if-held',
+    description:
+      "withLock, a leader's term and `await using` release a lock at the end only if it reads as held: one whose lease ran out while a renewal was on its way read as not held, the renewal kept it, and the watchdog renewed it for good with nobody left to release it (found by this simulator)",
+    apply: replaceMethod(LockHandle.prototype, 'releaseUnlessOver', async function (this: LockHandle) {
+      if (this.isHeld) await this.unlock();
+    }),
   },
   {
     name: 'registration-two-commands',
