@@ -123,16 +123,17 @@ export class DistributedLockRunner implements LockedMethodRunner {
    * call's own outcome stands, and the lock's lease bounds the damage.
    */
   async release(handle: LockHandle, metadata: DistributedLockMetadata, acquiredAt: number): Promise<void> {
-    if (!handle.isHeld) return; // lost, or released by shutdown
+    // Not `!isHeld`: a lease that ran out here while a renewal was on its way reads as not held, and
+    // the renewal may keep the lock, renewed by the watchdog for good (see LockHandle.releaseUnlessOver).
+    if (handle.signal.aborted) return; // lost, or released by shutdown
     const keepFor = metadata.lockAtLeastMs === undefined ? 0 : metadata.lockAtLeastMs - (this.locks.clock.now() - acquiredAt);
     if (keepFor > 0 && !this.shuttingDown) return this.deferred.defer(handle, keepFor);
     await this.unlockQuietly(handle);
   }
 
   private async unlockQuietly(handle: LockHandle): Promise<void> {
-    if (!handle.isHeld) return;
     try {
-      await handle.unlock();
+      await handle.releaseUnlessOver();
     } catch (error) {
       if (error instanceof LockBackendError) this.locks.outage.failed('release after a locked call', error, handle.name);
       else this.logger.warn(`Releasing lock "${handle.name}" after a locked call failed: ${(error as Error).message}`);
