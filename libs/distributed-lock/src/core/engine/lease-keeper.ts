@@ -176,9 +176,26 @@ export class LeaseKeeper {
   private leaseOver(held: HeldLock): void {
     this.lose(held, 'lease-expired');
     // Our deadline is never later than Redis's: if the key is still ours for a moment, free it now
-    // so that waiters do not sit out the rest of the lease. Owner-checked, so harmless otherwise;
-    // except while the same owner acquires the same lock again (a re-entry in flight): Redis may have
-    // run it already, lengthening the lease, and that acquisition will hold what this would free.
+    // so that waiters do not sit out the rest of the lease.
+    this.free(held);
+  }
+
+  /**
+   * A release left no hold where this owner counted more (RedLock: no majority of the masters holds it
+   * any more): the holds left are lost, and what a master may still hold of them is freed, not left for
+   * its lease (a process that closed left its hold on two masters: simulator seed 55563).
+   */
+  lostUnderRelease(held: HeldLock): void {
+    this.lose(held, 'not-owner');
+    this.free(held);
+  }
+
+  /**
+   * Frees what Redis may still hold of `held`, in the background: owner- and token-checked, so harmless
+   * otherwise; except while the same owner acquires the same lock again (a re-entry in flight): Redis
+   * may have run it already, lengthening the lease, and that acquisition will hold what this would free.
+   */
+  private free(held: HeldLock): void {
     if (this.registry.acquisitionsInFlight(held.key) > 0) return;
     this.background.run('release', held.resource.name, () => this.roundTrips.bounded(held.resource.release(held.owner, true, undefined, held.token)));
   }

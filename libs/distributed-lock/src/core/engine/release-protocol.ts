@@ -168,7 +168,7 @@ export class ReleaseProtocol {
     if (reply.toAnotherProcess) this.handedOver(held, 'process');
     // One hold released and none left where this process counts more: the others were lost under it
     // (RedLock: the masters that answered had lost or never had the re-entry), and are said so.
-    if (reply.remaining === 0 && held.holds > 1) return this.keeper.lose(held, 'not-owner');
+    if (reply.remaining === 0 && held.holds > 1) return this.keeper.lostUnderRelease(held);
     this.keeper.released(held, reply.remaining);
   }
 
@@ -194,9 +194,11 @@ export class ReleaseProtocol {
         // ran out meanwhile); if holds were to remain, the lock was lost under them, and is said so.
         // Already applied: that release did go through. Released: this one did it (and may have granted
         // it to another process).
-        if (reply.outcome === 'not-owner' && expected > 1) return this.keeper.lose(held, 'not-owner');
+        // (Released to none of several holds: as in applyReply, the others were lost under it.)
+        const left = reply.outcome === 'not-owner' ? 0 : reply.outcome === 'already-applied' ? expected - 1 : reply.remaining;
+        if (left === 0 && expected > 1) return this.keeper.lostUnderRelease(held);
         if (reply.outcome === 'released' && reply.toAnotherProcess) this.handedOver(held, 'process');
-        this.keeper.released(held, reply.outcome === 'not-owner' ? 0 : reply.outcome === 'already-applied' ? expected - 1 : reply.remaining);
+        this.keeper.released(held, left);
         this.keeper.resumeRenewals(held);
         return;
       }
