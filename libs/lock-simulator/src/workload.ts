@@ -264,6 +264,7 @@ export class Actor {
 
   private async release(handle: LockHandle, holds: Hold[], last = true): Promise<void> {
     for (const hold of holds) this.world.invariants.ended(hold);
+    const startedAt = this.world.scheduler.now;
     const released = await this.call(`unlock ${holds.map((hold) => hold.cell).join('+')}`, Infinity, async () => {
       try {
         await handle.unlock();
@@ -277,7 +278,7 @@ export class Actor {
       }
       return true;
     });
-    if (released && last) for (const hold of holds) this.world.releasedLast(hold);
+    if (released && last) for (const hold of holds) this.world.releasedLast(hold, startedAt);
   }
 
   /** One library call: recorded with its answer; an expected error comes back as undefined. */
