@@ -117,16 +117,10 @@ export const MUTANTS: readonly Mutant[] = [
     apply: replaceMethod(LeaseKeeper.prototype, 'validity', (validityMs: number) => validityMs),
   },
   {
-    name: 'release-adopts-redis-count',
+    name: 'redlock-release-largest-count',
     description:
-      "a release's reply sets the holds this process counts, even above what it knew: one RedLock master counted a phantom (a failed attempt's late grant the token's raise took into the next lifetime), the unlock before the last answered 2 left of 2, and the last unlock dropped one hold only: held after it succeeded (found by this simulator)",
-    apply: (() => {
-      const released = LeaseKeeper.prototype.released;
-      return replaceMethod(LeaseKeeper.prototype, 'released', function (this: LeaseKeeper, held: HeldLock, remaining: number) {
-        released.call(this, held, remaining);
-        if (held.active) held.holds = remaining;
-      });
-    })(),
+      'a RedLock release answers with the largest count of holds left on any master, not what a majority holds: a re-entry one master granted as a new hold was freed there by the unlock before the last, and the owner, holding on one master of three, counted itself the holder while another took the other two (found by this simulator)',
+    apply: replaceMethod(RedLock.prototype, 'majorityHolds', (counts: readonly number[]) => Math.max(0, ...counts)),
   },
   {
     name: 'renewal-keeps-later-deadline',
