@@ -1,4 +1,4 @@
-import { InvalidLockConfigError, LockBackendError, LockClient, LockQuorumError } from 'nestjs-distributed-lock';
+import { InvalidLockConfigError, LockBackendError, LockClient } from 'nestjs-distributed-lock';
 import { FaultProxy, RedisServer, stopAllFaultProxies } from 'redis-topology';
 import { Redis as IORedis } from 'ioredis';
 import { until } from '../harness/wait.js';
@@ -82,14 +82,14 @@ describe('RedLock over an array of clients', () => {
   it('with a master down and a short operation timeout, a caller waiting without a deadline is served, not failed', async () => {
     // Each of the waiter's attempts is refused by the two masters left and waits for the third: a step
     // of 50 ms per node outlasted the whole operation timeout, and two such failures ended a wait that
-    // has no deadline (control: fails without a node timeout under a third of the operation timeout, on
-    // every run, with the operation's own timeout). On a loaded machine the two masters left may also
-    // miss a 13 ms step (a LockQuorumError naming fewer than two answers): that run says nothing of the
-    // rule, and the scenario runs again, up to three times.
+    // has no deadline. That fails every run (control: a node step of 50 ms fails three runs out of
+    // three). A loaded machine can fail one too (the two masters left missing their 13 ms step, or the
+    // event loop the 40 ms operation timeout: CI runs beside a simulator soak), so the scenario runs
+    // again after a backend error, up to three times: the rule holds when one run is served.
     let failed: unknown;
     for (let run = 0; run < 3; run++) {
       failed = await waitBehindAMasterDown(`rl:short-timeout:${run}`);
-      if (!(failed instanceof LockQuorumError)) break;
+      if (!(failed instanceof LockBackendError)) break;
     }
     expect(failed).toBeUndefined();
   });
