@@ -281,7 +281,14 @@ describe('LeaseKeeper: a deadline that passes while a renewal is in flight', () 
 });
 
 describe('ReleaseProtocol', () => {
-  const setup = (): { protocol: ReleaseProtocol; released: [HeldLock, number][]; lost: string[]; handedOver: string[]; trips: RoundTrips } => {
+  const setup = (): {
+    protocol: ReleaseProtocol;
+    released: [HeldLock, number][];
+    lost: string[];
+    handedOver: string[];
+    trips: RoundTrips;
+    registry: HeldLocks;
+  } => {
     const events = new LockEvents();
     const trips = new RoundTrips(50, systemClock);
     const background = new BackgroundWork(events, trips);
@@ -289,10 +296,35 @@ describe('ReleaseProtocol', () => {
     const keeper = keeperOn(trips, events, 1000);
     const handedOver: string[] = [];
     events.on('handover', ({ to }) => handedOver.push(to));
-    const protocol = new ReleaseProtocol(trips, background, lines, keeper, new HeldLocks(systemClock), events);
+    const registry = new HeldLocks(systemClock);
+    const protocol = new ReleaseProtocol(trips, background, lines, keeper, registry, events);
     const { releasedTo: released, reasons: lost } = keeper;
-    return { protocol, released, lost, handedOver, trips };
+    return { protocol, released, lost, handedOver, trips, registry };
   };
+
+  it('an acquisition outside any context whose last release is under way no longer holds the lock by name', async () => {
+    // RedLock: the release waits for its slowest master, while another worker of this process has taken
+    // the lock on the two that answered. Its unlock(name) must find that worker's hold alone.
+    const { protocol, registry } = setup();
+    const resource = new ScriptedResource();
+    resource.releases.push('hang');
+    const leaving = heldOn(resource, { owner: 'me:1', outsideContext: true });
+    const next = heldOn(resource, { owner: 'me:2', outsideContext: true });
+    registry.add(leaving);
+    void protocol.release(leaving).catch(() => undefined);
+    registry.add(next);
+    expect(registry.heldOutsideContext(resource)).toEqual([next]);
+  });
+
+  it('control: a release of one hold of several leaves its owner holding the lock by name', async () => {
+    const { protocol, registry } = setup();
+    const resource = new ScriptedResource();
+    resource.releases.push('hang');
+    const held = heldOn(resource, { owner: 'me:1', outsideContext: true, holds: 2 });
+    registry.add(held);
+    void protocol.release(held).catch(() => undefined);
+    expect(registry.heldOutsideContext(resource)).toEqual([held]);
+  });
 
   it('a release that gets no reply is retried, expecting the holds as they were, until its outcome is known', async () => {
     const { protocol, released, trips } = setup();

@@ -54,6 +54,11 @@ export class HeldLock {
   cancelExpiry: (() => void) | undefined;
   /** A release whose outcome is unknown is being retried; the same owner waits for it before re-acquiring. */
   releasing: Promise<void> | undefined;
+  /**
+   * Its owner's last release is under way: by name it no longer holds the lock (which another owner
+   * may already hold, RedLock's slowest master or the grant's message having answered first).
+   */
+  leaving = false;
   /** Monotonic start of the renewal in flight, if any: its reply may still lengthen the lease. */
   renewingSince: number | undefined;
   private controller: AbortController | undefined;
@@ -143,11 +148,12 @@ export class HeldLocks {
   }
 
   /**
-   * Holders of `resource` whose acquisition was made outside any lock context. A scan: asked only by
-   * a by-name call made outside a context, so acquisitions keep no index for it.
+   * Holders of `resource` whose acquisition was made outside any lock context, but not those whose last
+   * release is under way. A scan: asked only by a by-name call made outside a context, so acquisitions
+   * keep no index for it.
    */
   heldOutsideContext(resource: LeaseResource): HeldLock[] {
-    return this.holdersOf(resource).filter((held) => held.outsideContext);
+    return this.holdersOf(resource).filter((held) => held.outsideContext && !held.leaving);
   }
 
   add(held: HeldLock): void {

@@ -52,6 +52,7 @@ export class ReleaseProtocol {
     const expected = held.holds;
     const { resource } = held;
     const last = expected === 1 && this.registry.acquisitionsInFlight(held.key) === 0;
+    if (last) held.leaving = true;
     if (expected === 1 && resource.handover && !held.replicaAck && !this.closed) {
       const successor = this.lines.nextHandover(resource.channel, held.acquiredAt);
       if (successor) return this.releaseTo(held, successor, last);
