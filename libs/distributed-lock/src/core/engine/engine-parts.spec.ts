@@ -174,6 +174,31 @@ describe('LeaseKeeper', () => {
     trips.stop();
   });
 
+  it('a release that leaves the owner none of its holds is its release, whatever Redis still counts', () => {
+    // Redis counts a hold of the same owner's acquisition in flight (it counts itself when it registers):
+    // the hold released here was the last this owner knew of, so it is over, not kept at 0 holds.
+    const { keeper, events, trips } = setup();
+    const released: number[] = [];
+    events.on('released', ({ token }) => released.push(token));
+    const held = heldOn(new ScriptedResource());
+    keeper.keep(held);
+    keeper.released(held, 1);
+    expect([held.active, held.holds, released]).toEqual([false, 0, [7]]);
+    expect(keeper.renewing).toBe(0);
+    trips.stop();
+  });
+
+  it('control: a release that leaves the owner holds of its own keeps the lock', () => {
+    const { keeper, trips } = setup();
+    const held = heldOn(new ScriptedResource(), { holds: 3 });
+    keeper.keep(held);
+    keeper.released(held, 5);
+    expect([held.active, held.holds]).toEqual([true, 2]);
+    keeper.released(held, 0);
+    expect(held.active).toBe(false);
+    trips.stop();
+  });
+
   it('the watchdog renews on its own schedule, and a renewal that hangs holds up only its own lock', async () => {
     const { keeper, events, trips } = setup(5000);
     const stuck = new ScriptedResource('stuck');

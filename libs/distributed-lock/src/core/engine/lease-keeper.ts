@@ -62,15 +62,15 @@ export class LeaseKeeper {
   }
 
   /**
-   * A release's reply: `remaining` holds left; at zero the lock is gone for this owner (`released`).
-   * Never more than this owner held less the one released: owner ids never leave this process, so a
-   * hold Redis counts beyond that is a phantom (or an acquisition in flight's, which counts itself when
-   * it registers), and the owner's last unlock, as it knows it, drops it (RedLock: one master counted a
-   * failed attempt's late grant, and the last unlock dropped one hold only; simulator seed 19203).
+   * A release's reply: `remaining` holds left in Redis. The owner keeps never more than it held less the
+   * one released, and at zero the lock is gone for it (`released`): owner ids never leave this process,
+   * so a hold Redis counts beyond that is a phantom (which the owner's last unlock, as it knows it,
+   * drops: RedLock, one master counted a failed attempt's late grant, and the last unlock dropped one
+   * hold only; simulator seed 19203) or an acquisition in flight's, which counts itself when it registers.
    */
   released(held: HeldLock, remaining: number): void {
     held.holds = Math.min(remaining, held.holds - 1);
-    if (remaining !== 0) return;
+    if (held.holds !== 0) return;
     this.forget(held);
     const heldMs = this.clock.now() - held.acquiredAt;
     this.holdTimes.record(held.resource.name, heldMs);
