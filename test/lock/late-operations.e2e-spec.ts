@@ -158,4 +158,22 @@ describe('an operation Redis runs after its caller gave up changes nothing', () 
     expect(await admin.hget('lock:{late:phantom-control}', 'owner')).toBe(owner);
     await client.forceUnlock('late:phantom-control');
   });
+
+  it('close() waits for an attempt in flight, and gives back what its reply granted before it resolves (a rolling deploy)', async () => {
+    // Found by the simulator: close() ended before an attempt's reply, which then granted the lock to
+    // a process on its way out; an app that exits right after app.close() left it for its lease.
+    const { redis: connection, late } = delayingConnection(redis.server().port, isAttemptOn('close:late'), 200);
+    const client = await LockClient.connect({ client: connection, operationTimeout: 2000 });
+    let answered = false;
+    void late.then(() => (answered = true));
+    try {
+      const attempt = client.tryLock('close:late').catch((error: unknown) => error);
+      await client.close();
+      expect(answered).toBe(true); // the attempt's reply came before close() resolved
+      expect(await redis.server().client().exists('lock:{close:late}')).toBe(0); // and what it granted was given back
+      expect(await attempt).toMatchObject({ code: 'LOCK_CLIENT_CLOSED' });
+    } finally {
+      connection.disconnect();
+    }
+  });
 });

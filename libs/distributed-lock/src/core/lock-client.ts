@@ -83,7 +83,9 @@ export class LockClient {
 
   /**
    * Stops renewals, fails pending waits with LockClientClosedError, releases every lock this
-   * client holds, and closes the connections it opened (never a client given in options). Idempotent.
+   * client holds, waits (up to one operation timeout) for that and for the acquisitions in flight,
+   * whose late grants it gives back, and closes the connections it opened (never a client given in
+   * options). Idempotent.
    */
   close(): Promise<void> {
     return this.parts.close();

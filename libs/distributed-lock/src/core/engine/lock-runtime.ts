@@ -61,7 +61,7 @@ export interface LockRuntime {
   readonly replicaAck: ReplicaAck | undefined;
   readonly events: LockEvents;
   readonly roundTrips: Pick<RoundTrips, 'bounded' | 'failure'>;
-  readonly background: Pick<BackgroundWork, 'run' | 'report'>;
+  readonly background: Pick<BackgroundWork, 'run' | 'report' | 'acquisitionStarted' | 'acquisitionEnded'>;
   readonly lines: Pick<LockLines, 'count' | 'join' | 'firstWaiting'>;
   readonly held: Pick<HeldLocks, 'beginAcquisition' | 'find' | 'acquisitionsInFlight'>;
   readonly releases: Pick<ReleaseProtocol, 'settled' | 'releaseFor'>;

@@ -76,12 +76,16 @@ export class Acquisition {
     this.answerBy = this.deadline + runtime.operationTimeoutMs;
   }
 
-  /** Acquires, waiting per the request. Returns the handle, or the last seen TTL on timeout. */
+  /**
+   * Acquires, waiting per the request. Returns the handle, or the last seen TTL on timeout. close()
+   * waits for it to end (see BackgroundWork.acquisitionStarted).
+   */
   async run(): Promise<AcquireOutcome> {
     const { runtime, lock } = this;
     runtime.assertOpen('acquire lock', lock.name);
     if (this.signal?.aborted) throw new LockAcquireAbortedError(lock.name, this.signal.reason);
     runtime.announce(); // once per process (see InstanceRegistration)
+    runtime.background.acquisitionStarted();
     const finished = runtime.held.beginAcquisition(this.key);
     let granted = false;
     try {
@@ -95,21 +99,21 @@ export class Acquisition {
     } finally {
       finished();
       this.settleEnded(granted);
-      if (!granted) await this.leaveNothingBehindWithin();
+      if (!granted) await this.leaveNothingBehindWithin().finally(() => runtime.background.acquisitionEnded());
+      else runtime.background.acquisitionEnded();
     }
   }
 
   /** leaveNothingBehind, awaited until `answerBy` at the latest; past it, it finishes in the background. */
   private async leaveNothingBehindWithin(): Promise<void> {
     const cleanUp = this.leaveNothingBehind();
-    const { runtime, lock } = this;
     const done = await settleWithin(
       this.clock,
       cleanUp.then(() => true),
       this.answerBy - this.clock.now(),
       () => false,
     );
-    if (!done) runtime.background.run('release', lock.name, () => cleanUp);
+    if (!done) this.runtime.background.run('release', this.lock.name, () => cleanUp);
   }
 
   private async attemptOrWait(): Promise<AcquireOutcome> {
