@@ -13,29 +13,38 @@ interface SentCommand {
 }
 
 /**
- * A connection that delivers one chosen command late: held back `delayMs` before ioredis writes it, as
- * a reconnect, a cluster's retry after a failover, or a NOSCRIPT resend can deliver a command its
- * caller has already given up on. Everything else goes out at once. `late` settles with what Redis
- * replied to the held-back command.
+ * A connection that delivers chosen commands late: each rule holds back the first command it picks
+ * `delayMs` before ioredis writes it, as a reconnect, a cluster's retry after a failover, or a NOSCRIPT
+ * resend can deliver a command its caller has already given up on (or after a command sent later).
+ * Everything else goes out at once. `late[i]` settles with what Redis replied to rule i's command.
  */
-function delayingConnection(port: number, pick: (command: SentCommand) => boolean, delayMs: number): { redis: Redis; late: Promise<unknown> } {
+function holdingBack(port: number, rules: { pick: (command: SentCommand) => boolean; delayMs: number }[]): { redis: Redis; late: Promise<unknown>[] } {
   const redis = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 2 });
   const send = redis.sendCommand.bind(redis) as (command: SentCommand, stream?: unknown) => unknown;
-  let resolveLate!: (outcome: unknown) => void;
-  const late = new Promise<unknown>((resolve) => (resolveLate = resolve));
-  let picked = false;
+  const pending = rules.map((rule) => {
+    let settle!: (outcome: unknown) => void;
+    return { ...rule, picked: false, late: new Promise<unknown>((resolve) => (settle = resolve)), settle: (outcome: unknown) => settle(outcome) };
+  });
   (redis as unknown as { sendCommand: (command: SentCommand, stream?: unknown) => unknown }).sendCommand = (command, stream) => {
-    if (picked || !pick(command)) return send(command, stream);
-    picked = true;
-    setTimeout(() => send(command, stream), delayMs);
-    command.promise.then(resolveLate, resolveLate);
+    const rule = pending.find((each) => !each.picked && each.pick(command));
+    if (!rule) return send(command, stream);
+    rule.picked = true;
+    setTimeout(() => send(command, stream), rule.delayMs);
+    command.promise.then(rule.settle, rule.settle);
     return command.promise;
   };
-  return { redis, late };
+  return { redis, late: pending.map((rule) => rule.late) };
+}
+
+function delayingConnection(port: number, pick: (command: SentCommand) => boolean, delayMs: number): { redis: Redis; late: Promise<unknown> } {
+  const { redis, late } = holdingBack(port, [{ pick, delayMs }]);
+  return { redis, late: late[0]! };
 }
 
 const isAttemptOn = (name: string) => (command: SentCommand) =>
   command.name === 'evalsha' && command.args[0] === reentrantAcquire.sha && command.args.includes(`lock:{${name}}`);
+const isReleaseOn = (name: string) => (command: SentCommand) =>
+  command.name === 'evalsha' && command.args[0] === exclusiveRelease.sha && command.args.includes(`lock:{${name}}`);
 
 /**
  * Reliability, "outages and abandoned work": an attempt whose caller has gone may still run in Redis
@@ -173,6 +182,32 @@ describe('an operation Redis runs after its caller gave up changes nothing', () 
       expect(await redis.server().client().exists('lock:{close:late}')).toBe(0); // and what it granted was given back
       expect(await attempt).toMatchObject({ code: 'LOCK_CLIENT_CLOSED' });
     } finally {
+      connection.disconnect();
+    }
+  });
+
+  it("an owner's next attempt waits for the give-back of its attempt given up on: run after that attempt, it would drop the hold just taken", async () => {
+    // Found by the simulator (a multi-lock re-attempting a lock after an attempt cut off): the give-back
+    // met NOSCRIPT and was resent as EVAL after the next attempt had run, and freed what it took.
+    const admin = redis.server().client();
+    const { redis: connection, late } = holdingBack(redis.server().port, [
+      { pick: isAttemptOn('giveback:x'), delayMs: 900 }, // cut off at the operation timeout: its outcome unknown
+      { pick: isReleaseOn('giveback:x'), delayMs: 100 }, // the give-back, late but within its deadline
+    ]);
+    const client = await LockClient.connect({ client: connection, operationTimeout: 300 });
+    try {
+      for (const script of [reentrantAcquire, exclusiveRelease]) await admin.script('LOAD', script.lua); // no NOSCRIPT: one order only
+      await client.runInNewContext(async () => {
+        await expect(client.tryLock('giveback:x')).rejects.toMatchObject({ code: 'LOCK_BACKEND_ERROR' });
+        await new Promise((resolve) => setImmediate(resolve)); // the give-back is on its way, alone
+        const handle = await client.tryLock('giveback:x', { waitTime: '2s' });
+        expect(handle).not.toBe(false);
+        expect(await late[1]).toBe(-1); // the give-back ran before the attempt: nothing of the owner's to free
+        expect(await admin.hget('lock:{giveback:x}', 'holds')).toBe('1'); // and the hold taken is still there
+        if (handle) await handle.unlock();
+      });
+    } finally {
+      await client.close();
       connection.disconnect();
     }
   });

@@ -23,7 +23,8 @@ export class BackgroundWork {
     private readonly roundTrips: RoundTrips,
   ) {}
 
-  run(operation: BackgroundOperation, name: string | undefined, work: () => Promise<unknown>): void {
+  /** Runs `work` in the background; the promise returned settles when it has ended (never rejects). */
+  run(operation: BackgroundOperation, name: string | undefined, work: () => Promise<unknown>): Promise<void> {
     const done: Promise<void> = work()
       .then(
         () => undefined,
@@ -31,6 +32,7 @@ export class BackgroundWork {
       )
       .finally(() => this.running.delete(done));
     this.running.set(done, operation);
+    return done;
   }
 
   /**

@@ -199,6 +199,32 @@ describe('LeaseKeeper', () => {
     trips.stop();
   });
 
+  it('a claim shorter than what is left of the grant, without a reply, is counted on only to its start plus its lease', () => {
+    // A grant of 500 ms claimed with the owner's 50 ms lease: the claim may have run in Redis and cut the
+    // lease there to 50 ms, its reply stalled (simulator seed 3665: two permits of a semaphore of one).
+    const { keeper, trips } = setup();
+    const resource = new ScriptedResource();
+    resource.renewals.push('hang');
+    const grantedAt = monotonicNow();
+    const held = heldOn(resource, { leaseMs: 50, validUntil: grantedAt + 500 });
+    keeper.keep(held);
+    keeper.claim(held);
+    expect(held.validUntil).toBeLessThanOrEqual(monotonicNow() + 50);
+    trips.stop();
+  });
+
+  it('control: a renewal of a lease that has more left than it gives does not shorten the deadline before its reply', () => {
+    const { keeper, trips } = setup();
+    const resource = new ScriptedResource();
+    resource.renewals.push('hang');
+    const held = heldOn(resource, { leaseMs: 1000, validUntil: monotonicNow() + 700 });
+    const before = held.validUntil;
+    keeper.keep(held);
+    keeper.claim(held);
+    expect(held.validUntil).toBe(before);
+    trips.stop();
+  });
+
   it('the watchdog renews on its own schedule, and a renewal that hangs holds up only its own lock', async () => {
     const { keeper, events, trips } = setup(5000);
     const stuck = new ScriptedResource('stuck');
@@ -352,13 +378,14 @@ describe('ReleaseProtocol', () => {
   });
 
   it('a release that gets no reply is retried, expecting the holds as they were, until its outcome is known', async () => {
-    const { protocol, released, trips } = setup();
+    const { protocol, released, trips, registry } = setup();
     const resource = new ScriptedResource();
     resource.releases.push('hang', -2); // the lost release did go through: the retry says so
     const held = heldOn(resource, { holds: 2 });
+    registry.add(held);
     await expect(protocol.release(held)).rejects.toBeInstanceOf(LockBackendError);
-    expect(await protocol.settled(held, Infinity)).toBe(true);
-    expect(resource.releaseCalls.map((call) => call.expected)).toEqual([undefined, 2]);
+    expect(await protocol.settled(held.key, Infinity)).toBe(true);
+    expect(resource.releaseCalls.map((call) => call.expected)).toEqual([2, 2]); // the first names them too
     expect(released).toEqual([[held, 1]]); // applied once, not twice
     trips.stop();
   });
@@ -366,36 +393,39 @@ describe('ReleaseProtocol', () => {
   it('a release whose outcome stays unknown until the lease is over: the hold is lost, and said so', async () => {
     // Forgotten without a word before: the owner's other handle (a re-entry's outer hold) then found
     // it "already released" at its unlock, its signal never aborted (found by the simulator).
-    const { protocol, lost, trips } = setup();
+    const { protocol, lost, trips, registry } = setup();
     const resource = new ScriptedResource();
     resource.releases.push('hang', ...Array.from({ length: 10 }, () => new Error('connection reset')));
     const held = heldOn(resource, { holds: 2, validUntil: monotonicNow() + 400 });
+    registry.add(held);
     await expect(protocol.release(held)).rejects.toBeInstanceOf(LockBackendError);
-    expect(await protocol.settled(held, Infinity)).toBe(true);
+    expect(await protocol.settled(held.key, Infinity)).toBe(true);
     expect(lost).toEqual(['lease-expired']);
     trips.stop();
   });
 
   it('a retried release of one hold of several that finds the lock gone: the holds left are lost, and said so', async () => {
     // Released to 0 without a word before: a re-entry's outer hold vanished after a failover (found by the simulator).
-    const { protocol, released, lost, trips } = setup();
+    const { protocol, released, lost, trips, registry } = setup();
     const resource = new ScriptedResource();
     resource.releases.push('hang', -1);
     const held = heldOn(resource, { holds: 2 });
+    registry.add(held);
     await expect(protocol.release(held)).rejects.toBeInstanceOf(LockBackendError);
-    expect(await protocol.settled(held, Infinity)).toBe(true);
+    expect(await protocol.settled(held.key, Infinity)).toBe(true);
     expect(lost).toEqual(['not-owner']);
     expect(released).toEqual([]);
     trips.stop();
   });
 
   it('control: a retried release of the last hold that finds it gone is that release done', async () => {
-    const { protocol, released, lost, trips } = setup();
+    const { protocol, released, lost, trips, registry } = setup();
     const resource = new ScriptedResource();
     resource.releases.push('hang', -1);
     const held = heldOn(resource, { holds: 1 });
+    registry.add(held);
     await expect(protocol.release(held)).rejects.toBeInstanceOf(LockBackendError);
-    expect(await protocol.settled(held, Infinity)).toBe(true);
+    expect(await protocol.settled(held.key, Infinity)).toBe(true);
     expect(lost).toEqual([]);
     expect(released).toEqual([[held, 0]]);
     trips.stop();
@@ -420,16 +450,40 @@ describe('ReleaseProtocol', () => {
 
   it('a retried release of one hold of several after which Redis counts none: the holds left are lost, said so, and freed', async () => {
     // Forgotten without a word before: RedLock's retry counted what a majority holds (simulator seed 53268).
-    const { protocol, released, lost, trips } = setup();
+    const { protocol, released, lost, trips, registry } = setup();
     const resource = new ScriptedResource();
     resource.releases.push('hang', 0, -1);
     const held = heldOn(resource, { holds: 2 });
+    registry.add(held);
     await expect(protocol.release(held)).rejects.toBeInstanceOf(LockBackendError);
-    expect(await protocol.settled(held, Infinity)).toBe(true);
+    expect(await protocol.settled(held.key, Infinity)).toBe(true);
     expect(lost).toEqual(['not-owner']);
     expect(released).toEqual([]);
     await until(() => resource.releaseCalls.length === 3);
     expect(resource.releaseCalls[2]).toMatchObject({ all: true });
+    trips.stop();
+  });
+
+  it('a release of one hold of several answered "already applied" (the client sent it again after it ran) is that release, once', async () => {
+    // ioredis resends what was not answered after a reconnect: the release's first run dropped a hold, its
+    // second, unguarded, dropped the outer hold of a re-entry and granted the lock away (simulator seed 407).
+    const { protocol, released, lost, trips } = setup();
+    const resource = new ScriptedResource();
+    resource.releases.push(-2);
+    const held = heldOn(resource, { holds: 2 });
+    await protocol.release(held);
+    expect(resource.releaseCalls[0]).toMatchObject({ all: false, expected: 2 });
+    expect([held.active, held.holds, lost]).toEqual([true, 1, []]);
+    expect(released).toEqual([[held, 1]]);
+    trips.stop();
+  });
+
+  it('control: the last release names no holds (it drops them all, and a second run finds no owner)', async () => {
+    const { protocol, trips } = setup();
+    const resource = new ScriptedResource();
+    const held = heldOn(resource, { holds: 1 });
+    await protocol.release(held);
+    expect(resource.releaseCalls[0]).toMatchObject({ all: true, expected: undefined });
     trips.stop();
   });
 

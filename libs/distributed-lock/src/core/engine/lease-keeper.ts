@@ -205,7 +205,8 @@ export class LeaseKeeper {
    * grant's message with the grant's short lease (see Acquisition): one renewal, now, that gives the hold
    * its owner's lease, counted from the claim's start. In flight, it counts as a renewal (the short lease
    * is not declared over while its reply may still lengthen it); refused (the grant's lease ended
-   * first), the permits are lost; without a reply, the grant's own lease decides.
+   * first), the permits are lost; without a reply, the grant's own lease decides, cut to the claim's
+   * start plus the owner's lease (the claim may have run, and shortened it in Redis: see renew).
    */
   claim(held: HeldLock): void {
     void this.renew(held);
@@ -219,6 +220,14 @@ export class LeaseKeeper {
   private async renew(held: HeldLock): Promise<void> {
     const startedAt = this.clock.now();
     held.renewingSince = startedAt;
+    // Run in Redis at any moment from now on, it sets the lease's end there to its run time plus the
+    // lease: no more than that can be counted on meanwhile, nor after it without a reply (a grant claimed
+    // with a lease shorter than what was left of the grant's, its reply stalled: found by the simulator).
+    const bound = startedAt + this.validity(held.leaseMs);
+    if (bound < held.validUntil) {
+      held.validUntil = bound;
+      this.armExpiry(held);
+    }
     try {
       const result = await this.roundTrips.bounded(held.resource.renew(held.owner, held.leaseMs, held.replicaAck));
       if (!held.active) return;

@@ -64,7 +64,7 @@ export interface LockRuntime {
   readonly background: Pick<BackgroundWork, 'run' | 'report' | 'acquisitionStarted' | 'acquisitionEnded'>;
   readonly lines: Pick<LockLines, 'count' | 'join' | 'firstWaiting'>;
   readonly held: Pick<HeldLocks, 'beginAcquisition' | 'find' | 'acquisitionsInFlight'>;
-  readonly releases: Pick<ReleaseProtocol, 'settled' | 'releaseFor'>;
+  readonly releases: Pick<ReleaseProtocol, 'settled' | 'unsettled' | 'releaseFor'>;
   readonly isClosed: boolean;
   /**
    * LockClientClosedError once the client is closed, for `operation` (on lock `name`: the message is

@@ -5,7 +5,7 @@ import { pause, settleWithin } from '../util/late-timer.js';
 import type { LockLines } from '../waiting/lock-lines.js';
 import type { Succession } from '../waiting/lock-line.js';
 import type { BackgroundWork } from './background-work.js';
-import type { HeldLock, HeldLocks } from './held-locks.js';
+import { registryKey, type HeldLock, type HeldLocks, type RegistryKey } from './held-locks.js';
 import type { HandoverReply, LeaseResource } from './lease-resource.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import type { RoundTrips } from './round-trips.js';
@@ -18,6 +18,8 @@ import type { RoundTrips } from './round-trips.js';
  */
 export class ReleaseProtocol {
   private closed = false;
+  /** Give-backs under way (releaseFor), by owner and lock. */
+  private readonly givingBack = new Map<RegistryKey, Promise<void>>();
 
   /** `keeper` ends the holds a release drops to zero or finds lost; `lines` name the waiter a release hands over to. */
   constructor(
@@ -57,16 +59,21 @@ export class ReleaseProtocol {
       const successor = this.lines.nextHandover(resource.channel, held.acquiredAt);
       if (successor) return this.releaseTo(held, successor, last);
     }
+    // A release of one hold of several names the holds it expects, as its retries do: sent again by the
+    // client after a reconnect (ioredis resends what was not answered) once it had run, it finds one
+    // fewer and does nothing twice (it dropped the outer hold of a re-entry: found by the simulator).
+    // Not while the same owner acquires the lock again: that acquisition's hold may be counted already.
+    const guard = !last && this.registry.acquisitionsInFlight(held.key) === 0 ? expected : undefined;
     let reply: ReleaseReply;
     try {
-      reply = await this.roundTrips.bounded(resource.release(held.owner, last, undefined, held.token));
+      reply = await this.roundTrips.bounded(resource.release(held.owner, last, guard, held.token));
     } catch (error) {
       // Unknown outcome (the master died mid-call, a failover...). Retry until it is known, so the
       // lock does not sit in Redis for the rest of its lease, or block its owner's next acquisition.
       this.retry(held, expected);
       throw this.roundTrips.failure('unlock', name, error);
     }
-    this.applyReply(held, reply);
+    this.applyReply(held, reply, expected);
   }
 
   /**
@@ -74,15 +81,29 @@ export class ReleaseProtocol {
    * the background: for grants nobody is left to use.
    */
   releaseFor(resource: LeaseResource, owner: string): void {
-    this.background.run('release', resource.name, () => this.roundTrips.bounded(resource.release(owner, true)));
+    const key = registryKey(owner, resource);
+    const done = this.background.run('release', resource.name, () => this.roundTrips.bounded(resource.release(owner, true)));
+    this.givingBack.set(key, done);
+    void done.then(() => {
+      if (this.givingBack.get(key) === done) this.givingBack.delete(key);
+    });
+  }
+
+  /** Whether a release of the owner and lock `key` names is still under way (see settled). */
+  unsettled(key: RegistryKey): boolean {
+    return this.givingBack.has(key) || this.registry.find(key)?.releasing !== undefined;
   }
 
   /**
-   * Waits for a retried release of `held` to settle, so that its owner does not re-enter a lock whose
-   * last release may or may not have happened. False if `deadline` came first.
+   * Waits for a retried release of the owner and lock `key` names, and for a give-back of its (releaseFor),
+   * to settle, so that the owner's next attempt does not run before them (a give-back resent after a
+   * NOSCRIPT, or after a reconnect, would drop the hold that attempt takes: found by the simulator), nor
+   * re-enter a lock whose last release may or may not have happened. False if `deadline` came first.
    */
-  async settled(held: HeldLock | undefined, deadline: number): Promise<boolean> {
-    const pending = held?.releasing;
+  async settled(key: RegistryKey, deadline: number): Promise<boolean> {
+    const releasing = this.registry.find(key)?.releasing;
+    const givingBack = this.givingBack.get(key);
+    const pending = releasing && givingBack ? Promise.all([releasing, givingBack]) : (releasing ?? givingBack);
     if (!pending) return true;
     if (!Number.isFinite(deadline)) {
       await pending;
@@ -145,12 +166,12 @@ export class ReleaseProtocol {
       case 'held':
         successor.settle({ granted: false });
         successor.wake();
-        this.applyReply(held, { outcome: 'released', remaining: reply.remaining, toAnotherProcess: false });
+        this.applyReply(held, { outcome: 'released', remaining: reply.remaining, toAnotherProcess: false }, 1);
         return;
       case 'not-owner':
         successor.settle({ granted: false });
         successor.wake();
-        this.applyReply(held, reply);
+        this.applyReply(held, reply, 1);
     }
   }
 
@@ -161,7 +182,8 @@ export class ReleaseProtocol {
   }
 
   /** A release's reply: the holds left (0: gone for this owner), or not the owner any more (LockNotHeldError). */
-  private applyReply(held: HeldLock, reply: ReleaseReply): void {
+  private applyReply(held: HeldLock, reply: ReleaseReply, expected: number): void {
+    if (reply.outcome === 'already-applied') return this.keeper.released(held, expected - 1); // sent twice: it ran
     if (reply.outcome !== 'released') {
       this.keeper.lose(held, 'not-owner');
       throw new LockNotHeldError(held.resource.name, 'its lease ran out or it was force-unlocked, so another owner may hold it now');

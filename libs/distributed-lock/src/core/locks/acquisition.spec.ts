@@ -113,7 +113,7 @@ function fakeRuntime(
     events,
     lines,
     held: new HeldLocks(systemClock),
-    releases: { settled: () => Promise.resolve(true), releaseFor: (_resource: unknown, owner: string) => void releasedFor.push(owner) },
+    releases: { settled: () => Promise.resolve(true), unsettled: () => false, releaseFor: (_resource: unknown, owner: string) => void releasedFor.push(owner) },
     roundTrips,
     background,
     isClosed: false,

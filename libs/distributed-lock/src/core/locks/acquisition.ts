@@ -118,10 +118,9 @@ export class Acquisition {
 
   private async attemptOrWait(): Promise<AcquireOutcome> {
     const { runtime, lock } = this;
-    const held = runtime.held.find(this.key);
-    // This owner's last release of this lock had an unknown outcome and is being retried: wait
-    // for it, or a re-entry could stack a hold on a lock that was meant to be released.
-    if (held?.releasing && !(await runtime.releases.settled(held, this.deadline))) return this.timedOut(0);
+    // A release of this owner's is under way (retried, its outcome unknown, or a give-back): wait for
+    // it, or a re-entry could stack a hold on a lock meant to be released, or the release drop this one.
+    if (runtime.releases.unsettled(this.key) && !(await runtime.releases.settled(this.key, this.deadline))) return this.timedOut(0);
     // Callers of this process already wait for this lock: queue behind them instead of overtaking them
     // (a release here hands the lock to the first of them). Not when re-entering a lock we hold.
     if (this.willWait && this.handsOverToMe() && runtime.lines.count(lock.channel) > 0 && !runtime.held.find(this.key)?.active) {

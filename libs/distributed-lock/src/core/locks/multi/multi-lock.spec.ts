@@ -22,7 +22,7 @@ const runtime = {
   operationTimeoutMs: 100,
   clock: systemClock,
   assertOpen: () => undefined,
-  background: { run: () => undefined, report: () => undefined, acquisitionStarted: () => undefined, acquisitionEnded: () => undefined },
+  background: { run: () => Promise.resolve(), report: () => undefined, acquisitionStarted: () => undefined, acquisitionEnded: () => undefined },
 } satisfies Partial<LockRuntime> as unknown as LockRuntime;
 const owner = { id: 'me:1', outsideContext: false };
 const refused = (): Promise<unknown> => Promise.reject(new LockBackendError('lock', 'a', new Error('refused: run past its deadline')));
