@@ -1,10 +1,13 @@
 import { MemoryKeyspace } from '../../distributed-lock/src/memory/memory-keyspace.js';
 import type { Prng } from './prng.js';
 import type { FaultMix } from './sim-config.js';
+import { checkNothingHeldAfterClose } from './after-close.js';
+import type { Link } from './sim-link.js';
+import type { SimProcess } from './sim-process.js';
 import type { SimServer } from './sim-server.js';
 import type { SimWorld } from './sim-world.js';
 
-type Fault = keyof FaultMix;
+type Fault = Exclude<keyof FaultMix, 'stallAtRenewal' | 'resetAtSend' | 'closes'>;
 const FAULTS: readonly Fault[] = ['resets', 'pauses', 'kills', 'restarts', 'outages'];
 /** How often a primary's replica copies its data (the failover shape): it lags by up to this, plus the lag drawn. */
 const REPLICATION_STEP_MS = 20;
@@ -40,7 +43,60 @@ export function scheduleFaults(world: SimWorld, prng: Prng): void {
       world.scheduler.at(at, () => strike(world, fault, draw));
     }
   }
+  if (faults.closes > 0) {
+    const draw = prng.fork();
+    world.scheduler.at(world.config.calmAt + prng.between(0, 60), () => closeOne(world, draw));
+  }
 }
+
+/**
+ * A process closes its client while its callers are at work (a rolling deploy), in the calm: once
+ * close() has ended, Redis may list nothing in its name. Only with three processes left at least, so
+ * that the others still contend.
+ */
+function closeOne(world: SimWorld, prng: Prng): void {
+  const live = world.processes.filter((process) => !process.dead && !process.closed);
+  if (live.length < 3) return;
+  const process = prng.pick(live);
+  world.log.line(process.name, 'CLOSES its client (its callers at work)');
+  process.closed = true;
+  void process.client.close().then(() => {
+    world.log.line(process.name, 'closed');
+    checkNothingHeldAfterClose(world, [process]);
+  });
+}
+
+/**
+ * Aims the run's faults at a moment on `link` of `process` (see FaultMix): until the calm, a renewal
+ * sent may stall its link for about an operation timeout (and pause its process), and an acquisition or a release sent may
+ * have its link reset before or after it ran. Its own stream of draws, taken only in runs that have these faults.
+ */
+export function aimFaults(world: SimWorld, process: SimProcess, link: Link): void {
+  const { faults, network, operationTimeoutMs } = world.config;
+  if (faults.stallAtRenewal === 0 && faults.resetAtSend === 0) return;
+  const prng = world.prng.fork();
+  link.onTransmit = (label) => {
+    if (network.calm) return 0;
+    if (RENEWAL.test(label)) {
+      if (!prng.chance(faults.stallAtRenewal)) return 0;
+      const stallMs = prng.between(0.3, 1.5) * operationTimeoutMs;
+      // Half the time its process is paused too, for less than the stall: it may wake past its lease's
+      // end with the renewal still on its way (it then succeeds), and act on the lock meanwhile.
+      if (prng.chance(0.5)) process.pause(prng.between(0.5, 1) * stallMs);
+      return stallMs;
+    }
+    if (SENT_THEN_RESET.test(label) && prng.chance(faults.resetAtSend)) {
+      world.scheduler.after(prng.between(0, 3 * network.meanDelayMs), () =>
+        link.reset(`fault right after ${label.replace(/^EVAL /, '').split(' ')[0]} was sent`),
+      );
+    }
+    return 0;
+  };
+}
+
+const RENEWAL = /^(EVAL )?dlock\w*Renew/;
+/** Acquisitions and releases (a batch too): their outcome unknown, a retry or a give-back follows. */
+const SENT_THEN_RESET = /^(EVAL )?dlock(\w*Acquire|\w*Release|Batch)/;
 
 function strike(world: SimWorld, fault: Fault, prng: Prng): void {
   const live = world.processes.filter((process) => !process.dead);

@@ -89,6 +89,11 @@ export class Hold {
     return this.leases.every((lease) => lease.active && now < lease.validUntil);
   }
 
+  /** Whether the library still keeps any of its leases (renews it, counts it held), its process alive. */
+  get kept(): boolean {
+    return !this.process.dead && this.leases.some((lease) => lease.active);
+  }
+
   describe(): string {
     return `${this.process.name}'s ${this.sharing.mode} hold #${this.id} of ${this.cell} (owner ${this.owner}, token ${this.token}, acquired at ${this.acquiredAt.toFixed(3)})`;
   }

@@ -14,6 +14,7 @@ export type InvariantName =
   | 'starved'
   | 'left-behind'
   | 'left-after-close'
+  | 'kept-after-call'
   | 'unexpected-error'
   | 'untold-loss'
   | 'runaway';

@@ -1,6 +1,7 @@
 import { LeaseKeeper } from '../../distributed-lock/src/core/engine/lease-keeper.js';
 import { LockHandle } from '../../distributed-lock/src/core/context/lock-handle.js';
 import { RoundTrips } from '../../distributed-lock/src/core/engine/round-trips.js';
+import { BackgroundWork } from '../../distributed-lock/src/core/engine/background-work.js';
 import type { HeldLock } from '../../distributed-lock/src/core/engine/held-locks.js';
 import { InstanceRegistration } from '../../distributed-lock/src/core/inspection/instance-registration.js';
 import { Acquisition } from '../../distributed-lock/src/core/locks/acquisition.js';
@@ -249,6 +250,24 @@ export const MUTANTS: readonly Mutant[] = [
     apply: replaceMethod(LockHandle.prototype, 'releaseUnlessOver', async function (this: LockHandle) {
       if (this.isHeld) await this.unlock();
     }),
+  },
+  {
+    name: 'close-skips-background-releases',
+    description:
+      "close() does not wait for the work it started in the background (the releases of what its process held, a grant given back, a waiter's withdrawal) before the connections go: a lock stays in Redis for its lease, or for good with no lease, with nobody behind it",
+    apply: replaceMethod(BackgroundWork.prototype, 'settledBy', async () => new Map()),
+  },
+  {
+    name: 'close-skips-acquisitions',
+    description:
+      'close() does not wait for the acquisitions in flight: a reply that came after close() had ended granted the lock to a process on its way out, and its give-back came too late for a process that exits after close() (found by this simulator)',
+    apply: () => {
+      const undo = [
+        replaceMethod(BackgroundWork.prototype, 'acquisitionStarted', nothing)(),
+        replaceMethod(BackgroundWork.prototype, 'acquisitionEnded', nothing)(),
+      ];
+      return () => undo.forEach((each) => each());
+    },
   },
   {
     name: 'registration-two-commands',

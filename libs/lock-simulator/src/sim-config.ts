@@ -30,6 +30,18 @@ export interface FaultMix {
   nodeLost: number;
   /** The failover shape: a replica promoted (0 or 1). */
   failovers: number;
+  /**
+   * Faults aimed at a moment (FoundationDB's "buggify"), each a chance per command: a renewal stalled
+   * on its link (its lease may run out with the renewal on its way, which then succeeds), and a link
+   * reset right after an acquisition or a release is sent (its outcome unknown: retried, or given back).
+   */
+  stallAtRenewal: number;
+  resetAtSend: number;
+  /**
+   * One process closes its client early in the calm, its callers busy (a rolling deploy), 0 or 1:
+   * close() must cut its waits short and leave nothing of it in Redis (see checkNothingHeldAfterClose).
+   */
+  closes: number;
 }
 
 /**
@@ -114,6 +126,9 @@ export function drawConfig(seed: number, prng: Prng): SimConfig {
     outages: rate(0.2, 0.1),
     nodeLost: shape === 'redlock' && faulty && prng.chance(0.5) ? 1 : 0,
     failovers: shape === 'failover' ? 1 : 0,
+    stallAtRenewal: 0, // drawn last (below), as the leader is
+    resetAtSend: 0,
+    closes: 0,
   };
   const meanDelayMs = prng.pick([0.05, 0.2, 1, 3]);
   const network: NetworkProfile = {
@@ -158,6 +173,9 @@ export function drawConfig(seed: number, prng: Prng): SimConfig {
   // Drawn after everything else, so that a seed whose mix has no leader runs as it did before leader
   // election joined the workloads (the mutants' recorded catching seeds stay valid).
   mix.leader = weight(prng, 0.3);
+  faults.stallAtRenewal = faulty && prng.chance(0.2) ? prng.between(0.05, 0.5) : 0;
+  faults.resetAtSend = faulty && prng.chance(0.2) ? prng.between(0.02, 0.2) : 0;
+  faults.closes = prng.chance(0.2) ? 1 : 0;
   return { ...config, calmAt: config.faultPhaseMs + settleMs(watchdogTimeoutMs, fairQueueTimeoutMs, operationTimeoutMs) };
 }
 

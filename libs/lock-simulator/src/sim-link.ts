@@ -64,6 +64,11 @@ export class Link implements MemorySubscriber {
   /** Channels the server has for this connection (a reset drops them all, as Redis does). */
   private readonly serverChannels = new Set<string>();
   private messageListener: ((channel: string, message: string) => void) | undefined;
+  /**
+   * Told of each request as it leaves for the server (a fault aimed at that moment: see aimFaults);
+   * answers how long the link stalls before the request goes (0: it does not).
+   */
+  onTransmit: ((label: string) => number) | undefined;
   private resubscribedListener: (() => void) | undefined;
 
   constructor(
@@ -192,7 +197,8 @@ export class Link implements MemorySubscriber {
   private transmit(request: Request): void {
     const epoch = this.epoch;
     this.inFlight.set(request.id, request);
-    this.toServerAt = Math.max(this.scheduler.now + this.delay(), this.toServerAt);
+    const stall = this.onTransmit?.(request.label) ?? 0;
+    this.toServerAt = Math.max(this.scheduler.now + this.delay() + stall, this.toServerAt);
     this.scheduler.at(this.toServerAt, () => {
       if ((this.epoch !== epoch && !this.abandonedAt(epoch)) || !this.server.up) return; // lost on the way (reset): never ran
       let reply: unknown;

@@ -19,8 +19,8 @@ export class SimProcess implements EventOwner, HoldingProcess, CallingProcess {
   readonly clock: ProcessClock;
   readonly client: LockClient;
   readonly links: Link[] = [];
-  /** Its workload stops starting new operations once this is set. */
-  stopping = false;
+  /** Its client was closed before the end of the run (see FaultMix.closes): its callers stop. */
+  closed = false;
 
   constructor(
     readonly world: SimWorld,

@@ -1,5 +1,6 @@
 import type { LuaVm } from '../../distributed-lock/src/memory/lua-vm.js';
 import { Calls } from './calls.js';
+import { aimFaults } from './faults.js';
 import type { Family, Hold } from './holds.js';
 import { Invariants } from './invariants.js';
 import type { SimConfig } from './sim-config.js';
@@ -65,8 +66,16 @@ export class SimWorld {
   link(process: SimProcess, server: SimServer, role: 'command' | 'subscriber', connected: boolean): Link {
     const where = this.servers.length > 1 ? `@${server.name.slice(-1)}` : '';
     const name = `${process.name}${role === 'command' ? '' : '~'}${where}`;
-    return new Link(name, server, this.scheduler, process, this.prng.fork(), this.config.network, this.log, connected);
+    const link = new Link(name, server, this.scheduler, process, this.prng.fork(), this.config.network, this.log, connected);
+    aimFaults(this, process, link);
+    return link;
   }
+
+  /**
+   * Holds whose call ended (withLock returned, a leader's term was over and its candidate resigned):
+   * by the end of the run the library must have released each, or known it lost (see checkCallsEnded).
+   */
+  readonly callsEnded: Hold[] = [];
 
   /** The holder's owner released its last hold, with an unlock begun at `since`: from now on Redis must not list it (see Invariants). */
   releasedLast(hold: Hold, since: number): void {

@@ -51,17 +51,22 @@ export class Actor {
    */
   async run(): Promise<void> {
     const { config } = this.world;
-    for (let i = 0; i < config.operationsPerCaller && !this.process.dead; i++) {
+    for (let i = 0; i < config.operationsPerCaller && this.atWork; i++) {
       await this.operate(this.pick(false));
       await this.sleep(this.prng.between(config.thinkMs[0], config.thinkMs[1]));
     }
     const untilCalm = config.calmAt - this.world.scheduler.now;
     if (untilCalm > 0) await this.sleep(untilCalm / this.process.clock.rate);
     this.calm = true;
-    for (let i = 0; i < config.calmOperations && !this.process.dead; i++) {
+    for (let i = 0; i < config.calmOperations && this.atWork; i++) {
       await this.operate(this.pick(true));
       await this.sleep(this.prng.between(config.thinkMs[0], config.thinkMs[1]));
     }
+  }
+
+  /** Its process neither died nor closed its client. */
+  private get atWork(): boolean {
+    return !this.process.dead && !this.process.closed;
   }
 
   private async operate(operation: Operation): Promise<void> {
@@ -161,6 +166,7 @@ export class Actor {
       ),
     );
     if (!answered) this.world.calls.end(waiting, done === undefined ? 'error' : 'false');
+    if (hold) this.world.callsEnded.push(hold);
     // Not held-after-unlock: withLock swallows a failed release (and skips one of a lock lost), so its
     // answer does not say the lock was given back.
   }
@@ -199,6 +205,7 @@ export class Actor {
     const campaign = this.world.calls.begin(this.process, 'leader e', waitMs);
     let answered = false;
     let termEnded: () => void = () => undefined;
+    const terms: Hold[] = [];
     const served = new Promise<void>((resolve) => (termEnded = resolve));
     const election = this.client.elect('e', {
       stepDownWhenDone: true,
@@ -209,6 +216,7 @@ export class Actor {
           this.world.log.line(this.id, 'leader e -> ok');
         }
         const hold = this.holdOf('plain', 'leader:e', leadership, { mode: 'exclusive' }, leadership.term);
+        terms.push(hold);
         await this.work(
           {
             get isHeld() {
@@ -229,6 +237,7 @@ export class Actor {
       this.starvedIfCalm('leader e', 'false');
     }
     await this.call('resign e', Infinity, () => election.resign().then(() => true));
+    this.world.callsEnded.push(...terms);
   }
 
   private holdOf(family: Family, name: string, handle: object, sharing: Sharing, token: number): Hold {
@@ -306,7 +315,7 @@ export class Actor {
    * unlock may find its lease over (a section longer than an explicit lease): that is not starving.
    */
   private starvedIfCalm(what: string, outcome: string): void {
-    if (!this.calm || what.startsWith('re-enter')) return;
+    if (!this.calm || what.startsWith('re-enter') || this.process.closed) return;
     if (what.startsWith('unlock') && outcome !== 'LOCK_BACKEND_ERROR') return;
     this.world.invariants.violate(
       'starved',
