@@ -21,6 +21,8 @@ export type Sharing =
 export interface HoldingProcess {
   readonly name: string;
   readonly dead: boolean;
+  /** Virtual time until which it is paused (0: it is not). */
+  readonly pausedUntil: number;
   readonly clock: Clock;
   /** The virtual time at which its clock read `localMs`. */
   virtualTimeOf(localMs: number): number;

@@ -113,6 +113,12 @@ function summary(report: SeedsReport, seconds: number): string {
   return `${report.seeds} seeds in ${seconds.toFixed(1)} s (${(report.seeds / seconds).toFixed(0)} seeds/s), ${report.events} events, ${(report.virtualMs / 3_600_000).toFixed(2)} h of virtual time`;
 }
 
+/** A mutant the current faults have not caught in the seeds hunted (recorded as a gap, not as a catch). */
+interface NotCaught {
+  readonly notCaughtIn: string;
+  readonly lastCaughtBy: number;
+}
+
 /**
  * The controls: each mutant's catching seed (recorded in mutant-seeds.json by a hunt, `--all-mutants`)
  * replayed with the mutant (it must break an invariant) and without it (the seed alone must be clean,
@@ -120,11 +126,21 @@ function summary(report: SeedsReport, seconds: number): string {
  */
 async function controls(): Promise<number> {
   // Read from the sources (this file runs from dist/simulator/lock-simulator/src/).
-  const table = JSON.parse(readFileSync(new URL('../../../../libs/lock-simulator/mutant-seeds.json', import.meta.url), 'utf8')) as Record<string, number>;
+  const table = JSON.parse(readFileSync(new URL('../../../../libs/lock-simulator/mutant-seeds.json', import.meta.url), 'utf8')) as Record<
+    string,
+    number | NotCaught
+  >;
   const vm = await luaVm();
   let code = 0;
   for (const mutant of MUTANTS) {
     const seed = table[mutant.name];
+    if (typeof seed === 'object') {
+      // A known gap, said as such: the hunt's range is recorded, and the suite bounds how many there are.
+      console.log(
+        `mutant ${mutant.name}: NOT CAUGHT in seeds ${seed.notCaughtIn} under the current faults (last caught by seed ${seed.lastCaughtBy} before them)`,
+      );
+      continue;
+    }
     if (seed === undefined) {
       console.log(
         `mutant ${mutant.name}: no catching seed recorded in mutant-seeds.json (hunt one: npm run simulate -- --mutant ${mutant.name} --seeds 10000)`,

@@ -73,9 +73,31 @@ export class SimWorld {
 
   /**
    * Holds whose call ended (withLock returned, a leader's term was over and its candidate resigned):
-   * by the end of the run the library must have released each, or known it lost (see checkCallsEnded).
+   * the library must release each, or know it lost (see callEnded).
    */
   readonly callsEnded: Hold[] = [];
+  private readonly keptReported = new Set<Hold>();
+
+  /**
+   * The call that owned `hold` ended: once longer than a lease, a few round trips and a stall could
+   * take (what a retried release may need), the library must no longer keep it: renewed by its
+   * watchdog, it would be held for good with nobody left to release it. Checked again at the end.
+   */
+  callEnded(hold: Hold): void {
+    this.callsEnded.push(hold);
+    const { watchdogTimeoutMs, operationTimeoutMs, network } = this.config;
+    const check = (): void => {
+      if (hold.process.pausedUntil > this.scheduler.now) return void this.scheduler.at(hold.process.pausedUntil + 1, check); // it cannot act
+      this.checkKept(hold);
+    };
+    this.scheduler.after(2 * watchdogTimeoutMs + 6 * operationTimeoutMs + network.spikeMs + 10 * network.reconnectMs + 1000, check);
+  }
+
+  checkKept(hold: Hold): void {
+    if (!hold.kept || this.keptReported.has(hold)) return;
+    this.keptReported.add(hold);
+    this.invariants.violate('kept-after-call', `${hold.describe()}: its call ended long ago, and the library still keeps it`);
+  }
 
   /** The holder's owner released its last hold, with an unlock begun at `since`: from now on Redis must not list it (see Invariants). */
   releasedLast(hold: Hold, since: number): void {

@@ -80,9 +80,7 @@ export async function simulate(
     for (const unanswered of world.calls.unanswered()) invariants.violate('stuck', `${unanswered}: no answer by the end of the run`);
     // Every lock of a call that ended was released, or is known lost: none kept (renewed by the watchdog
     // for good) with nobody left to release it. The calm has outlasted every retried release.
-    for (const hold of world.callsEnded) {
-      if (hold.kept) invariants.violate('kept-after-call', `${hold.describe()}: its call ended long ago, and the library still keeps it`);
-    }
+    for (const hold of world.callsEnded) world.checkKept(hold);
     const closing = world.processes.filter((process) => !process.dead).map((process) => process.client.close());
     log.line('SIM', 'clients close');
     let closed = false;

@@ -166,7 +166,7 @@ export class Actor {
       ),
     );
     if (!answered) this.world.calls.end(waiting, done === undefined ? 'error' : 'false');
-    if (hold) this.world.callsEnded.push(hold);
+    if (hold) this.world.callEnded(hold);
     // Not held-after-unlock: withLock swallows a failed release (and skips one of a lock lost), so its
     // answer does not say the lock was given back.
   }
@@ -237,7 +237,7 @@ export class Actor {
       this.starvedIfCalm('leader e', 'false');
     }
     await this.call('resign e', Infinity, () => election.resign().then(() => true));
-    this.world.callsEnded.push(...terms);
+    for (const term of terms) this.world.callEnded(term);
   }
 
   private holdOf(family: Family, name: string, handle: object, sharing: Sharing, token: number): Hold {
