@@ -187,6 +187,25 @@ export const MUTANTS: readonly Mutant[] = [
     })(),
   },
   {
+    name: 'redlock-giveback-one-hold',
+    description:
+      "a failed RedLock attempt gives back one hold on each master that granted it, even for an owner that holds nothing: a phantom hold there (a grant whose reply was lost) was re-entered by each attempt, its lease lengthened, and kept for good; with a master lost, two owners' phantoms kept every caller from a quorum (found by this simulator)",
+    apply: replaceMethod(
+      RedLock.prototype,
+      'giveBack',
+      function (
+        this: RedLockInternals,
+        node: { run(script: unknown, args: unknown): Promise<unknown> },
+        owner: string,
+        grant: { token: number; holds: number },
+        inOrder: boolean,
+      ) {
+        const args = inOrder ? this.releaseArgs(owner, false, grant.holds) : { ...(this.releaseArgs(owner, false, undefined) as object), token: grant.token };
+        return node.run(exclusiveRelease, args).then(nothing, nothing);
+      },
+    ),
+  },
+  {
     name: 'redlock-unlock-one-answer',
     description:
       "a RedLock release answered by fewer than a majority of the masters counts as done: an unlock succeeded on one master's answer while two slow ones kept the hold (found by this simulator)",

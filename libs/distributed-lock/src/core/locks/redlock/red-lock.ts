@@ -268,7 +268,13 @@ export class RedLock extends BaseLock {
    * lease ends: a minority's hold, never a holder.)
    */
   private giveBack(node: LockNode, owner: string, grant: { token: number; holds: number }, inOrder: boolean): Promise<void> {
-    const args = inOrder ? { ...this.releaseArgs(owner, false, grant.holds) } : { ...this.releaseArgs(owner, false, undefined), token: grant.token };
+    // An owner that holds nothing here (and acquires nothing else) gives back every hold that master
+    // counts: more than one is a phantom (a grant whose reply was lost), which each failed attempt would
+    // otherwise re-enter, lengthening its lease, and keep for good: with a master lost, two phantoms of
+    // two owners on the other two kept every caller from a quorum (found by the simulator, seed 21974).
+    const key = registryKey(owner, this);
+    const alone = !this.runtime.held.find(key)?.active && this.runtime.held.acquisitionsInFlight(key) <= 1;
+    const args = inOrder ? { ...this.releaseArgs(owner, alone, grant.holds) } : { ...this.releaseArgs(owner, false, undefined), token: grant.token };
     return node
       .run(exclusiveRelease, args)
       .then(() => undefined)
