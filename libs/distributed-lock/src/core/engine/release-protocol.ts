@@ -53,7 +53,8 @@ export class ReleaseProtocol {
     }
     const expected = held.holds;
     const { resource } = held;
-    const last = expected === 1 && this.registry.acquisitionsInFlight(held.key) === 0;
+    const acquiring = this.registry.acquisitionsInFlight(held.key) > 0;
+    const last = expected === 1 && !acquiring;
     if (last) held.leaving = true;
     if (expected === 1 && resource.handover && !held.replicaAck && !this.closed) {
       const successor = this.lines.nextHandover(resource.channel, held.acquiredAt);
@@ -63,7 +64,7 @@ export class ReleaseProtocol {
     // client after a reconnect (ioredis resends what was not answered) once it had run, it finds one
     // fewer and does nothing twice (it dropped the outer hold of a re-entry: found by the simulator).
     // Not while the same owner acquires the lock again: that acquisition's hold may be counted already.
-    const guard = !last && this.registry.acquisitionsInFlight(held.key) === 0 ? expected : undefined;
+    const guard = !last && !acquiring ? expected : undefined;
     let reply: ReleaseReply;
     try {
       reply = await this.roundTrips.bounded(resource.release(held.owner, last, guard, held.token));
