@@ -1,5 +1,6 @@
 import type { Clock } from '../../util/clock.js';
 import type { LockRuntime } from '../../engine/lock-runtime.js';
+import { CommandNotSentError } from '../../redis/command-not-sent.js';
 import { settleWithin } from '../../util/late-timer.js';
 
 const nothing = (): void => undefined;
@@ -44,14 +45,22 @@ export class OwnerOrder {
   }
 
   /**
-   * Sends `send` once the previous command of the same `key` (lock, owner, master) is done. `then`,
-   * given the reply, sends what must follow it: in the order (`inOrder`), before anything else of that
-   * owner there, if the reply came before the command could no longer run; out of it otherwise (what
-   * it sends must then be safe in any order). The command is done when that has answered.
+   * Sends `send` once the previous command of the same `key` (lock, owner, master) is done, unless that
+   * is after `sendBy` (then its reply is a CommandNotSentError: not run). `then`, given the reply, sends
+   * what must follow it: in the order (`inOrder`), before anything else of that owner there, if the
+   * reply came before the command could no longer run; out of it otherwise (what it sends must then be
+   * safe in any order). The command is done when that has answered.
    */
-  send<T>(key: string, send: () => Promise<T>, then?: (value: T, inOrder: boolean) => Promise<unknown> | undefined): Ordered<T> {
+  send<T>(key: string, send: () => Promise<T>, then?: (value: T, inOrder: boolean) => Promise<unknown> | undefined, sendBy = Infinity): Ordered<T> {
     const before = this.tails.get(key);
-    const reply = before ? before.then(send) : send();
+    // Not sent at all once nobody waits for it (`sendBy`): a master slower than the attempts' wait for
+    // it piled their acquisitions up here, each sent (and given back) seconds after its attempt had
+    // failed, after its caller had given up and after close() (simulator seed 141, a slow link).
+    const go = (): Promise<T> =>
+      this.clock.now() <= sendBy
+        ? send()
+        : Promise.reject(new CommandNotSentError("its turn after the same owner's command before it came after its caller had given up"));
+    const reply = before ? before.then(go) : send();
     let inOrder = true;
     const answered = (before ?? Promise.resolve()).then(() =>
       settleWithin(

@@ -78,8 +78,14 @@ export class RedLock extends BaseLock {
   }
 
   /** Sends `send` to master `i` in the order of `owner`'s commands there about this lock. */
-  private inOrder<T>(owner: string, i: number, send: () => Promise<T>, then?: (value: T, inOrder: boolean) => Promise<unknown> | undefined): Ordered<T> {
-    return this.order.send(`${this.id}\n${owner}\n${i}`, send, then);
+  private inOrder<T>(
+    owner: string,
+    i: number,
+    send: () => Promise<T>,
+    then?: (value: T, inOrder: boolean) => Promise<unknown> | undefined,
+    sendBy?: number,
+  ): Ordered<T> {
+    return this.order.send(`${this.id}\n${owner}\n${i}`, send, then, sendBy);
   }
 
   private get quorum(): number {
@@ -125,6 +131,7 @@ export class RedLock extends BaseLock {
               firstIfAcquired: '',
             }),
           (grant, inOrder) => (grant.acquired ? decided.then((kept) => (kept ? undefined : this.giveBack(node, owner, grant, inOrder))) : undefined),
+          startedAt + this.nodeTimeoutMs, // the attempt waits no longer for this master
         );
         return acquires[i].reply;
       },
