@@ -79,6 +79,31 @@ describe('RedLock over an array of clients', () => {
     }
   });
 
+  it('close() waits for the release on a master slower than the unlock waits for: nothing is left there once it has ended', async () => {
+    const proxies = await Promise.all(servers.map((server) => FaultProxy.start({ targetPort: server.port })));
+    const given = proxies.map((proxy) => new IORedis({ host: proxy.host, port: proxy.port, maxRetriesPerRequest: null }));
+    const direct = servers.map((server) => server.client());
+    connections.push(...direct);
+    const key = 'lock:{rl:close-slow-master}';
+    const client = await LockClient.connect({ client: given, operationTimeout: '2s' });
+    let closed = false;
+    try {
+      // The third master answers in 300 ms a round trip: past the 50 ms a step waits for it, within the operation timeout.
+      proxies[2]!.setLatency(150);
+      await client.lock('rl:close-slow-master', '30s');
+      await until(async () => (await direct[2]!.exists(key)) === 1, 'the slow master to hold the lock (its late grant is kept)');
+      await client.close();
+      closed = true;
+      // Control: the two fast masters answered the release long before close() ended.
+      expect(await direct[0]!.exists(key)).toBe(0);
+      expect(await direct[2]!.exists(key)).toBe(0); // before the fix: held there for the rest of its 30 s lease, released ~250 ms later
+    } finally {
+      if (!closed) await client.close();
+      for (const connection of given) connection.disconnect();
+      await stopAllFaultProxies();
+    }
+  });
+
   it('with a master down and a short operation timeout, a caller waiting without a deadline is served, not failed', async () => {
     // Each of the waiter's attempts is refused by the two masters left and waits for the third: a step
     // of 50 ms per node outlasted the whole operation timeout, and two such failures ended a wait that
