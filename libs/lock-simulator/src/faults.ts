@@ -7,7 +7,7 @@ import type { SimProcess } from './sim-process.js';
 import type { SimServer } from './sim-server.js';
 import type { SimWorld } from './sim-world.js';
 
-type Fault = Exclude<keyof FaultMix, 'stallAtRenewal' | 'resetAtSend' | 'closes'>;
+type Fault = Exclude<keyof FaultMix, 'stallAtRenewal' | 'pauseAtRenewal' | 'resetAtSend' | 'closes'>;
 const FAULTS: readonly Fault[] = ['resets', 'pauses', 'kills', 'restarts', 'outages'];
 /** How often a primary's replica copies its data (the failover shape): it lags by up to this, plus the lag drawn. */
 const REPLICATION_STEP_MS = 20;
@@ -60,7 +60,7 @@ function closeOne(world: SimWorld, prng: Prng): void {
   const process = prng.pick(live);
   world.log.line(process.name, 'CLOSES its client (its callers at work)');
   process.closed = true;
-  void process.client.close().then(() => {
+  void process.close().then(() => {
     world.log.line(process.name, 'closed');
     checkNothingHeldAfterClose(world, [process]);
   });
@@ -68,29 +68,44 @@ function closeOne(world: SimWorld, prng: Prng): void {
 
 /**
  * Aims the run's faults at a moment on `link` of `process` (see FaultMix): until the calm, a renewal
- * sent may stall its link for about an operation timeout (and pause its process), and an acquisition or a release sent may
- * have its link reset before or after it ran. Its own stream of draws, taken only in runs that have these faults.
+ * sent may stall its link for about an operation timeout (and pause its process), or pause its process
+ * with its reply held back until just after the pause; an acquisition or a release sent may have its
+ * link reset before it ran, or after it ran and before its reply. Their own streams of draws, taken only in runs that have these faults.
  */
 export function aimFaults(world: SimWorld, process: SimProcess, link: Link): void {
-  const { faults, network, operationTimeoutMs } = world.config;
-  if (faults.stallAtRenewal === 0 && faults.resetAtSend === 0) return;
+  const { faults, network, operationTimeoutMs, watchdogTimeoutMs } = world.config;
+  if (faults.stallAtRenewal === 0 && faults.resetAtSend === 0 && faults.pauseAtRenewal === 0) return;
   const prng = world.prng.fork();
+  // Forked only in runs with it: the runs drawn before it existed keep their draws.
+  const pausing = faults.pauseAtRenewal > 0 ? world.prng.fork() : undefined;
   link.onTransmit = (label) => {
-    if (network.calm) return 0;
+    if (network.calm) return undefined;
     if (RENEWAL.test(label)) {
-      if (!prng.chance(faults.stallAtRenewal)) return 0;
-      const stallMs = prng.between(0.3, 1.5) * operationTimeoutMs;
-      // Half the time its process is paused too, for less than the stall: it may wake past its lease's
-      // end with the renewal still on its way (it then succeeds), and act on the lock meanwhile.
-      if (prng.chance(0.5)) process.pause(prng.between(0.5, 1) * stallMs);
-      return stallMs;
+      if (prng.chance(faults.stallAtRenewal)) {
+        const stallMs = prng.between(0.3, 1.5) * operationTimeoutMs;
+        // Half the time its process is paused too, for less than the stall: it may wake past its lease's
+        // end with the renewal still on its way (it then succeeds), and act on the lock meanwhile.
+        if (prng.chance(0.5)) process.pause(prng.between(0.5, 1) * stallMs);
+        return { requestMs: stallMs };
+      }
+      if (pausing?.chance(faults.pauseAtRenewal)) {
+        // A pause (a long GC) right after the renewal went: it runs in time, but its reply is handled
+        // after what fell due meanwhile (Node runs due timers before I/O), past the lease's end as this
+        // process counts it: the end of the work the lock protected sees it not held, then the renewal
+        // says it is.
+        const pauseMs = pausing.between(0.6, 1) * watchdogTimeoutMs;
+        process.pause(pauseMs);
+        return { replyMs: pauseMs };
+      }
+      return undefined;
     }
-    if (SENT_THEN_RESET.test(label) && prng.chance(faults.resetAtSend)) {
-      world.scheduler.after(prng.between(0, 3 * network.meanDelayMs), () =>
-        link.reset(`fault right after ${label.replace(/^EVAL /, '').split(' ')[0]} was sent`),
-      );
-    }
-    return 0;
+    if (!SENT_THEN_RESET.test(label) || !prng.chance(faults.resetAtSend)) return undefined;
+    const what = label.replace(/^EVAL /, '').split(' ')[0];
+    // Half the time before it reaches the server (it never ran), half right after it ran (its reply lost):
+    // either way its caller cannot tell, and the client may send it again once reconnected.
+    if (prng.chance(0.5)) return { resetAfterRun: `fault right after ${what} ran, before its reply` };
+    world.scheduler.after(0, () => link.reset(`fault right after ${what} was sent, before it ran`));
+    return undefined;
   };
 }
 

@@ -136,9 +136,7 @@ async function controls(): Promise<number> {
     const seed = table[mutant.name];
     if (typeof seed === 'object') {
       // A known gap, said as such: the hunt's range is recorded, and the suite bounds how many there are.
-      console.log(
-        `mutant ${mutant.name}: NOT CAUGHT in seeds ${seed.notCaughtIn} under the current faults (last caught by seed ${seed.lastCaughtBy} before them)`,
-      );
+      console.log(`mutant ${mutant.name}: NOT CAUGHT in seeds ${seed.notCaughtIn} (last caught by seed ${seed.lastCaughtBy}, under earlier faults)`);
       continue;
     }
     if (seed === undefined) {

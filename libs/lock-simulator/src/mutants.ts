@@ -271,6 +271,17 @@ export const MUTANTS: readonly Mutant[] = [
     }),
   },
   {
+    name: 'redlock-late-turns-sent',
+    description:
+      "an owner's acquisition on a RedLock master is sent when its turn comes there, however late: on a master slower than the attempts' wait for it, they piled up, each sent and given back seconds after its attempt had failed, after its caller had given up and after close() (found by this simulator, seed 141 of a slow link)",
+    apply: (() => {
+      const send = OwnerOrder.prototype.send;
+      return replaceMethod(OwnerOrder.prototype, 'send', function (this: OwnerOrder, key: string, command: () => Promise<unknown>, then?: never) {
+        return send.call(this, key, command, then);
+      });
+    })(),
+  },
+  {
     name: 'close-skips-background-releases',
     description:
       "close() does not wait for the work it started in the background (the releases of what its process held, a grant given back, a waiter's withdrawal) before the connections go: a lock stays in Redis for its lease, or for good with no lease, with nobody behind it",

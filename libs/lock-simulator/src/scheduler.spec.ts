@@ -28,6 +28,20 @@ describe("the simulator's scheduler", () => {
     expect(ran).toEqual(['woken', 'next timer']);
   });
 
+  it('after a pause, the timers that fell due in it run before the replies that arrived in it, whatever came first', async () => {
+    const scheduler = new Scheduler();
+    const process: EventOwner = { pausedUntil: 100, dead: false };
+    const ran: string[] = [];
+    // A reply arrives at 20 and the end of a section falls due at 60, both in the pause. Node, resumed,
+    // runs its due timers first and reads its sockets after (control: in arrival order, the reply that
+    // renewed a lease came first, and a section's end never saw its lease over).
+    scheduler.at(20, () => ran.push('reply'), process, true);
+    scheduler.at(60, () => ran.push('timer'), process);
+    scheduler.at(120, () => ran.push('later timer'), process);
+    await scheduler.runUntil(1_000);
+    expect(ran).toEqual(['timer', 'reply', 'later timer']);
+  });
+
   it("a paused process's timer runs once the pause ends, not before", async () => {
     const scheduler = new Scheduler();
     const process: EventOwner = { pausedUntil: 100, dead: false };

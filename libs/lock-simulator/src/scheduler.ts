@@ -2,6 +2,8 @@ import { setImmediate as realTurn } from 'node:timers/promises';
 
 /** Events at one virtual instant beyond which a run is stopped as a livelock (nothing real runs that many). */
 const MAX_EVENTS_AT_ONE_TIME = 100_000;
+/** After a pause, a process's I/O that arrived meanwhile is read this long after its timers due meanwhile ran. */
+const IO_AFTER_TIMERS_MS = 1e-6;
 /** Events in one run beyond which it is stopped (a busy loop that does advance time). */
 const MAX_EVENTS = 2_000_000;
 
@@ -16,6 +18,8 @@ interface SimEvent {
   time: number;
   seq: number;
   readonly owner: EventOwner | undefined;
+  /** A reply or a message reaching its process (I/O), not one of its timers. */
+  readonly io: boolean;
   readonly fn: () => void;
   cancelled: boolean;
 }
@@ -44,8 +48,8 @@ export class Scheduler {
   /** Events run at the current virtual time (a livelock runs them without end). */
   private atSameTime = 0;
 
-  at(time: number, fn: () => void, owner?: EventOwner): Scheduled {
-    const event: SimEvent = { time: Math.max(time, this.now), seq: this.seq++, owner, fn, cancelled: false };
+  at(time: number, fn: () => void, owner?: EventOwner, io = false): Scheduled {
+    const event: SimEvent = { time: Math.max(time, this.now), seq: this.seq++, owner, io, fn, cancelled: false };
     this.push(event);
     return {
       cancel: () => {
@@ -54,8 +58,8 @@ export class Scheduler {
     };
   }
 
-  after(ms: number, fn: () => void, owner?: EventOwner): Scheduled {
-    return this.at(this.now + Math.max(0, ms), fn, owner);
+  after(ms: number, fn: () => void, owner?: EventOwner, io = false): Scheduled {
+    return this.at(this.now + Math.max(0, ms), fn, owner, io);
   }
 
   get pending(): number {
@@ -64,7 +68,8 @@ export class Scheduler {
 
   /**
    * Runs events until virtual time `until` (events due later stay queued) or `stop()` says so. An
-   * event of a paused owner moves to the end of its pause, after what was queued before it; one of a
+   * event of a paused owner moves to the end of its pause, after what was queued before it, its I/O
+   * after its timers (Node runs the timers due first, then reads what arrived meanwhile); one of a
    * dead owner is dropped.
    */
   async runUntil(until: number, stop: () => boolean = () => false): Promise<void> {
@@ -79,7 +84,7 @@ export class Scheduler {
         // The same event, moved (not a copy): a timer cancelled after the pause must stay cancelled,
         // as clearTimeout does for a timer that is due but has not run. A copy ran anyway and its stale
         // callback ended the waiter's next sleep (seed 12153: a wait without deadline that never woke).
-        event.time = owner.pausedUntil;
+        event.time = owner.pausedUntil + (event.io ? IO_AFTER_TIMERS_MS : 0);
         event.seq = this.seq++;
         this.push(event);
         continue;

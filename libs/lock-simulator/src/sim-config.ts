@@ -38,6 +38,11 @@ export interface FaultMix {
   stallAtRenewal: number;
   resetAtSend: number;
   /**
+   * A chance per renewal sent: its process pauses (a long GC) for 0.6 to 1 watchdog lease, and
+   * handles the renewal's reply after what fell due meanwhile (see aimFaults).
+   */
+  pauseAtRenewal: number;
+  /**
    * One process closes its client early in the calm, its callers busy (a rolling deploy), 0 or 1:
    * close() must cut its waits short and leave nothing of it in Redis (see checkNothingHeldAfterClose).
    */
@@ -62,6 +67,15 @@ export interface SimConfig {
   readonly mix: OperationMix;
   readonly faults: FaultMix;
   readonly network: NetworkProfile;
+  /**
+   * The mean delay of the first process's links (with RedLock, its link to the last master) when it sits
+   * on a slower link than the others (another zone), in ms; 0 when it does not. At most a tenth of the
+   * operation timeout and a fortieth of the lease: a link slower than the timeout fails every call, and
+   * a round trip must leave some of the lease valid (which is the timeout's and the lease's job to say,
+   * not a race). With RedLock it may be slower than the time an attempt waits for one master: the two
+   * others make the quorum.
+   */
+  readonly slowLinkMs: number;
   readonly operationTimeoutMs: number;
   readonly watchdogTimeoutMs: number;
   readonly handoverTurnMs: number;
@@ -129,6 +143,7 @@ export function drawConfig(seed: number, prng: Prng): SimConfig {
     stallAtRenewal: 0, // drawn last (below), as the leader is
     resetAtSend: 0,
     closes: 0,
+    pauseAtRenewal: 0,
   };
   const meanDelayMs = prng.pick([0.05, 0.2, 1, 3]);
   const network: NetworkProfile = {
@@ -166,6 +181,7 @@ export function drawConfig(seed: number, prng: Prng): SimConfig {
     driftBound: DOCUMENTED_DRIFT,
     operationsPerCaller: prng.int(3, 12),
     faultPhaseMs: prng.pick([300, 1000, 3000]),
+    slowLinkMs: 0, // drawn last (below)
     calmAt: 0, // set below
     calmOperations: prng.int(1, 2),
     calmWaitMs: 30_000,
@@ -176,7 +192,13 @@ export function drawConfig(seed: number, prng: Prng): SimConfig {
   faults.stallAtRenewal = faulty && prng.chance(0.2) ? prng.between(0.05, 0.5) : 0;
   faults.resetAtSend = faulty && prng.chance(0.2) ? prng.between(0.02, 0.2) : 0;
   faults.closes = prng.chance(0.2) ? 1 : 0;
-  return { ...config, calmAt: config.faultPhaseMs + settleMs(watchdogTimeoutMs, fairQueueTimeoutMs, operationTimeoutMs) };
+  faults.pauseAtRenewal = faulty && prng.chance(0.2) ? prng.between(0.05, 0.3) : 0;
+  const slowLinkMs = prng.chance(0.2) ? Math.min(meanDelayMs * prng.between(5, 20), operationTimeoutMs / 10, watchdogTimeoutMs / 40) : 0;
+  return {
+    ...config,
+    slowLinkMs: slowLinkMs > meanDelayMs ? slowLinkMs : 0,
+    calmAt: config.faultPhaseMs + settleMs(watchdogTimeoutMs, fairQueueTimeoutMs, operationTimeoutMs),
+  };
 }
 
 /**

@@ -5,6 +5,14 @@ import type { Command, SimServer } from './sim-server.js';
 import type { SimLog } from './sim-log.js';
 
 /** How the network between the processes and the servers behaves in one run (all drawn from its seed). */
+/** How long a link holds one request back (a fault aimed at it), on its way there and on its reply's way back. */
+export interface Stall {
+  readonly requestMs?: number;
+  readonly replyMs?: number;
+  /** The link is reset right after the server ran the request, its reply lost (why, for the story). */
+  readonly resetAfterRun?: string;
+}
+
 export interface NetworkProfile {
   /** Mean one-way delay, ms. */
   readonly meanDelayMs: number;
@@ -66,9 +74,9 @@ export class Link implements MemorySubscriber {
   private messageListener: ((channel: string, message: string) => void) | undefined;
   /**
    * Told of each request as it leaves for the server (a fault aimed at that moment: see aimFaults);
-   * answers how long the link stalls before the request goes (0: it does not).
+   * answers how long the link stalls before the request goes, and before its reply comes back.
    */
-  onTransmit: ((label: string) => number) | undefined;
+  onTransmit: ((label: string) => Stall | undefined) | undefined;
   private resubscribedListener: (() => void) | undefined;
 
   constructor(
@@ -197,8 +205,8 @@ export class Link implements MemorySubscriber {
   private transmit(request: Request): void {
     const epoch = this.epoch;
     this.inFlight.set(request.id, request);
-    const stall = this.onTransmit?.(request.label) ?? 0;
-    this.toServerAt = Math.max(this.scheduler.now + this.delay() + stall, this.toServerAt);
+    const stall = this.onTransmit?.(request.label);
+    this.toServerAt = Math.max(this.scheduler.now + this.delay() + (stall?.requestMs ?? 0), this.toServerAt);
     this.scheduler.at(this.toServerAt, () => {
       if ((this.epoch !== epoch && !this.abandonedAt(epoch)) || !this.server.up) return; // lost on the way (reset): never ran
       let reply: unknown;
@@ -216,7 +224,8 @@ export class Link implements MemorySubscriber {
         this.name,
         `${request.label} ran on ${this.server.name}${failed ? `: ${(reply as Error).message.slice(0, 60)}` : ` -> ${replyText(reply)}`}`,
       );
-      this.toClientAt = Math.max(this.scheduler.now + this.delay(), this.toClientAt);
+      if (stall?.resetAfterRun !== undefined) return this.reset(stall.resetAfterRun);
+      this.toClientAt = Math.max(this.scheduler.now + this.delay() + (stall?.replyMs ?? 0), this.toClientAt);
       this.scheduler.at(
         this.toClientAt,
         () => {
@@ -225,6 +234,7 @@ export class Link implements MemorySubscriber {
           else request.resolve(reply);
         },
         this.owner,
+        true,
       );
     });
   }
@@ -250,6 +260,7 @@ export class Link implements MemorySubscriber {
         this.messageListener?.(channel, message);
       },
       this.owner,
+      true,
     );
   }
 

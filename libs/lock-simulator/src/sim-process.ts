@@ -21,6 +21,13 @@ export class SimProcess implements EventOwner, HoldingProcess, CallingProcess {
   readonly links: Link[] = [];
   /** Its client was closed before the end of the run (see FaultMix.closes): its callers stop. */
   closed = false;
+  /**
+   * Its close() gave up on work Redis had not answered within its bound, and said so (a
+   * `background-error` of operation `close`, as documented): what that work would have released may
+   * stay for its lease. How long that close() took, in virtual ms.
+   */
+  closeGaveUp = false;
+  closeTookMs = 0;
 
   constructor(
     readonly world: SimWorld,
@@ -48,6 +55,23 @@ export class SimProcess implements EventOwner, HoldingProcess, CallingProcess {
       env: {},
       metrics: false,
     });
+  }
+
+  /** Closes its client (see closeGaveUp); once: a second call waits for the first. */
+  close(): Promise<void> {
+    return (this.closing ??= this.closeOnce());
+  }
+
+  private closing: Promise<void> | undefined;
+
+  private async closeOnce(): Promise<void> {
+    const { scheduler } = this.world;
+    const from = scheduler.now;
+    this.client.events.on('background-error', (event) => {
+      if (event.operation === 'close') this.closeGaveUp = true;
+    });
+    await this.client.close();
+    this.closeTookMs = scheduler.now - from;
   }
 
   virtualTimeOf(localMs: number): number {

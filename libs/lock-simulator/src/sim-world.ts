@@ -6,7 +6,7 @@ import { Invariants } from './invariants.js';
 import type { SimConfig } from './sim-config.js';
 import type { Prng } from './prng.js';
 import { Scheduler } from './scheduler.js';
-import { Link } from './sim-link.js';
+import { Link, type NetworkProfile } from './sim-link.js';
 import { SimLog } from './sim-log.js';
 import type { SimProcess } from './sim-process.js';
 import { SimServer, type ServerMutation } from './sim-server.js';
@@ -66,9 +66,25 @@ export class SimWorld {
   link(process: SimProcess, server: SimServer, role: 'command' | 'subscriber', connected: boolean): Link {
     const where = this.servers.length > 1 ? `@${server.name.slice(-1)}` : '';
     const name = `${process.name}${role === 'command' ? '' : '~'}${where}`;
-    const link = new Link(name, server, this.scheduler, process, this.prng.fork(), this.config.network, this.log, connected);
+    const link = new Link(name, server, this.scheduler, process, this.prng.fork(), this.profileOf(process, server), this.log, connected);
     aimFaults(this, process, link);
     return link;
+  }
+
+  /** Whether `process` sits on the slower link (see SimConfig.slowLinkMs). */
+  onSlowLink(process: SimProcess): boolean {
+    return this.config.slowLinkMs > 0 && process.name === 'p1';
+  }
+
+  /**
+   * The network between `process` and `server`: the run's, or a slower one on the slow link (with
+   * RedLock, to the last master only: a master far away, which the others' quorum does without).
+   */
+  private profileOf(process: SimProcess, server: SimServer): NetworkProfile {
+    const { network, slowLinkMs } = this.config;
+    if (!this.onSlowLink(process) || (this.servers.length > 1 && server !== this.servers.at(-1))) return network;
+    // The run's profile underneath: the calm, when it comes, is set there.
+    return Object.create(network, { meanDelayMs: { value: slowLinkMs } }) as NetworkProfile;
   }
 
   /**

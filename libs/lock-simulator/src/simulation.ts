@@ -81,7 +81,7 @@ export async function simulate(
     // Every lock of a call that ended was released, or is known lost: none kept (renewed by the watchdog
     // for good) with nobody left to release it. The calm has outlasted every retried release.
     for (const hold of world.callsEnded) world.checkKept(hold);
-    const closing = world.processes.filter((process) => !process.dead).map((process) => process.client.close());
+    const closing = world.processes.filter((process) => !process.dead).map((process) => process.close());
     log.line('SIM', 'clients close');
     let closed = false;
     void Promise.allSettled(closing).then(() => (closed = true));
@@ -151,5 +151,5 @@ function describeConfig(config: SimConfig): string {
       .filter(([, value]) => value !== 0)
       .map(([key, value]) => `${key}=${typeof value === 'number' ? Number(value.toFixed(3)) : value}`)
       .join(' ');
-  return `${config.processes} processes x ${config.actorsPerProcess} callers on [${config.names.join(',')}]; ops {${on(config.mix)}}; faults {${on(config.faults) || 'none'}}; opTimeout ${config.operationTimeoutMs} ms, watchdog ${config.watchdogTimeoutMs} ms, turn ${config.handoverTurnMs} ms; delay ~${config.network.meanDelayMs} ms`;
+  return `${config.processes} processes x ${config.actorsPerProcess} callers on [${config.names.join(',')}]; ops {${on(config.mix)}}; faults {${on(config.faults) || 'none'}}; opTimeout ${config.operationTimeoutMs} ms, watchdog ${config.watchdogTimeoutMs} ms, turn ${config.handoverTurnMs} ms; delay ~${config.network.meanDelayMs} ms${config.slowLinkMs > 0 ? ` (p1 ~${Number(config.slowLinkMs.toFixed(2))} ms)` : ''}`;
 }
