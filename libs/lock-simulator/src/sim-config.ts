@@ -1,5 +1,6 @@
 import { WAITER_RECHECK_MS } from '../../distributed-lock/src/core/waiting/subscriptions.js';
 import { MAX_CLOCK_DRIFT } from '../../distributed-lock/src/core/engine/lease-keeper.js';
+import { REDLOCK_NODE_TIMEOUT_MS } from '../../distributed-lock/src/core/locks/redlock/red-lock.js';
 import type { Prng } from './prng.js';
 import type { NetworkProfile } from './sim-link.js';
 
@@ -157,6 +158,9 @@ export function drawConfig(seed: number, prng: Prng): SimConfig {
     offlineQueue: prng.chance(0.7),
     reconnectMs: prng.between(1, 200),
     calm: false,
+    // A third of RedLock's step each way: a round trip in the calm is then well within it (a calm round
+    // trip of 18 ms against a 16 ms step failed every attempt of a wait without a deadline: seed 11473).
+    calmMaxDelayMs: shape === 'redlock' ? Math.max(1, Math.min(REDLOCK_NODE_TIMEOUT_MS, Math.floor(operationTimeoutMs / 3))) / 3 : Infinity,
   };
   const watchdogTimeoutMs = prng.pick([100, 300, 1000]);
   const fairQueueTimeoutMs = prng.pick([100, 300, 1000]);

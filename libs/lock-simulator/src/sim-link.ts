@@ -31,6 +31,11 @@ export interface NetworkProfile {
   readonly reconnectMs: number;
   /** Set once the calm begins: from then on no message is lost, late or stalled. */
   calm: boolean;
+  /**
+   * In the calm, the longest a message takes one way: a healthy network is one whose round trips fit
+   * the timeouts the configuration states (with RedLock, the time an attempt waits for a master).
+   */
+  readonly calmMaxDelayMs: number;
 }
 
 type Listener = (error?: Error) => void;
@@ -318,7 +323,7 @@ export class Link implements MemorySubscriber {
    */
   private delay(): number {
     const base = this.prng.exponential(this.profile.meanDelayMs);
-    if (this.profile.calm) return Math.min(base, 3 * this.profile.meanDelayMs);
+    if (this.profile.calm) return Math.min(base, 3 * this.profile.meanDelayMs, this.profile.calmMaxDelayMs);
     return this.prng.chance(this.profile.spikeChance) ? base + this.prng.between(0, this.profile.spikeMs) : base;
   }
 }
